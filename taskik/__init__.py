@@ -1,0 +1,67 @@
+"""taskik: multi-task differential inverse kinematics on Pinocchio robot models.
+
+One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``, limits
+(``taskik.limits``) give bounds on ``v``; :func:`solve_ik` solves the QP and returns the
+joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
+"""
+
+from . import backends, limits, robots, tasks
+from .backends import default_solver
+from .configuration import Configuration
+from .exceptions import (
+    InvalidConfiguration,
+    InvalidInput,
+    NoSolutionFound,
+    NotWithinConfigurationLimits,
+    TargetNotSet,
+    TaskikError,
+    UnknownName,
+)
+from .limits import ConfigurationLimit, Limit, VelocityLimit
+from .problem import Problem, build_ik
+from .report import StepReport, report
+from .solve import solve_ik
+from .tasks import (
+    ComTask,
+    DampingTask,
+    FrameTask,
+    OrientationTask,
+    PositionTask,
+    PostureTask,
+    RelativeFrameTask,
+    Task,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ComTask",
+    "Configuration",
+    "ConfigurationLimit",
+    "DampingTask",
+    "FrameTask",
+    "InvalidConfiguration",
+    "InvalidInput",
+    "Limit",
+    "NoSolutionFound",
+    "NotWithinConfigurationLimits",
+    "OrientationTask",
+    "PositionTask",
+    "PostureTask",
+    "Problem",
+    "RelativeFrameTask",
+    "StepReport",
+    "TargetNotSet",
+    "Task",
+    "TaskikError",
+    "UnknownName",
+    "VelocityLimit",
+    "backends",
+    "build_ik",
+    "default_solver",
+    "limits",
+    "report",
+    "robots",
+    "solve_ik",
+    "tasks",
+]

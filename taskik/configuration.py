@@ -1,0 +1,211 @@
+"""Robot configuration with its kinematics cache.
+
+:class:`Configuration` is the only object in taskik that calls Pinocchio's kinematics
+algorithms. One call to :meth:`Configuration.update` runs forward kinematics, all joint
+Jacobians and frame placements once; every task and limit then reads from that cache.
+The centre of mass and its Jacobian are computed on first request after an update.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from .exceptions import (
+    InvalidConfiguration,
+    InvalidInput,
+    UnknownName,
+    check_finite_array,
+    check_positive_scalar,
+)
+
+#: Tolerance on the norm of quaternions / unit complex numbers inside q.
+UNIT_NORM_TOLERANCE = 1e-6
+
+
+def _unit_norm_blocks(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
+    """Index arrays of the q entries that must form unit quaternions (n×4) / complexes (m×2)."""
+    quats, complexes = [], []
+    for joint in model.joints[1:]:
+        kind = joint.shortname()
+        iq = joint.idx_q
+        if kind == "JointModelFreeFlyer":
+            quats.append(range(iq + 3, iq + 7))
+        elif kind == "JointModelSpherical":
+            quats.append(range(iq, iq + 4))
+        elif kind == "JointModelPlanar":
+            complexes.append(range(iq + 2, iq + 4))
+        elif joint.nq == 2 and joint.nv == 1:  # unbounded (continuous) revolute joints
+            complexes.append(range(iq, iq + 2))
+    return (
+        np.array(quats, dtype=int).reshape(-1, 4),
+        np.array(complexes, dtype=int).reshape(-1, 2),
+    )
+
+
+class Configuration:
+    """A robot model, its data and a configuration ``q``, with cached kinematics.
+
+    Args:
+        model: Pinocchio model.
+        q: configuration vector, size ``model.nq``. Quaternions (free-flyer, spherical
+            joints) and the (cos, sin) pairs of continuous joints must be normalised.
+        data: Pinocchio data to reuse; a new one is created when omitted.
+
+    Raises:
+        InvalidConfiguration: q has the wrong size, contains NaN/inf or an unnormalised
+            quaternion.
+    """
+
+    def __init__(self, model: pin.Model, q: np.ndarray, data: pin.Data | None = None):
+        if not isinstance(model, pin.Model):
+            raise InvalidInput(f"model must be a pinocchio.Model, got {type(model).__name__}")
+        self.model = model
+        self.data = data if data is not None else model.createData()
+        self._quat_idx, self._complex_idx = _unit_norm_blocks(model)
+        self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
+        self._joint_ids = {name: i for i, name in enumerate(model.names)}
+        self._default_limits = None
+        self.q = np.empty(model.nq)
+        self.update(q)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def nq(self) -> int:
+        """Size of the configuration vector."""
+        return self.model.nq
+
+    @property
+    def nv(self) -> int:
+        """Size of the tangent space (joint velocities), the decision variable of a step."""
+        return self.model.nv
+
+    def check_q(self, q) -> np.ndarray:
+        """Return q as a float array, or raise :class:`InvalidConfiguration` saying what is wrong."""
+        q = np.asarray(q, dtype=float)
+        if q.shape != (self.model.nq,):
+            raise InvalidConfiguration(
+                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
+            )
+        if not np.isfinite(q).all():
+            bad = np.flatnonzero(~np.isfinite(q))
+            raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
+        for idx, what in ((self._quat_idx, "quaternion"), (self._complex_idx, "unit complex")):
+            if idx.size:
+                norms = np.sqrt(np.einsum("ij,ij->i", q[idx], q[idx]))
+                bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_NORM_TOLERANCE)
+                if bad.size:
+                    k = bad[0]
+                    raise InvalidConfiguration(
+                        f"{what} q[{idx[k, 0]}:{idx[k, -1] + 1}] has norm {norms[k]:.6g}, "
+                        "expected 1 (use pinocchio.normalize(model, q))"
+                    )
+        return q
+
+    def update(self, q: np.ndarray | None = None) -> None:
+        """Set q (if given) and run the kinematics pass: FK, joint Jacobians, frame placements."""
+        if q is not None:
+            self.q[:] = self.check_q(q)
+        pin.computeJointJacobians(self.model, self.data, self.q)
+        pin.updateFramePlacements(self.model, self.data)
+        self._frame_jacobians: dict[tuple[int, object], np.ndarray] = {}
+        self._com_ready = False
+
+    # ------------------------------------------------------------ names → ids
+    def get_frame_id(self, name: str) -> int:
+        """Index of frame ``name``; :class:`UnknownName` lists close matches if absent."""
+        try:
+            return self._frame_ids[name]
+        except KeyError:
+            raise UnknownName("frame", name, self._frame_ids) from None
+
+    def get_joint_id(self, name: str) -> int:
+        """Index of joint ``name``; :class:`UnknownName` lists close matches if absent."""
+        try:
+            return self._joint_ids[name]
+        except KeyError:
+            raise UnknownName("joint", name, self.model.names[1:]) from None
+
+    # ------------------------------------------------------------- kinematics
+    def get_transform_frame_to_world(self, frame: str | int) -> pin.SE3:
+        """Placement ``oMf`` of a frame in the world (a copy), from the cached kinematics."""
+        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
+        return pin.SE3(self.data.oMf[fid])
+
+    def get_transform(self, frame: str | int, root: str | int) -> pin.SE3:
+        """Placement of ``frame`` expressed in ``root``: ``rootMframe = oMroot⁻¹ oMframe``."""
+        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
+        rid = root if isinstance(root, int) else self.get_frame_id(root)
+        return self.data.oMf[rid].actInv(self.data.oMf[fid])
+
+    def get_frame_jacobian(
+        self, frame: str | int, reference_frame=pin.ReferenceFrame.LOCAL
+    ) -> np.ndarray:
+        """Frame Jacobian (6 × nv, twist ``[v; ω]``), cached until the next update.
+
+        With ``LOCAL`` (default) ``J v`` is the body twist of the frame, expressed in the frame.
+        Do not modify the returned array.
+        """
+        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
+        key = (fid, reference_frame)
+        J = self._frame_jacobians.get(key)
+        if J is None:
+            J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
+            self._frame_jacobians[key] = J
+        return J
+
+    def _ensure_com(self) -> None:
+        if not self._com_ready:
+            # Uses the joint placements and Jacobians of the last update: no new FK pass.
+            pin.jacobianCenterOfMass(self.model, self.data, False)
+            self._com_ready = True
+
+    @property
+    def com(self) -> np.ndarray:
+        """Centre of mass position in the world frame (m), shape (3,)."""
+        self._ensure_com()
+        return self.data.com[0].copy()
+
+    @property
+    def com_jacobian(self) -> np.ndarray:
+        """Centre of mass Jacobian (3 × nv): ``ċ = Jcom v``. Do not modify."""
+        self._ensure_com()
+        return self.data.Jcom
+
+    # ------------------------------------------------------------ integration
+    def integrate(self, v: np.ndarray, dt: float) -> np.ndarray:
+        """Return ``q ⊕ v·dt`` (``pin.integrate``: quaternions, continuous joints)."""
+        v = check_finite_array(v, "v", (self.model.nv,))
+        dt = check_positive_scalar(dt, "dt")
+        return pin.integrate(self.model, self.q, v * dt)
+
+    def integrate_inplace(self, v: np.ndarray, dt: float) -> None:
+        """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
+        q = self.integrate(v, dt)
+        if self._quat_idx.size or self._complex_idx.size:
+            q = pin.normalize(self.model, q)
+        self.q[:] = q
+        self.update()
+
+    # ---------------------------------------------------------------- limits
+    def check_limits(self, tol: float = 1e-6) -> None:
+        """Raise :class:`NotWithinConfigurationLimits` if a bounded joint is outside its range."""
+        from .limits.configuration import ConfigurationLimit
+
+        ConfigurationLimit(self.model).check(self.q, tol)
+
+    def default_limits(self) -> list:
+        """The model's limits used when ``limits=None``: position and velocity (cached)."""
+        if self._default_limits is None:
+            from .limits.configuration import ConfigurationLimit
+            from .limits.velocity import VelocityLimit
+
+            self._default_limits = [ConfigurationLimit(self.model), VelocityLimit(self.model)]
+        return self._default_limits
+
+    def copy(self) -> Configuration:
+        """An independent configuration on the same model."""
+        return Configuration(self.model, self.q.copy())
+
+    def __repr__(self) -> str:
+        return f"Configuration(model={self.model.name!r}, nq={self.nq}, nv={self.nv})"

@@ -1,0 +1,79 @@
+"""Joint position limits, Kanoun style."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput, NotWithinConfigurationLimits
+from .limit import Limit, finite_limit_mask
+
+
+class ConfigurationLimit(Limit):
+    """Keep bounded joints inside ``[q_min, q_max]``:
+
+        K (q_min − q) / dt ≤ v ≤ K (q_max − q) / dt,   K = gain ∈ (0, 1].
+
+    One step then covers at most the fraction ``K`` of the distance to either limit, so the
+    limits are approached geometrically and never crossed (Kanoun's position limits as a
+    velocity box). Applies to joints with one configuration coordinate and one velocity
+    (revolute, prismatic) whose limits are finite; continuous joints, spherical joints and
+    the floating base are skipped.
+
+    Starting outside: if ``q < q_min`` the lower bound becomes positive, so the step must
+    move the joint back toward its range by at least ``K`` of the violation per step (and
+    ``q > q_max`` symmetrically). This bound is *soft*: where it asks for more speed than a
+    hard (velocity) limit allows, it is clipped to that limit, so the step returns as fast
+    as the velocity limit permits instead of making the QP infeasible.
+
+    Args:
+        model: Pinocchio model (limits from ``model.lowerPositionLimit`` /
+            ``upperPositionLimit``).
+        gain: ``K ∈ (0, 1]``.
+    """
+
+    hard = False
+    name = "configuration"
+
+    def __init__(self, model: pin.Model, gain: float = 0.5):
+        gain = float(gain)
+        if not (0.0 < gain <= 1.0):
+            raise InvalidInput(f"ConfigurationLimit gain must be in (0, 1], got {gain!r}")
+        self.gain = gain
+        self.model = model
+        iq, iv = [], []
+        lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+        for joint in model.joints[1:]:
+            if joint.nq == 1 and joint.nv == 1:
+                k = joint.idx_q
+                if finite_limit_mask(lo[k : k + 1])[0] and finite_limit_mask(hi[k : k + 1])[0]:
+                    iq.append(k)
+                    iv.append(joint.idx_v)
+        self.q_indices = np.array(iq, dtype=int)
+        self.indices = np.array(iv, dtype=int)
+        self.q_min = np.array(lo[self.q_indices], dtype=float)
+        self.q_max = np.array(hi[self.q_indices], dtype=float)
+        bad = np.flatnonzero(self.q_min > self.q_max)
+        if bad.size:
+            k = self.q_indices[bad[0]]
+            raise InvalidInput(f"joint position limits at q[{k}] have lower > upper")
+
+    def compute_box(self, configuration: Configuration, dt: float):
+        q = configuration.q[self.q_indices]
+        scale = self.gain / dt
+        return self.indices, scale * (self.q_min - q), scale * (self.q_max - q)
+
+    def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
+        """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
+        qs = np.asarray(q)[self.q_indices]
+        bad = np.flatnonzero((qs < self.q_min - tol) | (qs > self.q_max + tol))
+        if bad.size:
+            k = bad[0]
+            name = self.describe_index(self.model, self.indices[k])
+            raise NotWithinConfigurationLimits(
+                f"joint {name} at {qs[k]:.6g} is outside [{self.q_min[k]:.6g}, {self.q_max[k]:.6g}]"
+            )
+
+    def __repr__(self) -> str:
+        return f"ConfigurationLimit(gain={self.gain}, joints={len(self.indices)})"

@@ -1,0 +1,54 @@
+"""Base class of limits.
+
+A limit turns the current configuration into bounds on the step velocity ``v``:
+either a box ``lb ≤ v ≤ ub`` (merged with the other boxes: max of lowers, min of uppers)
+or inequality rows ``G v ≤ h`` for what is not a box.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..configuration import Configuration
+
+
+class Limit:
+    """A bound on the step velocity.
+
+    ``hard`` limits (velocity limits) are physical: they always hold. Soft box limits
+    (the position limits, whose bounds ask for a minimum recovery speed when q starts
+    outside its range) are clipped into the hard box where the two conflict, so the merged
+    box is never empty.
+    """
+
+    hard: bool = True
+
+    #: Short name used in reports and error messages.
+    name: str = "limit"
+
+    def compute_box(self, configuration: Configuration, dt: float):
+        """``(indices, lower, upper)``: bounds on ``v[indices]``, or None if no box."""
+        return None
+
+    def compute_inequalities(self, configuration: Configuration, dt: float):
+        """``(G, h)`` with ``G v ≤ h``, or None."""
+        return None
+
+    def describe_index(self, model, i: int) -> str:
+        """Human-readable name of velocity index ``i`` (the joint that owns it)."""
+        return velocity_index_name(model, i)
+
+
+def velocity_index_name(model, i: int) -> str:
+    """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
+    for jid in range(1, model.njoints):
+        j = model.joints[jid]
+        if j.idx_v <= i < j.idx_v + j.nv:
+            name = model.names[jid]
+            return name if j.nv == 1 else f"{name}[{i - j.idx_v}]"
+    return f"v[{i}]"
+
+
+def finite_limit_mask(values: np.ndarray) -> np.ndarray:
+    """Pinocchio writes 'no limit' as ±max double; treat |x| ≥ 1e300 as unbounded."""
+    return np.isfinite(values) & (np.abs(values) < 1e300)

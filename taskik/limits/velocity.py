@@ -1,0 +1,60 @@
+"""Joint velocity limits."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput, UnknownName
+from .limit import Limit, finite_limit_mask
+
+
+class VelocityLimit(Limit):
+    """Box ``−v_max ≤ v ≤ v_max`` (rad/s or m/s), a hard limit.
+
+    Args:
+        model: Pinocchio model.
+        limits: None to use ``model.velocityLimit`` (unbounded entries, written by Pinocchio
+            as ±max double, are skipped), or a mapping ``joint name → limit`` (a scalar, or
+            one value per DoF of the joint). Joints not in the mapping are unbounded.
+    """
+
+    hard = True
+    name = "velocity"
+
+    def __init__(self, model: pin.Model, limits: Mapping[str, float] | None = None):
+        self.model = model
+        if limits is None:
+            vmax = np.array(model.velocityLimit, dtype=float)
+            if vmax.shape != (model.nv,):
+                raise InvalidInput(f"model.velocityLimit has shape {vmax.shape}, not ({model.nv},)")
+            mask = finite_limit_mask(vmax)
+            idx = np.flatnonzero(mask)
+            values = vmax[idx]
+        else:
+            if not isinstance(limits, Mapping):
+                raise InvalidInput("limits must be a mapping joint name -> velocity limit")
+            idx_l, val_l = [], []
+            names = list(model.names)
+            for name, value in limits.items():
+                if name not in names or name == "universe":
+                    raise UnknownName("joint", name, names[1:])
+                joint = model.joints[names.index(name)]
+                arr = np.broadcast_to(np.asarray(value, dtype=float), (joint.nv,))
+                idx_l.extend(range(joint.idx_v, joint.idx_v + joint.nv))
+                val_l.extend(arr.tolist())
+            idx, values = np.array(idx_l, dtype=int), np.array(val_l, dtype=float)
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise InvalidInput(f"velocity limits must be finite and >= 0, got {values}")
+        order = np.argsort(idx)
+        self.indices = idx[order]
+        self.v_max = values[order]
+
+    def compute_box(self, configuration: Configuration, dt: float):
+        return self.indices, -self.v_max, self.v_max
+
+    def __repr__(self) -> str:
+        return f"VelocityLimit(joints={len(self.indices)})"

@@ -1,0 +1,185 @@
+"""Robot models: bundled ones built from published parameters, URDF files, and, with the
+``robots`` extra, the models of example-robot-data."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput, UnknownName
+from . import models
+
+
+@dataclass
+class Robot:
+    """A loaded robot: its Pinocchio model, a reference configuration and its end effectors."""
+
+    name: str
+    model: pin.Model
+    q0: np.ndarray
+    end_effectors: tuple[str, ...] = ()
+    visual_model: pin.GeometryModel | None = field(default=None, repr=False)
+    collision_model: pin.GeometryModel | None = field(default=None, repr=False)
+
+    def configuration(self, q: np.ndarray | None = None) -> Configuration:
+        """A :class:`Configuration` at ``q`` (``q0`` by default)."""
+        return Configuration(self.model, self.q0.copy() if q is None else q)
+
+    def random_configuration(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A random q inside the joint limits (bounded joints) or ``q0`` ± π (others)."""
+        return random_configuration(self.model, self.q0, rng)
+
+
+def random_configuration(
+    model: pin.Model, q0: np.ndarray, rng: np.random.Generator | None = None
+) -> np.ndarray:
+    """Uniform sample within the finite joint limits; free-flyer at ``q0`` with random yaw-free
+    orientation noise kept small; continuous joints uniform on the circle."""
+    rng = np.random.default_rng() if rng is None else rng
+    q = np.array(q0, dtype=float)
+    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+    for joint in model.joints[1:]:
+        iq = joint.idx_q
+        if joint.nq == 1:
+            a, b = lo[iq], hi[iq]
+            if abs(a) > 1e300 or abs(b) > 1e300:
+                a, b = q0[iq] - np.pi, q0[iq] + np.pi
+            q[iq] = rng.uniform(a, b)
+        elif joint.nq == 2 and joint.nv == 1:
+            t = rng.uniform(-np.pi, np.pi)
+            q[iq : iq + 2] = np.cos(t), np.sin(t)
+        elif joint.shortname() == "JointModelFreeFlyer":
+            q[iq : iq + 3] += rng.uniform(-0.1, 0.1, 3)
+            quat = pin.Quaternion(pin.exp3(rng.uniform(-0.3, 0.3, 3)))
+            q[iq + 3 : iq + 7] = quat.coeffs()
+    return q
+
+
+def _ur5() -> Robot:
+    model = models.build_ur5()
+    q0 = np.array([0.0, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0])
+    return Robot("ur5", model, q0, ("tool0",))
+
+
+def _panda() -> Robot:
+    model = models.build_panda()
+    q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    return Robot("panda", model, q0, ("panda_hand",))
+
+
+def _planar_2r() -> Robot:
+    model = models.build_planar((1.0, 0.7), "planar_2r")
+    return Robot("planar_2r", model, np.array([0.3, 0.6]), ("ee",))
+
+
+def _planar_3r() -> Robot:
+    model = models.build_planar((1.0, 0.7, 0.5), "planar_3r")
+    return Robot("planar_3r", model, np.array([0.3, 0.6, 0.4]), ("ee",))
+
+
+def _humanoid() -> Robot:
+    model = models.build_humanoid()
+    q0 = pin.neutral(model)
+    q0[2] = 2.1  # feet on the ground
+    for name, angle in (("rleg_elbow_joint", 0.3), ("lleg_elbow_joint", 0.3)):
+        jid = model.getJointId(name)
+        q0[model.joints[jid].idx_q] = angle
+    for name in ("rleg_shoulder2_joint", "lleg_shoulder2_joint"):
+        q0[model.joints[model.getJointId(name)].idx_q] = -0.15
+    for name in ("rleg_wrist1_joint", "lleg_wrist1_joint"):
+        q0[model.joints[model.getJointId(name)].idx_q] = -0.15
+    return Robot(
+        "humanoid",
+        model,
+        q0,
+        ("lleg_effector_body", "rleg_effector_body", "larm_effector_body", "rarm_effector_body"),
+    )
+
+
+_BUNDLED = {
+    "ur5": _ur5,
+    "panda": _panda,
+    "planar_2r": _planar_2r,
+    "planar_3r": _planar_3r,
+    "humanoid": _humanoid,
+}
+
+
+def _example_robot_data_names() -> list[str]:
+    try:
+        from example_robot_data.robots_loader import ROBOTS
+    except ImportError:
+        return []
+    return sorted(ROBOTS)
+
+
+def list() -> list[str]:  # noqa: A001 - mirrors the documented API name
+    """Names accepted by :func:`load`: bundled robots, then example-robot-data's if installed."""
+    return [*_BUNDLED, *(n for n in _example_robot_data_names() if n not in _BUNDLED)]
+
+
+def load(name: str) -> Robot:
+    """Load a robot by name.
+
+    Bundled (no download): ``ur5``, ``panda``, ``planar_2r``, ``planar_3r``, ``humanoid``.
+    With the ``robots`` extra (``pip install taskik[robots]``): every robot of
+    example-robot-data, e.g. ``talos``, ``g1``, ``ur10``; prefix ``erd:`` to force it
+    (``erd:ur5`` is example-robot-data's UR5 URDF rather than the DH model).
+    """
+    if not isinstance(name, str):
+        raise InvalidInput(f"robot name must be a string, got {type(name).__name__}")
+    if name in _BUNDLED:
+        return _BUNDLED[name]()
+    erd_name = name[4:] if name.startswith("erd:") else name
+    erd = _example_robot_data_names()
+    if erd_name in erd:
+        import example_robot_data
+
+        wrapper = example_robot_data.load(erd_name)
+        return Robot(
+            erd_name,
+            wrapper.model,
+            np.array(wrapper.q0, dtype=float),
+            (),
+            wrapper.visual_model,
+            wrapper.collision_model,
+        )
+    hint = "" if erd else " (install taskik[robots] for example-robot-data's robots)"
+    err = UnknownName("robot", name, [*_BUNDLED, *erd])
+    err.args = (str(err) + hint,)
+    raise err
+
+
+def load_urdf(
+    path: str | Path,
+    floating_base: bool = False,
+    package_dirs: list[str] | None = None,
+) -> Robot:
+    """Load a URDF file; ``floating_base=True`` adds a free-flyer root joint.
+
+    Meshes are resolved through ``package_dirs`` (and ROS_PACKAGE_PATH); the geometry models
+    are None when meshes cannot be found (kinematics does not need them).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInput(f"URDF file not found: {path}")
+    root = pin.JointModelFreeFlyer() if floating_base else None
+    try:
+        model = (
+            pin.buildModelFromUrdf(str(path), root) if root else pin.buildModelFromUrdf(str(path))
+        )
+    except (RuntimeError, ValueError) as exc:
+        raise InvalidInput(f"could not parse URDF {path}: {exc}") from exc
+    visual = collision = None
+    try:
+        dirs = package_dirs or [str(path.parent)]
+        visual = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.VISUAL, dirs)
+        collision = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.COLLISION, dirs)
+    except (RuntimeError, ValueError):
+        pass
+    q0 = pin.neutral(model)
+    return Robot(path.stem, model, q0, (), visual, collision)

@@ -1,0 +1,37 @@
+"""Centre of mass position."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..configuration import Configuration
+from ..exceptions import check_finite_array
+from ._frames import require_target
+from .task import Task
+
+
+class ComTask(Task):
+    """Drive the centre of mass ``c(q)`` to a target ``c*`` in the world frame.
+
+    Error: ``e = c* − c`` (m). Jacobian: ``Jcom`` (``ċ = Jcom v``).
+
+    Args:
+        cost: weight (1/m), scalar or 3-vector (e.g. ``[1, 1, 0]`` for the ground projection).
+    """
+
+    dim = 3
+
+    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+        self.target: np.ndarray | None = None
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    def set_target(self, target) -> None:
+        """Target CoM position in the world frame (m), shape (3,)."""
+        self.target = check_finite_array(target, "target", (3,)).copy()
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = configuration.com
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        return self.target - configuration.com, configuration.com_jacobian

@@ -1,0 +1,39 @@
+"""Velocity damping: prefer small joint velocities."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput
+from .task import Task, check_cost
+
+
+class DampingTask(Task):
+    """Minimise the joint velocity: error ``e = 0``, Jacobian ``I`` (nv × nv).
+
+    The term is ``‖W v‖²``: a uniform (or per-joint) Tikhonov regulariser of the step.
+
+    Args:
+        cost: weight (s/rad), scalar or one per velocity (nv).
+    """
+
+    def __init__(self, cost=1.0):
+        self._eye: np.ndarray | None = None
+        super().__init__(cost=cost)
+
+    @Task.cost.setter
+    def cost(self, value) -> None:
+        self._cost = check_cost(value, None)
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        """The damping task has no target; provided so task lists can be initialised uniformly."""
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        nv = configuration.nv
+        if self._cost.ndim == 1 and self._cost.shape != (nv,):
+            raise InvalidInput(f"DampingTask cost must be a scalar or have shape ({nv},)")
+        if self._eye is None or self._eye.shape[0] != nv:
+            self._eye = np.eye(nv)
+            self.dim = nv
+        return np.zeros(nv), self._eye

@@ -1,0 +1,74 @@
+"""Pose of a frame in the world."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ._frames import FrameRef, as_se3, require_target
+from .task import Task, check_cost
+
+
+class FrameTask(Task):
+    """Drive the pose ``T = oMf(q)`` of a frame to a target ``T*`` in SE(3).
+
+    Error (a body twist, ``[linear; angular]``, in the target frame):
+    ``e = −log6(T*⁻¹ T)``, zero when the frame is on target.
+    Jacobian: ``J = Jlog6(T*⁻¹ T) · J_f``, where ``J_f`` is the frame Jacobian in the LOCAL
+    frame, so that ``J v`` is the rate of ``log6(T*⁻¹ T)``.
+
+    Args:
+        frame: frame name.
+        position_cost: weight of the 3 translation rows (1/m), scalar or 3-vector.
+        orientation_cost: weight of the 3 rotation rows (1/rad), scalar or 3-vector.
+        gain, lm_damping: see :class:`Task`.
+    """
+
+    dim = 6
+
+    def __init__(
+        self,
+        frame: str,
+        position_cost=1.0,
+        orientation_cost=1.0,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
+    ):
+        self.frame = FrameRef(frame)
+        self.target: pin.SE3 | None = None
+        super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
+        self.set_costs(position_cost, orientation_cost)
+
+    def set_costs(self, position_cost=None, orientation_cost=None) -> None:
+        """Change the translation and/or rotation weights."""
+        if position_cost is not None:
+            self._cost[:3] = check_cost(position_cost, 3, "position_cost")
+        if orientation_cost is not None:
+            self._cost[3:] = check_cost(orientation_cost, 3, "orientation_cost")
+
+    @property
+    def position_cost(self) -> np.ndarray:
+        return self._cost[:3]
+
+    @property
+    def orientation_cost(self) -> np.ndarray:
+        return self._cost[3:]
+
+    def set_target(self, target) -> None:
+        """Target pose in the world frame: ``pin.SE3`` or 4×4 homogeneous matrix."""
+        self.target = as_se3(target)
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = configuration.get_transform_frame_to_world(self.frame.name)
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        fid = self.frame.id(configuration)
+        M = self.target.actInv(configuration.data.oMf[fid])
+        e = -pin.log6(M).vector
+        J = pin.Jlog6(M) @ configuration.get_frame_jacobian(fid)
+        return e, J
+
+    def __repr__(self) -> str:
+        return f"FrameTask({self.frame.name!r}, cost={self._cost.tolist()}, gain={self.gain})"

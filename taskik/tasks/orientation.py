@@ -1,0 +1,54 @@
+"""Orientation of a frame in the world."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import check_finite_array
+from ._frames import FrameRef, check_rotation, require_target
+from .task import Task
+
+
+class OrientationTask(Task):
+    """Drive the rotation ``R = oRf(q)`` of a frame to a target ``R*`` in SO(3).
+
+    Error: ``e = −log3(R*ᵀ R)`` (rad, in the target frame). Jacobian:
+    ``J = Jlog3(R*ᵀ R) · J_ω`` with the angular rows of the LOCAL frame Jacobian.
+
+    Args:
+        frame: frame name.
+        cost: weight (1/rad), scalar or 3-vector.
+    """
+
+    dim = 3
+
+    def __init__(self, frame: str, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+        self.frame = FrameRef(frame)
+        self.target: np.ndarray | None = None
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    def set_target(self, target) -> None:
+        """Target rotation: a 3×3 rotation matrix, a ``pin.SE3`` or a ``pin.Quaternion``."""
+        if isinstance(target, pin.SE3):
+            target = target.rotation
+        elif isinstance(target, pin.Quaternion):
+            target = target.toRotationMatrix()
+        R = check_finite_array(target, "target", (3, 3))
+        check_rotation(R, "target")
+        self.target = R.copy()
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = configuration.get_transform_frame_to_world(self.frame.name).rotation.copy()
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        fid = self.frame.id(configuration)
+        M = self.target.T @ configuration.data.oMf[fid].rotation
+        e = -pin.log3(M)
+        J = pin.Jlog3(M) @ configuration.get_frame_jacobian(fid)[3:]
+        return e, J
+
+    def __repr__(self) -> str:
+        return f"OrientationTask({self.frame.name!r}, cost={self.cost.tolist()})"

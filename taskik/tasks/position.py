@@ -1,0 +1,58 @@
+"""Position of a point attached to a frame."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import check_finite_array
+from ._frames import FrameRef, require_target
+from .task import Task
+
+
+class PositionTask(Task):
+    """Drive a point ``p = oMf(q) · o`` (local offset ``o``) to a target ``p*`` in the world.
+
+    Error: ``e = p* − p`` (m). Jacobian: ``J = R_f (J_v − [o]× J_ω)`` with the LOCAL frame
+    Jacobian ``[J_v; J_ω]``, so that ``J v = ṗ`` in world coordinates.
+
+    Args:
+        frame: frame name.
+        cost: weight (1/m), scalar or 3-vector.
+        offset: point in the frame's coordinates (m); the frame origin by default.
+    """
+
+    dim = 3
+
+    def __init__(self, frame: str, cost=1.0, offset=None, gain: float = 1.0, lm_damping=0.0):
+        self.frame = FrameRef(frame)
+        self.offset = None if offset is None else check_finite_array(offset, "offset", (3,))
+        self.target: np.ndarray | None = None
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    def set_target(self, target) -> None:
+        """Target point in the world frame (m), shape (3,)."""
+        self.target = check_finite_array(target, "target", (3,)).copy()
+
+    def point(self, configuration: Configuration) -> np.ndarray:
+        """The task point in the world frame."""
+        T = configuration.data.oMf[self.frame.id(configuration)]
+        return T.translation if self.offset is None else T.act(self.offset)
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = np.array(self.point(configuration))
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        fid = self.frame.id(configuration)
+        T = configuration.data.oMf[fid]
+        Jl = configuration.get_frame_jacobian(fid)
+        if self.offset is None:
+            p, Jp = T.translation, Jl[:3]
+        else:
+            p, Jp = T.act(self.offset), Jl[:3] - pin.skew(self.offset) @ Jl[3:]
+        return self.target - p, T.rotation @ Jp
+
+    def __repr__(self) -> str:
+        return f"PositionTask({self.frame.name!r}, cost={self.cost.tolist()}, gain={self.gain})"

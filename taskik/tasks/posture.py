@@ -1,0 +1,78 @@
+"""Joint posture (regularisation toward a reference configuration)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput
+from ._frames import require_target
+from .task import Task, check_cost
+
+
+def actuated_velocity_indices(model: pin.Model) -> np.ndarray:
+    """Indices of v that do not belong to a floating base (a free-flyer root joint)."""
+    start = 0
+    if model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer":
+        start = model.joints[1].nv
+    return np.arange(start, model.nv)
+
+
+class PostureTask(Task):
+    """Drive the joints toward a reference configuration ``q*``, floating base excluded.
+
+    Error: ``e = −(q ⊖ q*) = −pin.difference(q*, q)`` restricted to the non-floating rows.
+    Jacobian: ``∂(q ⊖ q*)/∂q`` (``pin.dDifference``, the identity for 1-DoF joints).
+
+    Args:
+        cost: weight (1/rad), scalar or one per non-floating velocity (nv − 6 with a free-flyer).
+    """
+
+    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+        self.target: np.ndarray | None = None
+        self._rows: np.ndarray | None = None
+        self._model = None
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    def _bind(self, model: pin.Model) -> None:
+        if model is not self._model:
+            self._rows = actuated_velocity_indices(model)
+            self._model = model
+            self.dim = len(self._rows)
+            if self._cost.ndim == 1 and self._cost.shape != (self.dim,):
+                raise InvalidInput(
+                    f"PostureTask cost must be a scalar or have shape ({self.dim},) for model "
+                    f"{model.name!r}, got {self._cost.shape}"
+                )
+
+    @Task.cost.setter
+    def cost(self, value) -> None:
+        self._cost = check_cost(value, None)
+        self._model = None  # re-check the shape against the model at the next use
+
+    def set_target(self, q_target, configuration: Configuration | None = None) -> None:
+        """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
+        q_target = np.array(q_target, dtype=float)
+        if configuration is not None:
+            q_target = configuration.check_q(q_target)
+        elif not np.isfinite(q_target).all() or q_target.ndim != 1:
+            raise InvalidInput("posture target must be a finite 1-D configuration vector")
+        self.target = q_target
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = configuration.q.copy()
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        model = configuration.model
+        self._bind(model)
+        if self.target.shape != (model.nq,):
+            raise InvalidInput(
+                f"posture target has shape {self.target.shape}, model needs ({model.nq},)"
+            )
+        q = configuration.q
+        rows = self._rows
+        e = -pin.difference(model, self.target, q)[rows]
+        J = pin.dDifference(model, self.target, q, pin.ArgumentPosition.ARG1)[rows]
+        return e, J

@@ -1,0 +1,57 @@
+"""Pose of a frame expressed in another frame of the robot."""
+
+from __future__ import annotations
+
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ._frames import FrameRef, as_se3, require_target
+from .frame import FrameTask
+
+
+class RelativeFrameTask(FrameTask):
+    """Drive the pose ``T = rootMframe(q) = oMroot⁻¹ oMframe`` to a target ``T*``.
+
+    Error: ``e = −log6(T*⁻¹ T)``. Jacobian: ``J = Jlog6(T*⁻¹ T) (J_frame − Ad(T⁻¹) J_root)``
+    with both frame Jacobians in LOCAL, i.e. the body twist of ``frame`` relative to ``root``.
+    Useful for bimanual tasks (one hand relative to the other) or a tool relative to the base.
+
+    Args:
+        frame: the moving frame.
+        root: the frame in which the pose is expressed.
+        position_cost, orientation_cost, gain, lm_damping: see :class:`FrameTask`.
+    """
+
+    def __init__(
+        self,
+        frame: str,
+        root: str,
+        position_cost=1.0,
+        orientation_cost=1.0,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
+    ):
+        super().__init__(frame, position_cost, orientation_cost, gain, lm_damping)
+        self.root = FrameRef(root)
+
+    def set_target(self, target) -> None:
+        """Target pose of ``frame`` in ``root``: ``pin.SE3`` or 4×4 homogeneous matrix."""
+        self.target = as_se3(target)
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        self.target = configuration.get_transform(self.frame.name, self.root.name)
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        require_target(self.target, self)
+        fid = self.frame.id(configuration)
+        rid = self.root.id(configuration)
+        oMf = configuration.data.oMf
+        T = oMf[rid].actInv(oMf[fid])
+        M = self.target.actInv(T)
+        J_rel = configuration.get_frame_jacobian(fid) - T.inverse().action @ (
+            configuration.get_frame_jacobian(rid)
+        )
+        return -pin.log6(M).vector, pin.Jlog6(M) @ J_rel
+
+    def __repr__(self) -> str:
+        return f"RelativeFrameTask({self.frame.name!r}, root={self.root.name!r})"

@@ -1,0 +1,124 @@
+"""Base class of tasks.
+
+A task has a value ``x(q)``, a target ``x*`` and an error ``e = x* ⊖ x(q)``; its Jacobian
+``J`` is such that ``J v`` is the rate of the task value, ``ẋ = J v``. One step asks
+
+    W (J v) ≈ W (Kp e / dt),
+
+with ``W = diag(cost)`` and gain ``Kp ∈ (0, 1]``. With ``lm_damping = λ`` the step also
+adds the Levenberg–Marquardt term ``μ ‖v‖²``, ``μ = λ ‖W e‖²`` (Sugihara 2011), which damps
+the step as the task error grows, so unreachable targets do not produce large motions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput
+
+
+def check_cost(cost, dim: int | None, name: str = "cost") -> np.ndarray:
+    """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be ≥ 0.
+
+    With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
+    vector is kept as given; its length is checked when the model is known.
+    """
+    try:
+        arr = np.asarray(cost, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"{name} must be a number or a vector of {dim}") from exc
+    if arr.ndim == 0 and dim is not None:
+        arr = np.full(dim, float(arr))
+    if dim is None and arr.ndim > 1 or dim is not None and arr.shape != (dim,):
+        raise InvalidInput(f"{name} must be a scalar or have shape ({dim},), got {arr.shape}")
+    if not np.isfinite(arr).all():
+        raise InvalidInput(f"{name} contains NaN or inf: {arr}")
+    if (arr < 0).any():
+        raise InvalidInput(f"{name} must be >= 0, got {arr}")
+    return arr
+
+
+class Task:
+    """A term of the IK objective: ``‖W (J v − Kp e / dt)‖² + μ ‖v‖²``.
+
+    Args:
+        cost: weight(s) ``W`` of the task rows, scalar or one per row, each ≥ 0
+            (units: cost per unit of task error, e.g. 1/m for positions, 1/rad for angles).
+        gain: task gain ``Kp ∈ (0, 1]``: the fraction of the error corrected per step.
+        lm_damping: Levenberg–Marquardt coefficient ``λ ≥ 0`` of ``μ = λ ‖W e‖²``.
+    """
+
+    #: Number of rows of the task (its error dimension); None when it depends on the model.
+    dim: int | None = None
+
+    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+        self.cost = cost
+        self.gain = gain
+        self.lm_damping = lm_damping
+
+    # ------------------------------------------------------------ parameters
+    @property
+    def cost(self) -> np.ndarray:
+        """Per-row weights ``W`` (≥ 0)."""
+        return self._cost
+
+    @cost.setter
+    def cost(self, value) -> None:
+        self._cost = check_cost(value, self.dim)
+
+    @property
+    def gain(self) -> float:
+        """Task gain ``Kp ∈ (0, 1]``."""
+        return self._gain
+
+    @gain.setter
+    def gain(self, value: float) -> None:
+        g = float(value)
+        if not (0.0 < g <= 1.0):
+            raise InvalidInput(f"gain must be in (0, 1], got {value!r}")
+        self._gain = g
+
+    @property
+    def lm_damping(self) -> float:
+        """Levenberg–Marquardt coefficient ``λ ≥ 0``."""
+        return self._lm_damping
+
+    @lm_damping.setter
+    def lm_damping(self, value: float) -> None:
+        x = float(value)
+        if not (x >= 0.0 and np.isfinite(x)):
+            raise InvalidInput(f"lm_damping must be finite and >= 0, got {value!r}")
+        self._lm_damping = x
+
+    # ------------------------------------------------------------- interface
+    def compute_error(self, configuration: Configuration) -> np.ndarray:
+        """Task error ``e = x* ⊖ x(q)``, shape (dim,)."""
+        return self.compute_error_and_jacobian(configuration)[0]
+
+    def compute_jacobian(self, configuration: Configuration) -> np.ndarray:
+        """Task Jacobian ``J`` (dim × nv) with ``ẋ = J v`` (so ``ė = −J v`` to first order)."""
+        return self.compute_error_and_jacobian(configuration)[1]
+
+    def compute_error_and_jacobian(self, configuration: Configuration):
+        """``(e, J)`` in one pass; subclasses implement this."""
+        raise NotImplementedError
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        """Set the target to the task value at ``configuration``."""
+        raise NotImplementedError
+
+    def compute_term(self, configuration: Configuration, dt: float):
+        """Weighted rows of the step: ``(A, c, μ)`` with ``A = W J``, ``c = W Kp e / dt``."""
+        e, J = self.compute_error_and_jacobian(configuration)
+        w = self._cost
+        we = w * e
+        mu = self._lm_damping * float(we @ we) if self._lm_damping else 0.0
+        A = w[:, None] * J if w.ndim else w * J
+        return A, we * (self._gain / dt), mu
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(cost={self._cost.tolist()}, gain={self._gain}, "
+            f"lm_damping={self._lm_damping})"
+        )
