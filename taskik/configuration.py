@@ -19,6 +19,8 @@ from .exceptions import (
     check_positive_scalar,
 )
 
+LOCAL = pin.ReferenceFrame.LOCAL
+
 #: Tolerance on the norm of quaternions / unit complex numbers inside q.
 UNIT_NORM_TOLERANCE = 1e-6
 
@@ -63,9 +65,16 @@ class Configuration:
         self.model = model
         self.data = data if data is not None else model.createData()
         self._quat_idx, self._complex_idx = _unit_norm_blocks(model)
+        self._unit_slices = [
+            (slice(int(b[0]), int(b[-1]) + 1), what)
+            for idx, what in ((self._quat_idx, "quaternion"), (self._complex_idx, "unit complex"))
+            for b in idx
+        ]
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
         self._default_limits = None
+        self._plans: dict = {}  # step assemblers cached by solve_ik
+        self._frame_jacobians: dict = {}  # LOCAL frame Jacobians of this update, by frame id
         self.q = np.empty(model.nq)
         self.update(q)
 
@@ -108,7 +117,7 @@ class Configuration:
             self.q[:] = self.check_q(q)
         pin.computeJointJacobians(self.model, self.data, self.q)
         pin.updateFramePlacements(self.model, self.data)
-        self._frame_jacobians: dict[tuple[int, object], np.ndarray] = {}
+        self._frame_jacobians.clear()
         self._com_ready = False
 
     # ------------------------------------------------------------ names → ids
@@ -138,16 +147,14 @@ class Configuration:
         rid = root if isinstance(root, int) else self.get_frame_id(root)
         return self.data.oMf[rid].actInv(self.data.oMf[fid])
 
-    def get_frame_jacobian(
-        self, frame: str | int, reference_frame=pin.ReferenceFrame.LOCAL
-    ) -> np.ndarray:
+    def get_frame_jacobian(self, frame: str | int, reference_frame=LOCAL) -> np.ndarray:
         """Frame Jacobian (6 × nv, twist ``[v; ω]``), cached until the next update.
 
         With ``LOCAL`` (default) ``J v`` is the body twist of the frame, expressed in the frame.
         Do not modify the returned array.
         """
         fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
-        key = (fid, reference_frame)
+        key = fid if reference_frame is LOCAL else (fid, reference_frame)
         J = self._frame_jacobians.get(key)
         if J is None:
             J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)

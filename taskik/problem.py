@@ -9,6 +9,10 @@ velocity residuals ``W_i Kp_i e_i / dt``:
     P = AᵀA + (Σ μ_i + damping) I,   r = −Aᵀ c.
 
 The same ``(A, c)`` is the least-squares system ``A v ≈ c`` of the unconstrained backends.
+
+An :class:`Assembler` is built once for a list of tasks and limits: it allocates the stacked
+buffers, merges the limits that do not depend on q (velocity limits) once, and then fills
+the buffers in place at every step. :func:`solve_ik` keeps one per task list.
 """
 
 from __future__ import annotations
@@ -63,12 +67,24 @@ def check_tasks(tasks) -> list[Task]:
     """Validate the task list (a sequence of :class:`Task`)."""
     if isinstance(tasks, Task):
         return [tasks]
-    if not isinstance(tasks, Sequence | set | frozenset | tuple):
+    if isinstance(tasks, str | bytes) or not isinstance(tasks, Sequence | set | frozenset):
         raise InvalidInput(f"tasks must be a list of Task objects, got {type(tasks).__name__}")
     for t in tasks:
         if not isinstance(t, Task):
             raise InvalidInput(f"tasks must contain Task objects, got {type(t).__name__}")
     return list(tasks)
+
+
+def check_limits(limits) -> list[Limit]:
+    """Validate a limit list (a sequence of :class:`Limit`)."""
+    if isinstance(limits, Limit):
+        return [limits]
+    if isinstance(limits, str | bytes) or not isinstance(limits, Sequence | set | frozenset):
+        raise InvalidInput(f"limits must be a list of Limit objects, got {type(limits).__name__}")
+    for lim in limits:
+        if not isinstance(lim, Limit):
+            raise InvalidInput(f"limits must contain Limit objects, got {type(lim).__name__}")
+    return list(limits)
 
 
 def check_damping(damping: float) -> float:
@@ -78,80 +94,15 @@ def check_damping(damping: float) -> float:
     return d
 
 
-def stack_terms(configuration: Configuration, tasks: list[Task], dt: float):
-    """``(A, c, Σμ)``: the stacked weighted rows of every task."""
-    nv = configuration.nv
-    if not tasks:
-        return np.zeros((0, nv)), np.zeros(0), 0.0
-    rows, rhs, mu = [], [], 0.0
-    for task in tasks:
-        A_i, c_i, mu_i = task.compute_term(configuration, dt)
-        rows.append(A_i)
-        rhs.append(c_i)
-        mu += mu_i
-    A = np.vstack(rows) if len(rows) > 1 else np.asarray(rows[0])
-    c = np.concatenate(rhs) if len(rhs) > 1 else rhs[0]
-    if not (np.isfinite(A).all() and np.isfinite(c).all()):
-        bad = [t for t in tasks if not np.isfinite(t.compute_error(configuration)).all()]
-        raise InvalidInput(f"non-finite task error or Jacobian in {bad or tasks}")
-    return A, c, mu
-
-
-def merge_boxes(configuration: Configuration, limits: list[Limit], dt: float):
-    """Merge box limits into one ``lb ≤ v ≤ ub`` and stack inequality rows.
-
-    Hard boxes are intersected first; soft boxes are clipped into the hard box and then
-    intersected. Raises :class:`NoSolutionFound` naming the limits if two hard boxes conflict.
-    """
-    nv = configuration.nv
-    boxes: list[BoxBound] = []
-    G_rows, h_rows = [], []
-    lb_hard = ub_hard = lb_soft = ub_soft = None
-    for limit in limits:
-        box = limit.compute_box(configuration, dt)
-        if box is not None:
-            idx, lo, hi = box
-            boxes.append(BoxBound(limit, idx, lo, hi))
-            if limit.hard:
-                if lb_hard is None:
-                    lb_hard, ub_hard = np.full(nv, -np.inf), np.full(nv, np.inf)
-                lb_hard[idx] = np.maximum(lb_hard[idx], lo)
-                ub_hard[idx] = np.minimum(ub_hard[idx], hi)
-            else:
-                if lb_soft is None:
-                    lb_soft, ub_soft = np.full(nv, -np.inf), np.full(nv, np.inf)
-                lb_soft[idx] = np.maximum(lb_soft[idx], lo)
-                ub_soft[idx] = np.minimum(ub_soft[idx], hi)
-        rows = limit.compute_inequalities(configuration, dt)
-        if rows is not None:
-            G_rows.append(rows[0])
-            h_rows.append(rows[1])
-    if lb_hard is not None and (lb_hard > ub_hard).any():
-        raise NoSolutionFound("(none)", "inconsistent hard bounds", box_conflicts(boxes, nv))
-    if lb_soft is None:
-        lb, ub = lb_hard, ub_hard
-    elif lb_hard is None:
-        lb, ub = lb_soft, ub_soft
-    else:
-        lb = np.maximum(lb_hard, np.clip(lb_soft, lb_hard, ub_hard))
-        ub = np.minimum(ub_hard, np.clip(ub_soft, lb_hard, ub_hard))
-    if lb is not None and (lb > ub).any():
-        raise NoSolutionFound("(none)", "inconsistent bounds", box_conflicts(boxes, nv))
-    G = np.vstack(G_rows) if G_rows else None
-    h = np.concatenate(h_rows) if h_rows else None
-    return lb, ub, G, h, boxes
-
-
 def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
     """Describe every velocity index whose lower bound from one limit exceeds another's upper."""
     out = []
     for i in range(nv):
-        lows = [(b.lower[k], b) for b in boxes for k in np.flatnonzero(b.indices == i)]
-        highs = [(b.upper[k], b) for b in boxes for k in np.flatnonzero(b.indices == i)]
-        if not lows:
+        pairs = [(b.lower[k], b.upper[k], b) for b in boxes for k in np.flatnonzero(b.indices == i)]
+        if not pairs:
             continue
-        lo, blo = max(lows, key=lambda x: x[0])
-        hi, bhi = min(highs, key=lambda x: x[0])
+        lo, _, blo = max(pairs, key=lambda x: x[0])
+        _, hi, bhi = min(pairs, key=lambda x: x[1])
         if lo > hi:
             model = getattr(blo.limit, "model", None)
             joint = blo.limit.describe_index(model, i) if model is not None else f"v[{i}]"
@@ -160,6 +111,197 @@ def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
                 f"{bhi.limit.name} limit upper bound {hi:.6g}"
             )
     return out
+
+
+class Assembler:
+    """Preallocated assembly of one step for a fixed list of tasks and limits.
+
+    Box merging: hard boxes (velocity limits) are intersected; soft boxes (position limits,
+    which ask for a recovery speed when q is outside its range) are clipped into the hard
+    box, then intersected, so the merged box is never empty unless two hard limits conflict.
+    """
+
+    def __init__(self, configuration: Configuration, tasks: list[Task], limits: list[Limit]):
+        self.model = configuration.model
+        self.tasks = tasks
+        self.limits = limits
+        nv = configuration.nv
+        self.nv = nv
+        dims = []
+        for task in tasks:
+            e, J = task.compute_error_and_jacobian(configuration)
+            if J.shape != (len(e), nv):
+                raise InvalidInput(
+                    f"{task!r}: Jacobian shape {J.shape} does not match (len(e)={len(e)}, nv={nv})"
+                )
+            dims.append(len(e))
+        offsets = np.concatenate([[0], np.cumsum(dims)]).astype(int)
+        m = int(offsets[-1])
+        self.A = np.zeros((m, nv))
+        self.c = np.zeros(m)
+        self.w = np.zeros(m)  # stacked costs W
+        self.w_col = self.w[:, None]
+        self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
+        self.slices = [
+            (task, self.A[a:b], self.c[a:b], slice(a, b))
+            for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
+        ]
+        self._versions = [None] * len(tasks)
+        self._lm_tasks = []
+        self.P = np.empty((nv, nv))
+        self.r = np.empty(nv)
+        self._P_diag = self.P.reshape(-1)[:: nv + 1]  # writable view of the diagonal
+        self._wk_dt = np.zeros(m)  # W·Kp/dt for the last dt
+        self._last_dt = None
+
+        self.static_boxes: list[BoxBound] = []
+        self.dynamic = []  # limits recomputed every step
+        hard_lb = np.full(nv, -np.inf)
+        hard_ub = np.full(nv, np.inf)
+        self.has_box = False
+        self.has_hard = False
+        self.has_soft = False
+        for lim in limits:
+            if lim.static and lim.hard:
+                box = lim.compute_box(configuration, 1.0)
+                if box is not None:
+                    idx, lo, hi = box
+                    self.static_boxes.append(BoxBound(lim, idx, lo, hi))
+                    np.maximum.at(hard_lb, idx, lo)
+                    np.minimum.at(hard_ub, idx, hi)
+                    self.has_box = self.has_hard = True
+                if lim.compute_inequalities(configuration, 1.0) is not None:
+                    self.dynamic.append(lim)
+            else:
+                self.dynamic.append(lim)
+        if (hard_lb > hard_ub).any():
+            raise NoSolutionFound(
+                "(none)", "inconsistent hard bounds", box_conflicts(self.static_boxes, nv)
+            )
+        self.hard_lb, self.hard_ub = hard_lb, hard_ub
+        self.lb = np.empty(nv)
+        self.ub = np.empty(nv)
+        self.soft_lb = np.empty(nv)
+        self.soft_ub = np.empty(nv)
+        self._dynamic_boxes: list = []
+
+    @property
+    def boxes(self) -> list[BoxBound]:
+        """Every box of the last assembled step, one per limit (for reports and errors)."""
+        dyn = [BoxBound(lim, *box) for lim, box in self._dynamic_boxes]
+        return self.static_boxes + dyn
+
+    def box_conflicts(self) -> list[str]:
+        return box_conflicts(self.boxes, self.nv)
+
+    def _refresh_weights(self) -> None:
+        for k, (task, _, _, rows) in enumerate(self.slices):
+            self.w[rows] = task._cost
+            self.wk[rows] = task._cost * task._gain
+            self._versions[k] = task._version
+        self._lm_tasks = [
+            (task._lm_damping, c_i, self.w[rows])
+            for task, _, c_i, rows in self.slices
+            if task._lm_damping
+        ]
+        self._last_dt = None
+
+    def assemble(self, configuration: Configuration, dt: float, damping: float):
+        """Fill and return ``(P, r, G, h, lb, ub)`` for the current configuration."""
+        versions = self._versions
+        stale = False
+        for k, (task, A_i, c_i, _) in enumerate(self.slices):
+            e, J = task.compute_error_and_jacobian(configuration)
+            A_i[:] = J
+            c_i[:] = e
+            if task._version != versions[k]:
+                stale = True
+        if stale:
+            self._refresh_weights()
+        A, c = self.A, self.c
+        A *= self.w_col
+        mu = damping
+        for lm, c_i, w_i in self._lm_tasks:
+            we = c_i * w_i
+            mu += lm * float(we @ we)
+        if dt != self._last_dt:
+            np.multiply(self.wk, 1.0 / dt, out=self._wk_dt)
+            self._last_dt = dt
+        c *= self._wk_dt
+        np.matmul(A.T, A, out=self.P)
+        self._P_diag += mu
+        np.matmul(c, A, out=self.r)
+        np.negative(self.r, out=self.r)
+        self.mu = mu - damping
+
+        G_rows, h_rows = [], []
+        boxes = []
+        lb, ub = self.lb, self.ub
+        if self.dynamic:
+            hard_lb, hard_ub = self.hard_lb, self.hard_ub
+            soft_lb, soft_ub = self.soft_lb, self.soft_ub
+            have_soft = have_dyn_hard = False
+            n_soft = 0
+            for lim in self.dynamic:
+                box = lim.compute_box(configuration, dt)
+                if box is not None:
+                    idx, lo, hi = box
+                    boxes.append((lim, box))
+                    if lim.hard:
+                        if not have_dyn_hard:
+                            hard_lb, hard_ub = hard_lb.copy(), hard_ub.copy()
+                            have_dyn_hard = True
+                        hard_lb[idx] = np.maximum(hard_lb[idx], lo)
+                        hard_ub[idx] = np.minimum(hard_ub[idx], hi)
+                    else:
+                        n_soft += 1
+                        if not have_soft:
+                            soft_lb.fill(-np.inf)
+                            soft_ub.fill(np.inf)
+                            soft_lb[idx] = lo
+                            soft_ub[idx] = hi
+                            have_soft = True
+                        else:
+                            soft_lb[idx] = np.maximum(soft_lb[idx], lo)
+                            soft_ub[idx] = np.minimum(soft_ub[idx], hi)
+                rows = lim.compute_inequalities(configuration, dt)
+                if rows is not None:
+                    G_rows.append(rows[0])
+                    h_rows.append(rows[1])
+            self._dynamic_boxes = boxes
+            if have_dyn_hard and (hard_lb > hard_ub).any():
+                raise NoSolutionFound("(none)", "inconsistent hard bounds", self.box_conflicts())
+            if have_soft:
+                # clip(soft, hard) ∩ hard  ==  [min(max(sl, hl), hu), max(min(su, hu), hl)]
+                np.maximum(soft_lb, hard_lb, out=lb)
+                np.minimum(lb, hard_ub, out=lb)
+                np.minimum(soft_ub, hard_ub, out=ub)
+                np.maximum(ub, hard_lb, out=ub)
+                # one soft box inside a consistent hard box cannot conflict; several can
+                if n_soft > 1 and (lb > ub).any():
+                    raise NoSolutionFound("(none)", "inconsistent bounds", self.box_conflicts())
+                has_box = True
+            else:
+                lb[:] = hard_lb
+                ub[:] = hard_ub
+                has_box = self.has_hard or have_dyn_hard
+        else:
+            lb[:] = self.hard_lb
+            ub[:] = self.hard_ub
+            has_box = self.has_hard
+        self._dynamic_boxes = boxes
+        G = np.vstack(G_rows) if G_rows else None
+        h = np.concatenate(h_rows) if h_rows else None
+        if not has_box:
+            return self.P, self.r, G, h, None, None
+        return self.P, self.r, G, h, lb, ub
+
+
+def resolve_limits(configuration: Configuration, limits) -> list[Limit]:
+    """``None`` → the model's position and velocity limits; otherwise a validated list."""
+    if limits is None:
+        return configuration.default_limits()
+    return check_limits(limits)
 
 
 def build_ik(
@@ -178,20 +320,25 @@ def build_ik(
         limits: limits on v; None means the model's position and velocity limits,
             ``[]`` means none.
         damping: Tikhonov term ``damping ‖v‖²`` that keeps P positive definite.
+
+    Returns:
+        A :class:`Problem` whose arrays are fresh copies (safe to keep or modify).
     """
     dt = check_positive_scalar(dt, "dt")
     damping = check_damping(damping)
-    tasks = check_tasks(tasks)
-    if limits is None:
-        limits = configuration.default_limits()
-    else:
-        for lim in limits:
-            if not isinstance(lim, Limit):
-                raise InvalidInput(f"limits must contain Limit objects, got {type(lim).__name__}")
-        limits = list(limits)
-    A, c, mu = stack_terms(configuration, tasks, dt)
-    P = A.T @ A
-    P[np.diag_indices_from(P)] += mu + damping
-    r = -(A.T @ c)
-    lb, ub, G, h, boxes = merge_boxes(configuration, limits, dt)
-    return Problem(P, r, G, h, lb, ub, A, c, mu, limits, boxes)
+    asm = Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits))
+    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    copy = lambda x: None if x is None else x.copy()  # noqa: E731
+    return Problem(
+        P.copy(),
+        r.copy(),
+        G,
+        h,
+        copy(lb),
+        copy(ub),
+        asm.A.copy(),
+        asm.c.copy(),
+        asm.mu,
+        list(asm.limits),
+        list(asm.boxes),
+    )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import math
+from functools import cache
 
 import numpy as np
 import qpsolvers
@@ -10,10 +12,12 @@ import qpsolvers
 from ..exceptions import InvalidInput, NoSolutionFound
 from ..problem import Problem, box_conflicts
 
-#: DAQP's representation of an infinite bound.
-_DAQP_INF = 1e30
+try:
+    import daqp
+except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers[daqp]
+    daqp = None
 
-#: Preference order for the default solver (chosen by measurement, see benchmarks/).
+#: Preference order for the default solver (chosen by measurement: benchmarks/qp_solvers.py).
 PREFERRED_SOLVERS = ("daqp", "proxqp", "quadprog", "osqp")
 
 
@@ -39,40 +43,64 @@ def check_solver(solver: str) -> str:
     )
 
 
-def _solve_daqp(problem: Problem, **kwargs):
-    import daqp
+@cache
+def _empty_rows(nv: int) -> np.ndarray:
+    return np.zeros((0, nv))
 
-    nv = problem.nv
-    lb = np.full(nv, -_DAQP_INF) if problem.lb is None else np.maximum(problem.lb, -_DAQP_INF)
-    ub = np.full(nv, _DAQP_INF) if problem.ub is None else np.minimum(problem.ub, _DAQP_INF)
-    if problem.G is None:
-        A = np.zeros((0, nv))
-        bu, bl = ub, lb
+
+def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
+    """DAQP directly: the first nv bounds are simple bounds on v (±inf = unbounded)."""
+    nv = P.shape[0]
+    if lb is None:
+        lb, ub = np.full(nv, -np.inf), np.full(nv, np.inf)
+    if G is None:
+        A, bu, bl = _empty_rows(nv), ub, lb
     else:
-        A = np.ascontiguousarray(problem.G)
-        bu = np.concatenate([ub, np.minimum(problem.h, _DAQP_INF)])
-        bl = np.concatenate([lb, np.full(len(problem.h), -_DAQP_INF)])
-    x, _, exitflag, _ = daqp.solve(problem.P, problem.r, A, bu, bl, **kwargs)
+        A = np.ascontiguousarray(G)
+        bu = np.concatenate([ub, h])
+        bl = np.concatenate([lb, np.full(len(h), -np.inf)])
+    x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, **kwargs)
     if exitflag <= 0:
         return None, f"DAQP exit flag {exitflag}"
-    return np.asarray(x), "optimal"
+    return x, "optimal"
 
 
-def solve_qp(problem: Problem, solver: str, **kwargs) -> np.ndarray:
-    """Solve the step QP with ``solver``; raise :class:`NoSolutionFound` on failure."""
+def solve_qp_arrays(P, r, G, h, lb, ub, solver: str, boxes=(), limits=(), **kwargs) -> np.ndarray:
+    """Solve ``min ½vᵀPv + rᵀv, Gv ≤ h, lb ≤ v ≤ ub``; raise :class:`NoSolutionFound` on failure.
+
+    ``boxes`` and ``limits`` only serve to name the conflicting limits in the error.
+    """
     if solver == "daqp":
-        v, status = _solve_daqp(problem, **kwargs)
+        v, status = _solve_daqp(P, r, G, h, lb, ub, **kwargs)
     else:
-        qp = qpsolvers.Problem(
-            problem.P, problem.r, problem.G, problem.h, None, None, problem.lb, problem.ub
-        )
+        qp = qpsolvers.Problem(P, r, G, h, None, None, lb, ub)
         sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
         v = sol.x if sol.found else None
         status = "optimal" if sol.found else f"not found ({sol.extras or 'no details'})"
-    if v is None or not np.isfinite(v).all():
-        conflicts = box_conflicts(problem.boxes, problem.nv)
-        if problem.G is not None:
-            names = sorted({lim.name for lim in problem.limits if lim.compute_inequalities})
+    if v is None or not math.isfinite(v @ v):
+        if v is not None:
+            status = "non-finite solution"
+        boxes = boxes() if callable(boxes) else boxes
+        conflicts = box_conflicts(list(boxes), P.shape[0])
+        if G is not None:
+            names = sorted({lim.name for lim in limits})
             conflicts.append(f"inequality rows from limits {names} may be infeasible")
         raise NoSolutionFound(solver, status, conflicts)
-    return v
+    return np.asarray(v)
+
+
+def solve_qp(problem: Problem, solver: str | None = None, **kwargs) -> np.ndarray:
+    """Solve a :class:`Problem` from :func:`taskik.build_ik` with any qpsolvers solver."""
+    solver = default_solver() if solver is None else check_solver(solver)
+    return solve_qp_arrays(
+        problem.P,
+        problem.r,
+        problem.G,
+        problem.h,
+        problem.lb,
+        problem.ub,
+        solver,
+        problem.boxes,
+        problem.limits,
+        **kwargs,
+    )

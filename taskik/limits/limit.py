@@ -23,6 +23,9 @@ class Limit:
 
     hard: bool = True
 
+    #: True when ``compute_box`` depends neither on q nor on dt (computed once per plan).
+    static: bool = False
+
     #: Short name used in reports and error messages.
     name: str = "limit"
 

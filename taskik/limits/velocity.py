@@ -23,6 +23,7 @@ class VelocityLimit(Limit):
     """
 
     hard = True
+    static = True
     name = "velocity"
 
     def __init__(self, model: pin.Model, limits: Mapping[str, float] | None = None):

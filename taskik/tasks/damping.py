@@ -25,6 +25,7 @@ class DampingTask(Task):
     @Task.cost.setter
     def cost(self, value) -> None:
         self._cost = check_cost(value, None)
+        self._bump()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """The damping task has no target; provided so task lists can be initialised uniformly."""

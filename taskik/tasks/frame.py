@@ -46,6 +46,7 @@ class FrameTask(Task):
             self._cost[:3] = check_cost(position_cost, 3, "position_cost")
         if orientation_cost is not None:
             self._cost[3:] = check_cost(orientation_cost, 3, "orientation_cost")
+        self._bump()
 
     @property
     def position_cost(self) -> np.ndarray:

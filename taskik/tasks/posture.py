@@ -38,6 +38,15 @@ class PostureTask(Task):
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
             self._rows = actuated_velocity_indices(model)
+            # Vector-space joints (nq = nv = 1): q ⊖ q* = q − q* and its Jacobian is a selection.
+            joints = (
+                [j for j in model.joints[1:] if j.idx_v >= self._rows[0]] if len(self._rows) else []
+            )
+            if all(j.nq == 1 and j.nv == 1 for j in joints):
+                self._q_rows = np.array([j.idx_q for j in joints], dtype=int)
+                self._selection = np.eye(model.nv)[self._rows]
+            else:
+                self._q_rows = None
             self._model = model
             self.dim = len(self._rows)
             if self._cost.ndim == 1 and self._cost.shape != (self.dim,):
@@ -50,6 +59,7 @@ class PostureTask(Task):
     def cost(self, value) -> None:
         self._cost = check_cost(value, None)
         self._model = None  # re-check the shape against the model at the next use
+        self._bump()
 
     def set_target(self, q_target, configuration: Configuration | None = None) -> None:
         """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
@@ -72,6 +82,9 @@ class PostureTask(Task):
                 f"posture target has shape {self.target.shape}, model needs ({model.nq},)"
             )
         q = configuration.q
+        if self._q_rows is not None:
+            idx = self._q_rows
+            return self.target[idx] - q[idx], self._selection
         rows = self._rows
         e = -pin.difference(model, self.target, q)[rows]
         J = pin.dDifference(model, self.target, q, pin.ArgumentPosition.ARG1)[rows]

@@ -60,12 +60,19 @@ class Task:
     # ------------------------------------------------------------ parameters
     @property
     def cost(self) -> np.ndarray:
-        """Per-row weights ``W`` (≥ 0)."""
-        return self._cost
+        """Per-row weights ``W`` (≥ 0), read-only: assign a new value to change them."""
+        view = self._cost.view()
+        view.flags.writeable = False
+        return view
 
     @cost.setter
     def cost(self, value) -> None:
         self._cost = check_cost(value, self.dim)
+        self._bump()
+
+    def _bump(self) -> None:
+        """Mark cost or gain as changed, so cached step assemblers refresh their weights."""
+        self._version = getattr(self, "_version", 0) + 1
 
     @property
     def gain(self) -> float:
@@ -78,6 +85,7 @@ class Task:
         if not (0.0 < g <= 1.0):
             raise InvalidInput(f"gain must be in (0, 1], got {value!r}")
         self._gain = g
+        self._bump()
 
     @property
     def lm_damping(self) -> float:
@@ -90,6 +98,7 @@ class Task:
         if not (x >= 0.0 and np.isfinite(x)):
             raise InvalidInput(f"lm_damping must be finite and >= 0, got {value!r}")
         self._lm_damping = x
+        self._bump()
 
     # ------------------------------------------------------------- interface
     def compute_error(self, configuration: Configuration) -> np.ndarray:
@@ -111,11 +120,22 @@ class Task:
     def compute_term(self, configuration: Configuration, dt: float):
         """Weighted rows of the step: ``(A, c, μ)`` with ``A = W J``, ``c = W Kp e / dt``."""
         e, J = self.compute_error_and_jacobian(configuration)
+        A = np.empty(J.shape)
+        c = np.empty(e.shape)
+        mu = self.write_term(e, J, dt, A, c)
+        return A, c, mu
+
+    def write_term(self, e, J, dt: float, A_out: np.ndarray, c_out: np.ndarray) -> float:
+        """Write ``W J`` into ``A_out`` and ``W Kp e / dt`` into ``c_out``; return ``μ``."""
         w = self._cost
-        we = w * e
-        mu = self._lm_damping * float(we @ we) if self._lm_damping else 0.0
-        A = w[:, None] * J if w.ndim else w * J
-        return A, we * (self._gain / dt), mu
+        if w.ndim:
+            np.multiply(J, w[:, None], out=A_out)
+        else:
+            np.multiply(J, w, out=A_out)
+        np.multiply(e, w, out=c_out)
+        mu = self._lm_damping * float(c_out @ c_out) if self._lm_damping else 0.0
+        c_out *= self._gain / dt
+        return mu
 
     def __repr__(self) -> str:
         return (
