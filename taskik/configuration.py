@@ -8,6 +8,8 @@ The centre of mass and its Jacobian are computed on first request after an updat
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pinocchio as pin
 
@@ -90,25 +92,27 @@ class Configuration:
         return self.model.nv
 
     def check_q(self, q) -> np.ndarray:
-        """Return q as a float array, or raise :class:`InvalidConfiguration` saying what is wrong."""
-        q = np.asarray(q, dtype=float)
+        """Return q as a float array; raise :class:`InvalidConfiguration` saying what is wrong."""
+        try:
+            q = np.asarray(q, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise InvalidConfiguration(f"q must be a numeric vector: {exc}") from None
         if q.shape != (self.model.nq,):
             raise InvalidConfiguration(
-                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
+                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, "
+                f"got {q.shape}"
             )
-        if not np.isfinite(q).all():
+        if not math.isfinite(q.sum()) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))
             raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
-        for idx, what in ((self._quat_idx, "quaternion"), (self._complex_idx, "unit complex")):
-            if idx.size:
-                norms = np.sqrt(np.einsum("ij,ij->i", q[idx], q[idx]))
-                bad = np.flatnonzero(np.abs(norms - 1.0) > UNIT_NORM_TOLERANCE)
-                if bad.size:
-                    k = bad[0]
-                    raise InvalidConfiguration(
-                        f"{what} q[{idx[k, 0]}:{idx[k, -1] + 1}] has norm {norms[k]:.6g}, "
-                        "expected 1 (use pinocchio.normalize(model, q))"
-                    )
+        for sl, what in self._unit_slices:
+            x = q[sl]
+            norm = math.sqrt(x @ x)
+            if abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
+                raise InvalidConfiguration(
+                    f"{what} q[{sl.start}:{sl.stop}] has norm {norm:.6g}, expected 1 "
+                    "(use pinocchio.normalize(model, q))"
+                )
         return q
 
     def update(self, q: np.ndarray | None = None) -> None:

@@ -71,7 +71,7 @@ class NotWithinConfigurationLimits(TaskikError, ValueError):
 def check_finite_array(
     value, name: str, shape: tuple[int, ...] | None = None, dtype=float
 ):  # -> np.ndarray
-    """Return ``value`` as a float array, raising :class:`InvalidInput` on a bad shape or NaN/inf."""
+    """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
     import numpy as np
 
     try:
