@@ -41,13 +41,23 @@ def get_assembler(
     return asm
 
 
+def is_hierarchy(tasks) -> bool:
+    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first."""
+    return (
+        isinstance(tasks, list | tuple)
+        and len(tasks) > 0
+        and all(isinstance(level, list | tuple) for level in tasks)
+    )
+
+
 def solve_ik(
     configuration: Configuration,
-    tasks: Sequence[Task],
+    tasks: Sequence[Task] | Sequence[Sequence[Task]],
     dt: float,
     limits: Sequence[Limit] | None = None,
     solver: str | None = None,
     damping: float = 1e-12,
+    backend: str = "qp",
     **solver_kwargs,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) that best achieves the tasks in one step of ``dt`` seconds.
@@ -58,13 +68,16 @@ def solve_ik(
 
     Args:
         configuration: robot configuration (kinematics up to date).
-        tasks: the tasks, weighted by their costs.
+        tasks: the tasks, weighted by their costs; or a list of levels
+            ``[[feet, com], [hand], [posture]]`` solved with strict priorities, highest first.
         dt: step duration (s), > 0.
         limits: None for the model's position and velocity limits; ``[]`` for none.
         solver: any qpsolvers solver name; the default is the fastest installed
             (``taskik.default_solver()``: DAQP, called directly without qpsolvers' conversion).
         damping: Tikhonov regularisation ``damping ‖v‖²`` of the step, ≥ 0.
-        solver_kwargs: passed to the QP solver.
+        backend: ``"qp"`` (default) or one of the unconstrained least-squares backends of
+            :mod:`taskik.backends` (which accept no inequality limits).
+        solver_kwargs: passed to the QP solver (or options of the chosen backend).
 
     Raises:
         InvalidInput: bad dt, damping, task or limit list, or solver name.
@@ -75,6 +88,18 @@ def solve_ik(
         raise InvalidInput(f"dt must be finite and > 0 (seconds), got {dt!r}")
     if damping != 1e-12:
         damping = check_damping(damping)
+    if backend != "qp":
+        from .backends.unconstrained import solve_unconstrained
+
+        return solve_unconstrained(
+            configuration, tasks, float(dt), limits, backend, damping, **solver_kwargs
+        )
+    if is_hierarchy(tasks):
+        from .hierarchy import solve_hierarchy
+
+        return solve_hierarchy(
+            configuration, tasks, float(dt), limits, solver, damping, **solver_kwargs
+        )
     solver = default_solver() if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
     P, r, G, h, lb, ub = asm.assemble(configuration, float(dt), damping)
