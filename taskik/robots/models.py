@@ -18,6 +18,14 @@ UR5_JOINTS = (
     "wrist_2_joint",
     "wrist_3_joint",
 )
+UR5_LINKS = (
+    "shoulder_link",
+    "upper_arm_link",
+    "forearm_link",
+    "wrist_1_link",
+    "wrist_2_link",
+    "wrist_3_link",
+)
 UR5_VELOCITY_LIMIT = np.pi  # rad/s, every joint (180°/s)
 
 # Franka Emika Panda, modified (Craig) DH parameters from Franka's documentation.
@@ -61,6 +69,7 @@ def _add_revolute(model, parent, name, placement, lo, hi, vmax):
         np.array([lo]),
         np.array([hi]),
     )
+    model.addJointFrame(jid)
     return jid
 
 
@@ -81,9 +90,11 @@ def build_ur5() -> pin.Model:
         )
         link = _dh_standard(UR5_DH_D[i], UR5_DH_A[i], UR5_DH_ALPHA[i])
         model.appendBodyToJoint(jid, *_link_inertia(UR5_MASSES[i], link.translation))
+        _add_body_frame(model, jid, UR5_LINKS[i])
         parent, placement = jid, link
     _add_body_frame(model, parent, "tool0", placement)
     return model
+
 
 
 def build_panda() -> pin.Model:
@@ -105,6 +116,7 @@ def build_panda() -> pin.Model:
         )
         nxt = PANDA_D[i + 1] if i + 1 < 7 else PANDA_FLANGE_D
         model.appendBodyToJoint(jid, *_link_inertia(PANDA_MASSES[i], np.array([0, 0, nxt])))
+        _add_body_frame(model, jid, f"panda_link{i + 1}")
         parent = jid
     flange = pin.SE3(np.eye(3), np.array([0.0, 0.0, PANDA_FLANGE_D]))
     hand = flange * pin.SE3(pin.utils.rotate("z", -np.pi / 4), np.zeros(3))

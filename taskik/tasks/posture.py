@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_finite_array
 from ._frames import require_target
 from .task import Task, check_cost
 
@@ -66,8 +66,10 @@ class PostureTask(Task):
         q_target = np.array(q_target, dtype=float)
         if configuration is not None:
             q_target = configuration.check_q(q_target)
-        elif not np.isfinite(q_target).all() or q_target.ndim != 1:
-            raise InvalidInput("posture target must be a finite 1-D configuration vector")
+        elif q_target.ndim != 1:
+            raise InvalidInput(f"posture target must be a 1-D vector, got shape {q_target.shape}")
+        else:
+            check_finite_array(q_target, "posture target")
         self.target = q_target
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:

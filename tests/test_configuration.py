@@ -1,0 +1,119 @@
+"""Configuration: validation of q, one kinematics pass, integration on Lie groups."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik import Configuration, InvalidConfiguration, InvalidInput, UnknownName
+
+
+def test_rejects_q_of_wrong_size(ur5):
+    with pytest.raises(InvalidConfiguration, match=r"shape \(6,\)"):
+        Configuration(ur5.model, np.zeros(5))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_rejects_non_finite_q(ur5, bad):
+    q = ur5.q0.copy()
+    q[2] = bad
+    with pytest.raises(InvalidConfiguration, match=r"NaN or inf at index \[2\]"):
+        Configuration(ur5.model, q)
+
+
+def test_rejects_unnormalised_quaternion(humanoid):
+    q = humanoid.q0.copy()
+    q[3:7] = [0.0, 0.0, 0.0, 2.0]
+    with pytest.raises(InvalidConfiguration, match=r"quaternion q\[3:7\] has norm 2"):
+        Configuration(humanoid.model, q)
+
+
+def test_rejects_non_numeric_q(ur5):
+    with pytest.raises(InvalidConfiguration, match="numeric"):
+        Configuration(ur5.model, ["a"] * 6)
+
+
+def test_rejects_non_model():
+    with pytest.raises(InvalidInput, match="pinocchio.Model"):
+        Configuration("ur5", np.zeros(6))
+
+
+def test_unknown_frame_lists_close_matches(ur5):
+    conf = ur5.configuration()
+    with pytest.raises(UnknownName, match="did you mean 'tool0'"):
+        conf.get_frame_id("tool")
+
+
+def test_frame_placement_and_jacobian_match_pinocchio(panda, rng):
+    q = panda.random_configuration(rng)
+    conf = panda.configuration(q)
+    data = panda.model.createData()
+    pin.computeJointJacobians(panda.model, data, q)
+    pin.updateFramePlacements(panda.model, data)
+    fid = panda.model.getFrameId("panda_hand")
+    T = conf.get_transform_frame_to_world("panda_hand")
+    assert np.allclose(T.homogeneous, data.oMf[fid].homogeneous)
+    J = pin.getFrameJacobian(panda.model, data, fid, pin.LOCAL_WORLD_ALIGNED)
+    assert np.allclose(conf.get_frame_jacobian("panda_hand", pin.LOCAL_WORLD_ALIGNED), J)
+
+
+def test_relative_transform(panda, rng):
+    conf = panda.configuration(panda.random_configuration(rng))
+    T = conf.get_transform("panda_hand", "panda_link8")
+    expected = conf.get_transform_frame_to_world("panda_link8").actInv(
+        conf.get_transform_frame_to_world("panda_hand")
+    )
+    assert np.allclose(T.homogeneous, expected.homogeneous)
+
+
+def test_com_and_its_jacobian(humanoid, rng):
+    q = humanoid.random_configuration(rng)
+    conf = humanoid.configuration(q)
+    data = humanoid.model.createData()
+    assert np.allclose(conf.com, pin.centerOfMass(humanoid.model, data, q))
+    v = rng.standard_normal(humanoid.model.nv)
+    eps = 1e-6
+    cp = pin.centerOfMass(humanoid.model, data, pin.integrate(humanoid.model, q, eps * v)).copy()
+    cm = pin.centerOfMass(humanoid.model, data, pin.integrate(humanoid.model, q, -eps * v)).copy()
+    assert np.allclose(conf.com_jacobian @ v, (cp - cm) / (2 * eps), atol=1e-6)
+
+
+def test_integrate_uses_the_lie_group(humanoid, rng):
+    conf = humanoid.configuration()
+    v = rng.standard_normal(humanoid.model.nv)
+    q_next = conf.integrate(v, 0.1)
+    assert np.allclose(q_next, pin.integrate(humanoid.model, humanoid.q0, 0.1 * v))
+    assert np.allclose(conf.q, humanoid.q0)  # integrate does not move the configuration
+
+
+def test_integrate_inplace_keeps_quaternion_normalised_and_updates_kinematics(humanoid, rng):
+    conf = humanoid.configuration()
+    for _ in range(200):
+        conf.integrate_inplace(rng.standard_normal(humanoid.model.nv), 0.05)
+    assert abs(np.linalg.norm(conf.q[3:7]) - 1.0) < 1e-12
+    fid = conf.get_frame_id("larm_effector_body")
+    data = humanoid.model.createData()
+    pin.framesForwardKinematics(humanoid.model, data, conf.q)
+    assert np.allclose(conf.data.oMf[fid].homogeneous, data.oMf[fid].homogeneous)
+
+
+@pytest.mark.parametrize("dt", [0.0, -0.01, np.nan, np.inf])
+def test_integrate_rejects_bad_dt(ur5, dt):
+    with pytest.raises(InvalidInput, match="dt"):
+        ur5.configuration().integrate(np.zeros(6), dt)
+
+
+def test_integrate_rejects_bad_velocity(ur5):
+    conf = ur5.configuration()
+    with pytest.raises(InvalidInput, match=r"v must have shape \(6,\)"):
+        conf.integrate(np.zeros(5), 0.01)
+    with pytest.raises(InvalidInput, match="v contains NaN"):
+        conf.integrate(np.full(6, np.nan), 0.01)
+
+
+def test_check_limits_names_the_joint(ur5):
+    q = ur5.q0.copy()
+    q[1] = 7.0
+    conf = ur5.configuration(q)
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="shoulder_lift_joint"):
+        conf.check_limits()
