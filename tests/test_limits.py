@@ -1,0 +1,119 @@
+"""Limits: Kanoun position box, velocity box, merging, recovery from outside, long random runs."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import taskik
+from taskik import ConfigurationLimit, FrameTask, InvalidInput, UnknownName, VelocityLimit
+
+
+def test_configuration_limit_is_kanoun_box(panda):
+    conf = panda.configuration()
+    lim = ConfigurationLimit(panda.model, gain=0.4)
+    idx, lo, hi = lim.compute_box(conf, dt=0.02)
+    q = conf.q[idx]
+    assert np.allclose(lo, 0.4 * (panda.model.lowerPositionLimit[idx] - q) / 0.02)
+    assert np.allclose(hi, 0.4 * (panda.model.upperPositionLimit[idx] - q) / 0.02)
+    assert (lo < 0).all() and (hi > 0).all()
+
+
+def test_configuration_limit_skips_floating_base_and_unbounded(humanoid):
+    lim = ConfigurationLimit(humanoid.model)
+    assert lim.indices.min() >= 6
+    assert len(lim.indices) == humanoid.model.nv - 6
+
+
+@pytest.mark.parametrize("gain", [0.0, 1.5, -0.1])
+def test_configuration_limit_gain_is_checked(ur5, gain):
+    with pytest.raises(InvalidInput, match="gain"):
+        ConfigurationLimit(ur5.model, gain=gain)
+
+
+def test_velocity_limit_from_model_and_from_dict(ur5):
+    idx, lo, hi = VelocityLimit(ur5.model).compute_box(ur5.configuration(), 0.01)
+    assert np.allclose(hi, np.pi) and np.allclose(lo, -np.pi) and len(idx) == 6
+    lim = VelocityLimit(ur5.model, {"elbow_joint": 0.5, "wrist_3_joint": 2.0})
+    idx, lo, hi = lim.compute_box(ur5.configuration(), 0.01)
+    assert idx.tolist() == [2, 5] and hi.tolist() == [0.5, 2.0]
+
+
+def test_velocity_limit_unknown_joint_suggests_names(ur5):
+    with pytest.raises(UnknownName, match="elbow_joint"):
+        VelocityLimit(ur5.model, {"elbow": 1.0})
+
+
+def test_velocity_limit_rejects_negative(ur5):
+    with pytest.raises(InvalidInput, match=">= 0"):
+        VelocityLimit(ur5.model, {"elbow_joint": -1.0})
+
+
+def test_velocity_limit_skips_unbounded_floating_base(humanoid):
+    lim = VelocityLimit(humanoid.model)
+    assert lim.indices.min() >= 6
+
+
+def test_boxes_are_merged_not_stacked(panda):
+    conf = panda.configuration()
+    limits = [ConfigurationLimit(panda.model), VelocityLimit(panda.model)]
+    task = FrameTask("panda_hand")
+    task.set_target_from_configuration(conf)
+    problem = taskik.build_ik(conf, [task], 0.01, limits)
+    assert problem.G is None  # no inequality rows
+    idx, lo_c, hi_c = limits[0].compute_box(conf, 0.01)
+    _, lo_v, hi_v = limits[1].compute_box(conf, 0.01)
+    assert np.allclose(problem.lb[idx], np.maximum(lo_c, lo_v))
+    assert np.allclose(problem.ub[idx], np.minimum(hi_c, hi_v))
+
+
+def test_starting_outside_a_limit_steers_back(panda):
+    q = panda.q0.copy()
+    q_max = panda.model.upperPositionLimit[3]
+    q[3] = q_max + 0.3  # joint 4 beyond its upper limit
+    conf = panda.configuration(q)
+    task = FrameTask("panda_hand")
+    task.set_target_from_configuration(conf)
+    dt = 0.01
+    v = taskik.solve_ik(conf, [task], dt)  # must not be infeasible
+    # asked to return by K·0.3/dt = 15 rad/s, clipped to the 2.175 rad/s velocity limit
+    assert v[3] == pytest.approx(-2.175, abs=1e-6)
+    for _ in range(100):
+        conf.integrate_inplace(taskik.solve_ik(conf, [task], dt), dt)
+    assert conf.q[3] <= q_max + 1e-9
+
+
+def test_starting_outside_within_velocity_reach_recovers_geometrically(ur5):
+    q = ur5.q0.copy()
+    q[0] = -2 * np.pi - 0.01
+    conf = ur5.configuration(q)
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0)
+    v = taskik.solve_ik(conf, [task], 0.01)
+    assert v[0] >= 0.5 * 0.01 / 0.01 - 1e-9  # at least K × violation / dt back inside
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    reach=st.floats(0.1, 1.5),
+    dt=st.sampled_from([0.005, 0.01, 0.05]),
+)
+def test_no_limit_is_ever_violated_over_long_random_runs(seed, reach, dt):
+    rng = np.random.default_rng(seed)
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration(robot.random_configuration(rng))
+    model = robot.model
+    task = FrameTask("panda_hand", 1.0, 0.5)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+    for step in range(150):
+        if step % 50 == 0:  # a new, possibly unreachable, target
+            T = conf.get_transform_frame_to_world("panda_hand")
+            T.translation = T.translation + reach * rng.uniform(-1, 1, 3)
+            task.set_target(T)
+        v = taskik.solve_ik(conf, [task, posture], dt)
+        assert (np.abs(v) <= model.velocityLimit + 1e-7).all()
+        conf.integrate_inplace(v, dt)
+        assert (conf.q >= lo - 1e-9).all() and (conf.q <= hi + 1e-9).all()

@@ -1,0 +1,100 @@
+"""The QP of one step: P, r, G, h and the box, against hand-built references."""
+
+import numpy as np
+import pytest
+
+import taskik
+from taskik import FrameTask, Limit, NoSolutionFound, PositionTask, PostureTask, VelocityLimit
+
+
+def test_P_and_r_equal_the_hand_built_reference(ur5):
+    conf = ur5.configuration()
+    dt, damping = 0.02, 1e-3
+    frame = FrameTask("tool0", position_cost=[1.0, 2.0, 3.0], orientation_cost=0.5, gain=0.7,
+                      lm_damping=0.1)
+    T = conf.get_transform_frame_to_world("tool0")
+    T.translation = T.translation + np.array([0.05, -0.02, 0.01])
+    frame.set_target(T)
+    posture = PostureTask(cost=0.1, gain=0.3)
+    posture.set_target(ur5.q0 + 0.2)
+    problem = taskik.build_ik(conf, [frame, posture], dt, limits=[], damping=damping)
+
+    P = np.zeros((6, 6))
+    r = np.zeros(6)
+    mu = 0.0
+    for task in (frame, posture):
+        e, J = task.compute_error_and_jacobian(conf)
+        W = np.diag(np.broadcast_to(task.cost, e.shape))
+        P += J.T @ W.T @ W @ J
+        r -= J.T @ W.T @ W @ (task.gain * e / dt)
+        mu += task.lm_damping * np.linalg.norm(W @ e) ** 2
+    P += (mu + damping) * np.eye(6)
+    assert np.allclose(problem.P, P, rtol=1e-12, atol=1e-9)
+    assert np.allclose(problem.r, r, rtol=1e-12, atol=1e-9)
+    assert problem.mu == pytest.approx(mu)
+    assert problem.lb is None and problem.G is None
+
+
+def test_unconstrained_step_solves_the_normal_equations(ur5):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.01, 0, 0])
+    posture = PostureTask(1e-2)
+    posture.set_target(ur5.q0)
+    problem = taskik.build_ik(conf, [task, posture], 0.01, limits=[])
+    v = taskik.solve_ik(conf, [task, posture], 0.01, limits=[])
+    assert np.allclose(problem.P @ v, -problem.r, atol=1e-8)
+
+
+class FixedBox(Limit):
+    """A hard box that forces joint 0 to move forward (for conflict tests)."""
+
+    name = "forward"
+
+    def __init__(self, model):
+        self.model = model
+
+    def compute_box(self, configuration, dt):
+        return np.array([0]), np.array([1.0]), np.array([2.0])
+
+
+def test_conflicting_hard_limits_are_named(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    limits = [FixedBox(ur5.model), VelocityLimit(ur5.model, {"shoulder_pan_joint": 0.5})]
+    with pytest.raises(NoSolutionFound, match=r"shoulder_pan_joint: forward limit lower bound 1"):
+        taskik.solve_ik(conf, [task], 0.01, limits=limits)
+
+
+class HalfSpace(Limit):
+    """Inequality rows G v ≤ h on the first two joints."""
+
+    name = "halfspace"
+
+    def __init__(self, model, h):
+        self.model, self.h = model, h
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((1, configuration.nv))
+        G[0, :2] = 1.0
+        return G, np.array([self.h])
+
+
+def test_inequality_rows_are_stacked_and_respected(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[HalfSpace(ur5.model, 0.1)])
+    assert problem.G.shape == (1, 6) and problem.h.tolist() == [0.1]
+    v = taskik.solve_ik(conf, [task], 0.01, limits=[HalfSpace(ur5.model, 0.1)])
+    assert v[0] + v[1] <= 0.1 + 1e-8
+
+
+def test_infeasible_inequalities_raise_with_solver_and_limits(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    limits = [HalfSpace(ur5.model, -10.0), VelocityLimit(ur5.model)]
+    with pytest.raises(NoSolutionFound, match=r"'daqp'.*halfspace"):
+        taskik.solve_ik(conf, [task], 0.01, limits=limits)
