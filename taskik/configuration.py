@@ -99,8 +99,7 @@ class Configuration:
             raise InvalidConfiguration(f"q must be a numeric vector: {exc}") from None
         if q.shape != (self.model.nq,):
             raise InvalidConfiguration(
-                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, "
-                f"got {q.shape}"
+                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
             )
         if not math.isfinite(q.sum()) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))

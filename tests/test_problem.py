@@ -7,11 +7,12 @@ import taskik
 from taskik import FrameTask, Limit, NoSolutionFound, PositionTask, PostureTask, VelocityLimit
 
 
-def test_P_and_r_equal_the_hand_built_reference(ur5):
+def test_p_and_r_equal_the_hand_built_reference(ur5):
     conf = ur5.configuration()
     dt, damping = 0.02, 1e-3
-    frame = FrameTask("tool0", position_cost=[1.0, 2.0, 3.0], orientation_cost=0.5, gain=0.7,
-                      lm_damping=0.1)
+    frame = FrameTask(
+        "tool0", position_cost=[1.0, 2.0, 3.0], orientation_cost=0.5, gain=0.7, lm_damping=0.1
+    )
     T = conf.get_transform_frame_to_world("tool0")
     T.translation = T.translation + np.array([0.05, -0.02, 0.01])
     frame.set_target(T)

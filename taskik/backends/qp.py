@@ -43,6 +43,10 @@ def check_solver(solver: str) -> str:
     )
 
 
+#: Proximal regularisation used to retry DAQP when its active set fails on a singular P.
+PROXIMAL_EPS = 1e-6
+
+
 @cache
 def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
@@ -60,6 +64,10 @@ def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
         bu = np.concatenate([ub, h])
         bl = np.concatenate([lb, np.full(len(h), -np.inf)])
     x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, **kwargs)
+    if exitflag <= 0 and "eps_prox" not in kwargs:
+        # A nearly singular P (redundant robot, few tasks, tiny damping) can make the active
+        # set fail; DAQP's proximal-point mode solves the same convex QP exactly.
+        x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, eps_prox=PROXIMAL_EPS, **kwargs)
     if exitflag <= 0:
         return None, f"DAQP exit flag {exitflag}"
     return x, "optimal"

@@ -84,14 +84,17 @@ def _planar_3r() -> Robot:
 def _humanoid() -> Robot:
     model = models.build_humanoid()
     q0 = pin.neutral(model)
-    q0[2] = 2.1  # feet on the ground
-    for name, angle in (("rleg_elbow_joint", 0.3), ("lleg_elbow_joint", 0.3)):
-        jid = model.getJointId(name)
-        q0[model.joints[jid].idx_q] = angle
-    for name in ("rleg_shoulder2_joint", "lleg_shoulder2_joint"):
-        q0[model.joints[model.getJointId(name)].idx_q] = -0.15
-    for name in ("rleg_wrist1_joint", "lleg_wrist1_joint"):
-        q0[model.joints[model.getJointId(name)].idx_q] = -0.15
+    # knees bent (hip −0.3, knee +0.6, ankle −0.3 rad of pitch: feet flat), arms slightly out
+    pose = {"shoulder2": -0.3, "elbow": 0.6, "wrist2": -0.3}
+    for side in ("rleg", "lleg"):
+        for joint, angle in pose.items():
+            q0[model.joints[model.getJointId(f"{side}_{joint}_joint")].idx_q] = angle
+    for side, sign in (("rarm", -1.0), ("larm", 1.0)):
+        q0[model.joints[model.getJointId(f"{side}_shoulder1_joint")].idx_q] = sign * 0.2
+        q0[model.joints[model.getJointId(f"{side}_elbow_joint")].idx_q] = -0.4
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q0)
+    q0[2] = -data.oMf[model.getFrameId("lleg_effector_body")].translation[2]  # feet at z = 0
     return Robot(
         "humanoid",
         model,
@@ -177,8 +180,10 @@ def load_urdf(
     visual = collision = None
     try:
         dirs = package_dirs or [str(path.parent)]
-        visual = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.VISUAL, dirs)
-        collision = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.COLLISION, dirs)
+        visual = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.VISUAL, package_dirs=dirs)
+        collision = pin.buildGeomFromUrdf(
+            model, str(path), pin.GeometryType.COLLISION, package_dirs=dirs
+        )
     except (RuntimeError, ValueError):
         pass
     q0 = pin.neutral(model)

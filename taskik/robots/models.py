@@ -96,7 +96,6 @@ def build_ur5() -> pin.Model:
     return model
 
 
-
 def build_panda() -> pin.Model:
     """Franka Panda (7 DoF) from modified DH; published limits; frames ``panda_link8``,
     ``panda_hand`` (−45° about z) and ``panda_hand_tcp`` (10.34 cm further along z)."""
@@ -153,4 +152,14 @@ def build_humanoid() -> pin.Model:
     """
     model = pin.buildSampleModelHumanoid(True)
     model.name = "humanoid"
+    # The sample places every body's centre of mass 0.5 m along +z of its joint, while the
+    # limbs extend along −z: put each mass halfway to the next joint of its chain instead.
+    children: dict[int, int] = {}
+    for jid in range(2, model.njoints):
+        children.setdefault(model.parents[jid], jid)
+    for jid in range(1, model.njoints):
+        inertia = model.inertias[jid]
+        segment = model.jointPlacements[children[jid]].translation if jid in children else 0.0
+        lever = 0.5 * np.asarray(segment) * np.ones(3)
+        model.inertias[jid] = pin.Inertia(inertia.mass, lever, inertia.inertia)
     return model

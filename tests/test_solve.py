@@ -1,0 +1,152 @@
+"""solve_ik: closed-loop convergence, solvers, bad input, the step report."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+import qpsolvers
+
+import taskik
+from taskik import ComTask, FrameTask, InvalidInput, PositionTask, PostureTask
+
+
+def servo(conf, tasks, dt=0.01, steps=400, **kwargs):
+    for _ in range(steps):
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, dt, **kwargs), dt)
+
+
+@pytest.mark.parametrize("robot_name, frame", [("ur5", "tool0"), ("panda", "panda_hand")])
+def test_closed_loop_reaches_a_reachable_pose(robot_name, frame, rng):
+    robot = taskik.robots.load(robot_name)
+    q_goal = robot.random_configuration(rng)
+    q_goal = pin.integrate(robot.model, robot.q0, 0.3 * (q_goal - robot.q0))
+    goal = robot.configuration(q_goal).get_transform_frame_to_world(frame)
+    conf = robot.configuration()
+    task = FrameTask(frame, 1.0, 1.0)
+    task.set_target(goal)
+    servo(conf, [task], steps=600)
+    T = conf.get_transform_frame_to_world(frame)
+    assert np.linalg.norm(T.translation - goal.translation) < 1e-6
+    assert np.linalg.norm(pin.log3(T.rotation.T @ goal.rotation)) < 1e-6
+
+
+def test_humanoid_feet_held_while_the_com_shifts(humanoid):
+    conf = humanoid.configuration()
+    feet = [FrameTask(f, 10.0, 10.0) for f in ("lleg_effector_body", "rleg_effector_body")]
+    for foot in feet:
+        foot.set_target_from_configuration(conf)
+    com = ComTask(1.0, lm_damping=1.0)
+    com.set_target(conf.com + np.array([0.0, 0.04, -0.02]))
+    posture = PostureTask(1e-3)
+    posture.set_target(humanoid.q0)
+    servo(conf, [*feet, com, posture], steps=400)
+    assert np.linalg.norm(com.compute_error(conf)) < 1e-3
+    for foot in feet:
+        assert np.linalg.norm(foot.compute_error(conf)) < 1e-4
+    assert abs(np.linalg.norm(conf.q[3:7]) - 1.0) < 1e-12
+    conf.check_limits()
+
+
+def test_singular_hessian_with_saturated_bounds_is_still_solved(panda):
+    """7-DoF arm, one 6-D task, tiny damping: P is singular; the step must still be exact."""
+    conf = panda.configuration()
+    task = FrameTask("panda_hand")
+    T = conf.get_transform_frame_to_world("panda_hand")
+    T.translation = T.translation + np.array([0.2, -0.3, 0.1])
+    task.set_target(T)
+    for _ in range(30):
+        v = taskik.solve_ik(conf, [task], 0.01)
+        problem = taskik.build_ik(conf, [task], 0.01)
+        ref = qpsolvers.solve_qp(
+            problem.P,
+            problem.r,
+            lb=problem.lb,
+            ub=problem.ub,
+            solver="osqp",
+            eps_abs=1e-10,
+            eps_rel=1e-10,
+            max_iter=100000,
+        )
+        cost = 0.5 * v @ problem.P @ v + problem.r @ v
+        ref_cost = 0.5 * ref @ problem.P @ ref + problem.r @ ref
+        assert cost <= ref_cost + 1e-6 * abs(ref_cost)
+        assert (v >= problem.lb - 1e-9).all() and (v <= problem.ub + 1e-9).all()
+        conf.integrate_inplace(v, 0.01)
+
+
+def test_any_qpsolvers_solver_gives_the_same_step(ur5):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.02, 0.01, 0])
+    posture = PostureTask(1e-2)
+    posture.set_target(ur5.q0)
+    v_daqp = taskik.solve_ik(conf, [task, posture], 0.01, solver="daqp")
+    options = {"osqp": {"eps_abs": 1e-9, "eps_rel": 1e-9, "polishing": True}}
+    for solver in qpsolvers.available_solvers:
+        v = taskik.solve_ik(conf, [task, posture], 0.01, solver=solver, **options.get(solver, {}))
+        assert np.allclose(v, v_daqp, atol=1e-6), solver
+
+
+def test_default_solver_is_daqp():
+    assert taskik.default_solver() == "daqp"
+
+
+def test_editing_the_task_list_or_costs_is_taken_into_account(ur5):
+    conf = ur5.configuration()
+    a = PositionTask("tool0", cost=1.0)
+    a.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.02, 0, 0])
+    b = PostureTask(cost=1.0)
+    b.set_target(ur5.q0 + 0.3)
+    tasks = [a]
+    v1 = taskik.solve_ik(conf, tasks, 0.01, limits=[])
+    tasks.append(b)
+    v2 = taskik.solve_ik(conf, tasks, 0.01, limits=[])
+    assert not np.allclose(v1, v2)
+    b.cost = 1e-9
+    v3 = taskik.solve_ik(conf, tasks, 0.01, limits=[])
+    assert np.allclose(v3, v1, atol=1e-6)
+    b.cost = 1.0
+    assert np.allclose(taskik.solve_ik(conf, tasks, 0.01, limits=[]), v2)
+
+
+@pytest.mark.parametrize("dt", [0.0, -1.0, np.nan, np.inf, "0.01"])
+def test_bad_dt(ur5, dt):
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    with pytest.raises(InvalidInput, match="dt"):
+        taskik.solve_ik(ur5.configuration(), [task], dt)
+
+
+def test_bad_task_list(ur5):
+    with pytest.raises(InvalidInput, match="Task objects"):
+        taskik.solve_ik(ur5.configuration(), ["tool0"], 0.01)
+    with pytest.raises(InvalidInput, match="Limit objects"):
+        taskik.solve_ik(ur5.configuration(), [PostureTask()], 0.01, limits=["velocity"])
+
+
+def test_unknown_solver_lists_the_installed_ones(ur5):
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    with pytest.raises(InvalidInput, match="did you mean 'daqp'.*installed"):
+        taskik.solve_ik(ur5.configuration(), [task], 0.01, solver="daq")
+
+
+def test_negative_damping(ur5):
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    with pytest.raises(InvalidInput, match="damping"):
+        taskik.solve_ik(ur5.configuration(), [task], 0.01, damping=-1.0)
+
+
+def test_report_lists_tasks_and_active_bounds(ur5):
+    conf = ur5.configuration()
+    task = FrameTask("tool0")
+    T = conf.get_transform_frame_to_world("tool0")
+    T.translation = T.translation + np.array([0.3, 0.0, 0.0])  # far: velocity limits saturate
+    task.set_target(T)
+    v = taskik.solve_ik(conf, [task], 0.01)
+    rep = taskik.report(conf, [task], 0.01, v)
+    assert isinstance(rep, taskik.StepReport)
+    assert rep.tasks[0].error_norm == pytest.approx(np.linalg.norm(task.compute_error(conf)))
+    assert rep.active and all(b.limit == "velocity" for b in rep.active)
+    text = str(rep)
+    assert "FrameTask('tool0'" in text and "velocity" in text
