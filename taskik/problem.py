@@ -179,8 +179,29 @@ class Assembler:
                 "(none)", "inconsistent hard bounds", box_conflicts(self.static_boxes, nv)
             )
         self.hard_lb, self.hard_ub = hard_lb, hard_ub
-        self.lb = np.empty(nv)
-        self.ub = np.empty(nv)
+        self.bounds = np.empty((2, nv))  # [lb; ub] of the last step
+        self.lb, self.ub = self.bounds[0], self.bounds[1]
+        # Fast path: one soft box limit (position limits), hard boxes all static.
+        self._single_soft = None
+        if (
+            len(self.dynamic) == 1
+            and not self.dynamic[0].hard
+            and self.dynamic[0].compute_inequalities(configuration, 1.0) is None
+        ):
+            lim = self.dynamic[0]
+            probe = lim.compute_stacked_box(configuration, 1.0)
+            if probe is not None:
+                idx = np.asarray(probe[0])
+                self._single_soft = (
+                    lim,
+                    idx,
+                    np.array_equal(idx, np.arange(nv)),
+                    np.empty((2, len(idx))),
+                    np.empty((2, len(idx))),
+                    np.ascontiguousarray(hard_lb[idx]),
+                    np.ascontiguousarray(hard_ub[idx]),
+                    np.vstack([hard_lb, hard_ub]),
+                )
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
         self._dynamic_boxes: list = []
@@ -233,6 +254,20 @@ class Assembler:
         np.matmul(c, A, out=self.r)
         np.negative(self.r, out=self.r)
         self.mu = mu - damping
+
+        if self._single_soft is not None:
+            lim, idx, full, raw, S, hl, hu, hard = self._single_soft
+            lim.compute_stacked_box(configuration, dt, out=raw)
+            self._dynamic_boxes = [(lim, (idx, raw[0], raw[1]))]
+            # clip the soft box into the hard box: the merged box is then never empty
+            np.maximum(raw, hl, out=S)
+            np.minimum(S, hu, out=S)
+            if full:
+                self.bounds[:] = S
+            else:
+                self.bounds[:] = hard
+                self.bounds[:, idx] = S
+            return self.P, self.r, None, None, self.lb, self.ub
 
         G_rows, h_rows = [], []
         boxes = []

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from .backends.qp import check_solver, default_solver, solve_qp_arrays
+from .backends.qp import _empty_rows, check_solver, daqp, default_solver, solve_qp_arrays
 from .configuration import Configuration
 from .exceptions import InvalidInput
 from .limits.limit import Limit
@@ -14,6 +15,7 @@ from .problem import Assembler, check_damping, check_tasks, resolve_limits
 from .tasks.task import Task
 
 _MAX_CACHED_PLANS = 16
+_DEFAULT_SOLVER = default_solver()
 
 
 def get_assembler(
@@ -100,9 +102,14 @@ def solve_ik(
         return solve_hierarchy(
             configuration, tasks, float(dt), limits, solver, damping, **solver_kwargs
         )
-    solver = default_solver() if solver is None else check_solver(solver)
+    solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
     P, r, G, h, lb, ub = asm.assemble(configuration, float(dt), damping)
+    if solver == "daqp" and G is None and lb is not None and not solver_kwargs:
+        # the common case, without the generic adapter's checks; failures take the full path
+        x, _, exitflag, _ = daqp.solve(P, r, _empty_rows(asm.nv), ub, lb)
+        if exitflag > 0 and math.isfinite(x @ x):
+            return x
     return solve_qp_arrays(
         P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
     )

@@ -54,15 +54,23 @@ class ConfigurationLimit(Limit):
         self.indices = np.array(iv, dtype=int)
         self.q_min = np.array(lo[self.q_indices], dtype=float)
         self.q_max = np.array(hi[self.q_indices], dtype=float)
+        self._stacked = np.vstack([self.q_min, self.q_max])
+        self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
         bad = np.flatnonzero(self.q_min > self.q_max)
         if bad.size:
             k = self.q_indices[bad[0]]
             raise InvalidInput(f"joint position limits at q[{k}] have lower > upper")
 
     def compute_box(self, configuration: Configuration, dt: float):
-        q = configuration.q[self.q_indices]
-        scale = self.gain / dt
-        return self.indices, scale * (self.q_min - q), scale * (self.q_max - q)
+        idx, bounds = self.compute_stacked_box(configuration, dt)
+        return idx, bounds[0], bounds[1]
+
+    def compute_stacked_box(self, configuration: Configuration, dt: float, out=None):
+        """``(indices, B)`` with ``B = [lower; upper]`` (2 × k), written into ``out`` if given."""
+        q = configuration.q if self._all_q else configuration.q[self.q_indices]
+        out = np.subtract(self._stacked, q, out=out)
+        out *= self.gain / dt
+        return self.indices, out
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""

@@ -33,6 +33,17 @@ class Limit:
         """``(indices, lower, upper)``: bounds on ``v[indices]``, or None if no box."""
         return None
 
+    def compute_stacked_box(self, configuration: Configuration, dt: float, out=None):
+        """``(indices, B)`` with ``B = [lower; upper]`` stacked (2 × k); None if no box."""
+        box = self.compute_box(configuration, dt)
+        if box is None:
+            return None
+        idx, lo, hi = box
+        if out is None:
+            return idx, np.vstack([lo, hi])
+        out[0], out[1] = lo, hi
+        return idx, out
+
     def compute_inequalities(self, configuration: Configuration, dt: float):
         """``(G, h)`` with ``G v ≤ h``, or None."""
         return None
