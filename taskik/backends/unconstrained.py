@@ -1,0 +1,360 @@
+"""The unconstrained least-squares backends of :func:`taskik.solve_ik`.
+
+``solve_ik(conf, tasks, dt, backend=...)`` with ``backend`` in ``"transpose"``, ``"pinv"``,
+``"dls"``, ``"sdls"``, ``"regularized"`` solves the stacked weighted system of the tasks
+
+    A v ≈ c,   A = [W_i J_i],   c = [W_i Kp_i e_i / dt]
+
+(the same rows the QP uses, assembled by :class:`taskik.problem.Assembler`) with a classic
+method instead of the QP. These backends cannot honour inequalities: ``limits=None`` means
+no limits and a non-empty limit list raises :class:`InvalidInput`.
+
+Options (keyword arguments of ``solve_ik``), per backend:
+
+- every backend: ``max_task_error`` (Buss's ``ClampMag``: each task error, position and
+  orientation parts of 6-D tasks separately, is clamped to this norm before the solve; a
+  number for every task or a ``{task: D_max}`` dict), ``max_joint_step`` (``Δθ_max``, rad per
+  step: the whole step is scaled so that ``max_j |v_j| dt ≤ Δθ_max``, Williams eq. 31).
+- ``"pinv"``: ``rcond`` (relative singular-value cut-off, default 1e-10).
+- ``"dls"``: ``lam`` (λ, default 0.1), ``damping_kind`` (``"constant"``: ``λ²I``;
+  ``"chan"``: ``λ E I``; ``"sugihara"``: ``E I + diag(w̄)``; ``E = ½ Σ ‖W_i e_i‖²``),
+  ``w_bar`` (Sugihara's w̄, scalar or per joint, default 1e-3), ``form`` (``"normal"``
+  (default) or ``"svd"``, constant λ only). The ``damping`` argument of ``solve_ik`` and the
+  tasks' ``lm_damping`` terms ``μ_i`` are added to the diagonal, as in the QP.
+- ``"sdls"``: ``gamma_max`` (largest joint change per step, rad, default π/4).
+- ``"regularized"``: ``gamma0``, ``sigma_thr``, ``branch``, ``rcond`` (see
+  :class:`taskik.backends.regularized.RegularizedJacobian`).
+
+Only ``"dls"`` has a Tikhonov term: the other backends raise :class:`InvalidInput` when a
+task has ``lm_damping > 0`` or ``damping`` is set above its default (1e-12), rather than
+ignore them silently.
+
+Regularized backend, which tasks it changes: :class:`PositionTask` rows (fictitious point),
+:class:`OrientationTask` rows (spherical representation) and both parts of
+:class:`FrameTask` rows. Every other task (CoM, posture, relative frame, damping…) keeps
+its rows unchanged. A task class can opt in by defining
+``regularization_blocks(configuration) -> list[(kind, L, J, J_angular)]`` where ``kind`` is
+``"position"`` or ``"orientation"``, ``L`` (dim × 3) maps the world velocity of the block
+to the task rate, ``J`` is the block's world Jacobian (3 × nv: point velocity for a position
+block, angular velocity for an orientation block) and ``J_angular`` the world angular
+Jacobian of the body carrying it, so that the task Jacobian contains ``L @ J``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput
+from ..problem import check_limits
+from ..tasks.frame import FrameTask
+from ..tasks.orientation import OrientationTask
+from ..tasks.position import PositionTask
+from ..tasks.task import Task
+from .dls import DAMPING_KINDS, damping_diagonal, solve_dls_normal, solve_dls_svd
+from .pseudoinverse import DEFAULT_RCOND, solve_pinv
+from .regularized import RegularizedBlock, RegularizedJacobian
+from .sdls import DEFAULT_GAMMA_MAX, group_starts, solve_sdls
+from .transpose import solve_transpose
+
+#: Names of the unconstrained backends (``"qp"`` is the constrained default).
+UNCONSTRAINED_BACKENDS = ("transpose", "pinv", "dls", "sdls", "regularized")
+
+_COMMON = ("max_task_error", "max_joint_step")
+OPTIONS = {
+    "transpose": _COMMON,
+    "pinv": (*_COMMON, "rcond"),
+    "dls": (*_COMMON, "lam", "damping_kind", "w_bar", "form"),
+    "sdls": (*_COMMON, "gamma_max"),
+    "regularized": (*_COMMON, "gamma0", "sigma_thr", "branch", "rcond"),
+}
+_DEFAULT_DAMPING = 1e-12
+
+
+# ----------------------------------------------------------------- regularization adapters
+def _position_blocks(task: PositionTask, configuration: Configuration):
+    fid = task.frame.id(configuration)
+    R = configuration.data.oMf[fid].rotation
+    J_angular = R @ configuration.get_frame_jacobian(fid)[3:]
+    _, J = task.compute_error_and_jacobian(configuration)
+    return [("position", np.eye(3), J, J_angular)]
+
+
+def _orientation_blocks(task: OrientationTask, configuration: Configuration):
+    fid = task.frame.id(configuration)
+    R = configuration.data.oMf[fid].rotation
+    J_angular = R @ configuration.get_frame_jacobian(fid)[3:]
+    L = pin.Jlog3(task.target.T @ R) @ R.T
+    return [("orientation", L, J_angular, J_angular)]
+
+
+def _frame_blocks(task: FrameTask, configuration: Configuration):
+    fid = task.frame.id(configuration)
+    T = configuration.data.oMf[fid]
+    R = T.rotation
+    Jl = configuration.get_frame_jacobian(fid)
+    J_linear, J_angular = R @ Jl[:3], R @ Jl[3:]
+    Jlog = pin.Jlog6(task.target.actInv(T))
+    return [
+        ("position", Jlog[:, :3] @ R.T, J_linear, J_angular),
+        ("orientation", Jlog[:, 3:] @ R.T, J_angular, J_angular),
+    ]
+
+
+#: Built-in regularization adapters, by exact task type (subclasses are not regularized
+#: unless they define ``regularization_blocks``).
+REGULARIZATION_ADAPTERS = {
+    PositionTask: _position_blocks,
+    OrientationTask: _orientation_blocks,
+    FrameTask: _frame_blocks,
+}
+
+
+def regularization_blocks(task: Task, configuration: Configuration) -> list | None:
+    """The ``(kind, L, J, J_angular)`` blocks of a task, or None if it is not regularized."""
+    method = getattr(task, "regularization_blocks", None)
+    if method is not None:
+        return method(configuration)
+    adapter = REGULARIZATION_ADAPTERS.get(type(task))
+    return None if adapter is None else adapter(configuration=configuration, task=task)
+
+
+# -------------------------------------------------------------------------------- the plan
+class UnconstrainedPlan:
+    """Per task list: the assembler and the row structure the backends need."""
+
+    def __init__(self, asm):
+        self.asm = asm
+        self.tasks = asm.tasks
+        groups = []  # ClampMag / SDLS groups: (task, rows) — 6-D tasks split 3 + 3
+        sdls_sizes = []
+        for task, _, _, rows in asm.slices:
+            dim = rows.stop - rows.start
+            if dim == 6:
+                groups += [(task, slice(rows.start, rows.start + 3))]
+                groups += [(task, slice(rows.start + 3, rows.stop))]
+                sdls_sizes += [3, 3]
+            else:
+                groups.append((task, rows))
+                sdls_sizes += [3] if dim == 3 else [1] * dim
+        self.groups = groups
+        self.sdls_starts = group_starts(sdls_sizes)
+        self.task_rows = [(task, rows) for task, _, _, rows in asm.slices]
+        self.regularizer: RegularizedJacobian | None = None
+        self._reg_params = None
+
+
+def _plan(configuration: Configuration, tasks, backend_key: str) -> UnconstrainedPlan:
+    from ..solve import get_assembler
+
+    asm = get_assembler(configuration, tasks, [])
+    key = ("unconstrained", backend_key, tuple(map(id, tasks)))
+    plan = configuration._plans.get(key)
+    if plan is None or plan.asm is not asm:
+        plan = UnconstrainedPlan(asm)
+        configuration._plans[key] = plan
+    return plan
+
+
+# ---------------------------------------------------------------------------- validation
+def _check_backend(backend) -> None:
+    if backend not in OPTIONS:
+        raise InvalidInput(
+            f"unknown backend {backend!r}; choose one of 'qp', "
+            + ", ".join(repr(b) for b in UNCONSTRAINED_BACKENDS)
+        )
+
+
+def _check_options(backend: str, options: dict) -> None:
+    allowed = OPTIONS[backend]
+    for name in options:
+        if name not in allowed:
+            raise InvalidInput(
+                f"unknown option {name!r} for backend {backend!r}; it accepts " + ", ".join(allowed)
+            )
+
+
+def _positive(options: dict, name: str, default: float) -> float:
+    x = options.get(name, default)
+    try:
+        xf = float(x)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{name} must be a number, got {x!r}") from None
+    if not (xf > 0.0 and math.isfinite(xf)):
+        raise InvalidInput(f"{name} must be finite and > 0, got {x!r}")
+    return xf
+
+
+def _nonnegative(options: dict, name: str, default: float) -> float:
+    x = options.get(name, default)
+    try:
+        xf = float(x)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"{name} must be a number, got {x!r}") from None
+    if not (xf >= 0.0 and math.isfinite(xf)):
+        raise InvalidInput(f"{name} must be finite and >= 0, got {x!r}")
+    return xf
+
+
+# ------------------------------------------------------------------------------- stepping
+def _clamp_task_errors(plan: UnconstrainedPlan, c: np.ndarray, dt: float, max_err) -> None:
+    """Buss's ClampMag on each task error group, applied to the rows of ``c`` in place."""
+    wk = plan.asm.wk
+    per_task = isinstance(max_err, dict)
+    if per_task:
+        for task in max_err:
+            if not any(task is t for t in plan.tasks):
+                raise InvalidInput(f"max_task_error names a task not in the list: {task!r}")
+    else:
+        d_all = _positive({"max_task_error": max_err}, "max_task_error", 1.0)
+    for task, rows in plan.groups:
+        if per_task:
+            if task not in max_err:
+                continue
+            d = _positive({"max_task_error": max_err[task]}, "max_task_error", 1.0)
+        else:
+            d = d_all
+        wk_g = wk[rows]
+        c_g = c[rows]
+        nz = wk_g > 0.0
+        e_g = c_g[nz] * dt / wk_g[nz]  # the task error itself, e = c dt / (W Kp)
+        norm = math.sqrt(float(e_g @ e_g))
+        if norm > d:
+            c_g *= d / norm
+
+
+def solve_unconstrained(
+    configuration: Configuration,
+    tasks: Sequence[Task],
+    dt: float,
+    limits,
+    backend: str,
+    damping: float = _DEFAULT_DAMPING,
+    **options,
+) -> np.ndarray:
+    """Velocity ``v`` (nv) from the stacked task system ``A v ≈ c`` with a classic backend.
+
+    See the module docstring for the backends and their options.
+
+    Raises:
+        InvalidInput: unknown backend or option, a non-empty limit list, a list of priority
+            levels, or a damping term the backend has no place for.
+    """
+    _check_backend(backend)
+    from ..solve import is_hierarchy
+
+    if is_hierarchy(tasks):
+        raise InvalidInput(
+            f"strict priorities (a list of task levels) need backend='qp', not {backend!r}"
+        )
+    if limits is not None and len(check_limits(limits)) > 0:
+        raise InvalidInput(
+            f"backend {backend!r} cannot honour limits (it solves an unconstrained least-"
+            "squares problem); only backend='qp' accepts limits. Pass limits=None or []."
+        )
+    if options:
+        _check_options(backend, options)
+    plan = _plan(configuration, tasks, backend)
+    asm = plan.asm
+    P, r, _, _, _, _ = asm.assemble(configuration, dt, damping)
+    A, c = asm.A, asm.c
+    mu = asm.mu  # Σ μ_i (tasks' Levenberg–Marquardt terms)
+    if backend != "dls" and (mu > 0.0 or damping > _DEFAULT_DAMPING):
+        lm = [t for t in plan.tasks if t.lm_damping > 0.0]
+        what = f"lm_damping of {lm!r}" if lm else f"damping={damping!r}"
+        raise InvalidInput(
+            f"backend {backend!r} has no damping term and cannot apply the {what}; "
+            "use backend='dls' (or 'qp')"
+        )
+    clamped = False
+    if options:
+        max_err = options.get("max_task_error")
+        if max_err is not None:
+            _clamp_task_errors(plan, c, dt, max_err)
+            clamped = True
+
+    if backend == "pinv":
+        v = solve_pinv(A, c, _nonnegative(options, "rcond", DEFAULT_RCOND))
+    elif backend == "dls":
+        v = _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options)
+    elif backend == "transpose":
+        v = solve_transpose(A, c)
+    elif backend == "sdls":
+        gamma_max = _positive(options, "gamma_max", DEFAULT_GAMMA_MAX)
+        v = solve_sdls(A, c * dt, plan.sdls_starts, gamma_max) / dt
+    else:
+        v = _solve_regularized(plan, configuration, A, c, options)
+
+    if options:
+        max_step = options.get("max_joint_step")
+        if max_step is not None:
+            d = _positive(options, "max_joint_step", 1.0)
+            peak = float(np.abs(v).max(initial=0.0)) * dt
+            if peak > d:
+                v = v * (d / peak)
+    return v
+
+
+def _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options) -> np.ndarray:
+    lam = _nonnegative(options, "lam", 0.1)
+    kind = options.get("damping_kind", "constant")
+    if kind not in DAMPING_KINDS:
+        raise InvalidInput(f"damping_kind must be one of {DAMPING_KINDS}, got {kind!r}")
+    form = options.get("form", "normal")
+    if form not in ("normal", "svd"):
+        raise InvalidInput(f"form must be 'normal' or 'svd', got {form!r}")
+    n = A.shape[1]
+    energy = 0.0
+    if kind != "constant":
+        asm = plan.asm
+        ratio = np.divide(asm.w, asm.wk, out=np.zeros_like(asm.w), where=asm.wk > 0.0)
+        we = c * (dt * ratio)  # W e, the weighted task error
+        energy = 0.5 * float(we @ we)
+    w_bar = options.get("w_bar", 1e-3)
+    if kind == "sugihara":
+        w_arr = np.asarray(w_bar, dtype=float)
+        if w_arr.shape not in ((), (n,)) or not np.isfinite(w_arr).all() or (w_arr < 0).any():
+            raise InvalidInput(f"w_bar must be >= 0, scalar or of size nv={n}, got {w_bar!r}")
+    if form == "svd":
+        if kind != "constant":
+            raise InvalidInput("form='svd' supports damping_kind='constant' only")
+        # the Tikhonov terms (μ_i, damping) add to λ² in the SVD form too
+        return solve_dls_svd(A, c, math.sqrt(lam * lam + mu + damping))
+    diagonal = damping_diagonal(kind, lam, energy, w_bar, n)
+    g = c @ A if clamped else -r
+    return solve_dls_normal(P, g, diagonal)  # P already holds AᵀA + (Σμ_i + damping) I
+
+
+def _solve_regularized(plan, configuration, A, c, options) -> np.ndarray:
+    params = (
+        float(options.get("gamma0", 0.5)),
+        _positive(options, "sigma_thr", 0.05),
+        options.get("branch", "auto"),
+        _nonnegative(options, "rcond", DEFAULT_RCOND),
+    )
+    if plan.regularizer is None or plan._reg_params != params:
+        plan.regularizer = RegularizedJacobian(*params)
+        plan._reg_params = params
+    blocks = []
+    for k, (task, rows) in enumerate(plan.task_rows):
+        found = regularization_blocks(task, configuration)
+        if not found:
+            continue
+        w = task._cost
+        w_col = w[:, None] if w.ndim else w
+        for j, (kind, L, J, J_angular) in enumerate(found):
+            blocks.append(
+                RegularizedBlock(
+                    kind=kind,
+                    rows=rows,
+                    L=w_col * L,
+                    angular=J_angular,
+                    linear=J if kind == "position" else None,
+                    key=(k, j),
+                )
+            )
+    return plan.regularizer.solve(A, c, blocks)
