@@ -101,7 +101,7 @@ class Configuration:
             raise InvalidConfiguration(
                 f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
             )
-        if not math.isfinite(q.sum()) and not np.isfinite(q).all():
+        if not math.isfinite(q @ q) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))
             raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
         for sl, what in self._unit_slices:
@@ -183,18 +183,29 @@ class Configuration:
         return self.data.Jcom
 
     # ------------------------------------------------------------ integration
+    def _check_step(self, v, dt) -> tuple[np.ndarray, float]:
+        if not (
+            type(v) is np.ndarray
+            and v.shape == (self.model.nv,)
+            and v.dtype == np.float64
+            and math.isfinite(v @ v)
+        ):
+            v = check_finite_array(v, "v", (self.model.nv,))
+        if not (type(dt) is float and 0.0 < dt < math.inf):
+            dt = check_positive_scalar(dt, "dt")
+        return v, dt
+
     def integrate(self, v: np.ndarray, dt: float) -> np.ndarray:
         """Return ``q ⊕ v·dt`` (``pin.integrate``: quaternions, continuous joints)."""
-        v = check_finite_array(v, "v", (self.model.nv,))
-        dt = check_positive_scalar(dt, "dt")
-        return pin.integrate(self.model, self.q, v * dt)
+        v, dt = self._check_step(v, dt)
+        q = pin.integrate(self.model, self.q, v * dt)
+        if self._unit_slices:
+            q = pin.normalize(self.model, q)
+        return q
 
     def integrate_inplace(self, v: np.ndarray, dt: float) -> None:
         """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
-        q = self.integrate(v, dt)
-        if self._quat_idx.size or self._complex_idx.size:
-            q = pin.normalize(self.model, q)
-        self.q[:] = q
+        self.q[:] = self.integrate(v, dt)
         self.update()
 
     # ---------------------------------------------------------------- limits

@@ -179,6 +179,7 @@ class Assembler:
                 "(none)", "inconsistent hard bounds", box_conflicts(self.static_boxes, nv)
             )
         self.hard_lb, self.hard_ub = hard_lb, hard_ub
+        self.qp_workspace = None  # solver state kept between steps (set by solve_ik)
         self.bounds = np.empty((2, nv))  # [lb; ub] of the last step
         self.lb, self.ub = self.bounds[0], self.bounds[1]
         # Fast path: one soft box limit (position limits), hard boxes all static.

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
 
-from .backends.qp import _empty_rows, check_solver, daqp, default_solver, solve_qp_arrays
+from .backends.qp import DaqpWorkspace, check_solver, default_solver, solve_qp_arrays
 from .configuration import Configuration
 from .exceptions import InvalidInput
 from .limits.limit import Limit
@@ -106,9 +105,12 @@ def solve_ik(
     asm = get_assembler(configuration, tasks, limits)
     P, r, G, h, lb, ub = asm.assemble(configuration, float(dt), damping)
     if solver == "daqp" and G is None and lb is not None and not solver_kwargs:
-        # the common case, without the generic adapter's checks; failures take the full path
-        x, _, exitflag, _ = daqp.solve(P, r, _empty_rows(asm.nv), ub, lb)
-        if exitflag > 0 and math.isfinite(x @ x):
+        # the common case: a warm-started DAQP workspace; failures take the full, checked path
+        workspace = asm.qp_workspace
+        if workspace is None:
+            workspace = asm.qp_workspace = DaqpWorkspace(asm.nv)
+        x = workspace.solve(P, r, lb, ub)
+        if x is not None:
             return x
     return solve_qp_arrays(
         P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs

@@ -52,6 +52,35 @@ def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
 
 
+class DaqpWorkspace:
+    """A DAQP workspace reused from one step to the next (box constraints only).
+
+    The workspace keeps its memory and its last active set, which warm-starts the next
+    solve: consecutive control steps have similar QPs. ``solve`` returns None on failure
+    (and drops the workspace), so the caller can fall back to a cold, checked solve.
+    """
+
+    __slots__ = ("model", "nv")
+
+    def __init__(self, nv: int):
+        self.model = None
+        self.nv = nv
+
+    def solve(self, P, r, lb, ub):
+        model = self.model
+        if model is None:
+            model = daqp.Model()
+            model.setup(P, r, _empty_rows(self.nv), ub, lb)
+            self.model = model
+        else:
+            model.update(H=P, f=r, bupper=ub, blower=lb)
+        x, _, exitflag, _ = model.solve()
+        if exitflag > 0 and math.isfinite(x @ x):
+            return x
+        self.model = None
+        return None
+
+
 def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
     """DAQP directly: the first nv bounds are simple bounds on v (±inf = unbounded)."""
     nv = P.shape[0]
