@@ -11,7 +11,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, UnknownName
-from . import models
+from . import buss, models
 
 
 @dataclass
@@ -109,6 +109,8 @@ _BUNDLED = {
     "planar_2r": _planar_2r,
     "planar_3r": _planar_3r,
     "humanoid": _humanoid,
+    "buss_y": buss.load_y,
+    "buss_double_y": buss.load_double_y,
 }
 
 

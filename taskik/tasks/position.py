@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import check_finite_array
+from ..exceptions import InvalidInput, check_finite_array
 from ._frames import FrameRef, require_target
 from .task import Task
 
@@ -21,11 +21,29 @@ class PositionTask(Task):
         frame: frame name.
         cost: weight (1/m), scalar or 3-vector.
         offset: point in the frame's coordinates (m); the frame origin by default.
+        jacobian: ``"end"`` (default) for the Jacobian of the point above; ``"target"`` for
+            Buss's alternate Jacobian ("Introduction to Inverse Kinematics ...", §2), computed
+            at the target: column j is ``ω_j × (p* − p_j)`` instead of ``ω_j × (p − p_j)``,
+            i.e. ``J_t = J − [p* − p]× J_ω`` with the world angular Jacobian ``J_ω``: the
+            Jacobian of the point of the frame that currently coincides with the target, as
+            if the target were attached to the end link. Buss reports less oscillation and
+            overshoot for unreachable targets, and jerky motion when links fold back.
     """
 
     dim = 3
 
-    def __init__(self, frame: str, cost=1.0, offset=None, gain: float = 1.0, lm_damping=0.0):
+    def __init__(
+        self,
+        frame: str,
+        cost=1.0,
+        offset=None,
+        gain: float = 1.0,
+        lm_damping=0.0,
+        jacobian: str = "end",
+    ):
+        if jacobian not in ("end", "target"):
+            raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
+        self.jacobian = jacobian
         self.frame = FrameRef(frame)
         self.offset = None if offset is None else check_finite_array(offset, "offset", (3,))
         self.target: np.ndarray | None = None
@@ -52,6 +70,9 @@ class PositionTask(Task):
             p, Jp = T.translation, Jl[:3]
         else:
             p, Jp = T.act(self.offset), Jl[:3] - pin.skew(self.offset) @ Jl[3:]
+        if self.jacobian == "target":  # Buss's alternate Jacobian, at the target point
+            R = T.rotation
+            return self.target - p, R @ (Jp - pin.skew(R.T @ (self.target - p)) @ Jl[3:])
         return self.target - p, T.rotation @ Jp
 
     def __repr__(self) -> str:

@@ -1,0 +1,143 @@
+"""Step controls: the practical advice of the tutorials, as small functions.
+
+- :func:`clamp_mag` — Buss's ``ClampMag(w, d)``: shorten a task error to at most ``d`` so an
+  unreachable target does not make the arm shake ("Introduction to Inverse Kinematics ...",
+  §2). Through ``solve_ik`` it is the ``max_task_error`` option of the unconstrained
+  backends (per task).
+- :func:`clamp_max_abs` — ``ClampMaxAbs(w, d)`` of Buss and Kim: scale the whole joint step so
+  that ``max_j |Δθ_j| ≤ d``, which is Williams' eq. 31 (``θ' ← θ' Δθ_max / max|θ'|`` only
+  when ``max|θ'| > Δθ_max``); direction unchanged. Through ``solve_ik``: ``max_joint_step``.
+- :func:`clip_joint_step` — per-joint clipping to ``|Δθ_j| ≤ d_j`` (changes the direction).
+- :func:`servo_velocity` — position-based servoing with gain, separate translational and
+  rotational velocity caps and a stop threshold (Haviland and Corke, "Manipulator
+  Differential Kinematics", eq. 43, with the separate caps the text recommends).
+- :class:`PoseChangeConvergence` — Williams' Algorithm 1 stopping test on the change of the
+  pose between iterations, which terminates on unreachable targets too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from .configuration import Configuration
+from .exceptions import InvalidInput, check_finite_array, check_positive_scalar
+
+
+def clamp_mag(w: np.ndarray, d: float) -> np.ndarray:
+    """``ClampMag(w, d)``: ``w`` if ``‖w‖ ≤ d``, else ``d w / ‖w‖`` (a new array)."""
+    d = check_positive_scalar(d, "d")
+    w = np.asarray(w, dtype=float)
+    norm = math.sqrt(float(w @ w))
+    return w * (d / norm) if norm > d else w.copy()
+
+
+def clamp_max_abs(w: np.ndarray, d: float) -> np.ndarray:
+    """``ClampMaxAbs(w, d)``: ``w`` scaled by ``d / max_j |w_j|`` when that is < 1 (a new
+    array); Williams' eq. 31 with ``d = Δθ_max``."""
+    d = check_positive_scalar(d, "d")
+    w = np.asarray(w, dtype=float)
+    peak = float(np.abs(w).max(initial=0.0))
+    return w * (d / peak) if peak > d else w.copy()
+
+
+def clip_joint_step(dq: np.ndarray, d) -> np.ndarray:
+    """Each joint clipped to ``|Δq_j| ≤ d_j`` (``d`` scalar or per joint, > 0)."""
+    d = np.asarray(d, dtype=float)
+    if not (np.isfinite(d).all() and (d > 0).all()):
+        raise InvalidInput(f"d must be finite and > 0, got {d}")
+    return np.clip(dq, -d, d)
+
+
+def servo_velocity(
+    error: np.ndarray,
+    gain_translation: float,
+    gain_rotation: float,
+    max_linear: float = math.inf,
+    max_angular: float = math.inf,
+    stop_translation: float = 0.0,
+    stop_rotation: float = 0.0,
+) -> tuple[np.ndarray, bool]:
+    """End-effector velocity of position-based servoing (Haviland–Corke eq. 43, split).
+
+    With the pose error ``e = [e_t; e_r]`` (m, rad), ``ν_t = k_t e_t`` capped at ``‖ν_t‖ ≤
+    ν_max,t`` and ``ν_r = k_r e_r`` capped at ``‖ν_r‖ ≤ ν_max,r`` (each part keeps its
+    direction); ``ν = 0`` once ``‖e_t‖ ≤ e_m,t`` and ``‖e_r‖ ≤ e_m,r`` (the stop threshold is on
+    the error, as the tutorial's text says). Splitting avoids the mixed units of one norm over
+    ``[m; rad]`` that the tutorial warns about.
+
+    Args:
+        error: pose error ``[e_t; e_r]`` (6), e.g. ``FrameTask.compute_error``.
+        gain_translation, gain_rotation: ``k_t``, ``k_r`` (1/s), > 0.
+        max_linear: ``ν_max,t`` (m/s). max_angular: ``ν_max,r`` (rad/s).
+        stop_translation: ``e_m,t`` (m). stop_rotation: ``e_m,r`` (rad).
+
+    Returns:
+        ``(ν, stopped)``: the twist ``[v; ω]`` (6) and whether the stop threshold is reached.
+    """
+    e = check_finite_array(error, "error", (6,))
+    kt = check_positive_scalar(gain_translation, "gain_translation")
+    kr = check_positive_scalar(gain_rotation, "gain_rotation")
+    for name, x in (
+        ("max_linear", max_linear),
+        ("max_angular", max_angular),
+        ("stop_translation", stop_translation),
+        ("stop_rotation", stop_rotation),
+    ):
+        if not x >= 0.0:
+            raise InvalidInput(f"{name} must be >= 0, got {x!r}")
+    e_t, e_r = e[:3], e[3:]
+    if np.linalg.norm(e_t) <= stop_translation and np.linalg.norm(e_r) <= stop_rotation:
+        return np.zeros(6), True
+    nu = np.concatenate([kt * e_t, kr * e_r])
+    for part, cap in ((nu[:3], max_linear), (nu[3:], max_angular)):
+        norm = float(np.linalg.norm(part))
+        if norm > cap:
+            part *= cap / norm
+    return nu, False
+
+
+class PoseChangeConvergence:
+    """Williams' Algorithm 1 stopping test: stop when the poses stop changing.
+
+    ``δ = ‖T_previous − T_current‖`` (Frobenius norm of the 4 × 4 homogeneous matrices, as in
+    the algorithm) for every watched frame; :meth:`update` returns True once every ``δ`` is
+    ≤ ``epsilon``. Unlike a test on the distance to the target, this terminates both when the
+    target is reached and when it cannot be reached (the arm stops as close as it gets).
+
+    Args:
+        frames: names of the frames to watch.
+        epsilon: tolerance on the pose change per iteration, > 0.
+    """
+
+    def __init__(self, frames: str | Sequence[str], epsilon: float = 1e-6):
+        self.frames = [frames] if isinstance(frames, str) else list(frames)
+        if not self.frames:
+            raise InvalidInput("frames must name at least one frame")
+        self.epsilon = check_positive_scalar(epsilon, "epsilon")
+        self._previous: list[np.ndarray] | None = None
+        #: Largest pose change at the last update (inf before the second update).
+        self.delta = math.inf
+
+    def reset(self) -> None:
+        self._previous = None
+        self.delta = math.inf
+
+    def update(self, configuration: Configuration) -> bool:
+        """Record the current poses; True when none moved by more than ``epsilon``."""
+        poses = [configuration.get_transform_frame_to_world(f).homogeneous for f in self.frames]
+        previous, self._previous = self._previous, poses
+        if previous is None:
+            return False
+        self.delta = max(float(np.linalg.norm(a - b)) for a, b in zip(previous, poses, strict=True))
+        return self.delta <= self.epsilon
+
+
+def pose_change(T_previous: pin.SE3 | np.ndarray, T_current: pin.SE3 | np.ndarray) -> float:
+    """``‖T_previous − T_current‖`` (Frobenius norm of the homogeneous matrices)."""
+    a = T_previous.homogeneous if isinstance(T_previous, pin.SE3) else np.asarray(T_previous)
+    b = T_current.homogeneous if isinstance(T_current, pin.SE3) else np.asarray(T_current)
+    return float(np.linalg.norm(a - b))
