@@ -43,7 +43,9 @@ def main() -> None:
             opts = OPTIONS.get(s, {})
             v = taskik.solve_ik(conf, tasks, DT, limits=limits, solver=s, **opts)
             print(f"  {s}: max|v - v_daqp| = {np.abs(v - ref).max():.1e}", file=sys.stderr)
-            fns[s] = lambda s=s, opts=opts: taskik.solve_ik(conf, tasks, DT, limits, s, **opts)
+            fns[s] = lambda s=s, o=opts, c=conf, t=tasks, lim=limits: taskik.solve_ik(
+                c, t, DT, lim, s, **o
+            )
         res = interleaved(fns, args.calls)
         cells = []
         for s in solvers:
