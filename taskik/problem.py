@@ -63,28 +63,29 @@ class Problem:
         return self.P.shape[0]
 
 
+def _check_list(items, cls: type, what: str) -> list:
+    if isinstance(items, cls):
+        return [items]
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence | set | frozenset):
+        raise InvalidInput(
+            f"{what} must be a list of {cls.__name__} objects, got {type(items).__name__}"
+        )
+    for item in items:
+        if not isinstance(item, cls):
+            raise InvalidInput(
+                f"{what} must contain {cls.__name__} objects, got {type(item).__name__}"
+            )
+    return list(items)
+
+
 def check_tasks(tasks) -> list[Task]:
     """Validate the task list (a sequence of :class:`Task`)."""
-    if isinstance(tasks, Task):
-        return [tasks]
-    if isinstance(tasks, str | bytes) or not isinstance(tasks, Sequence | set | frozenset):
-        raise InvalidInput(f"tasks must be a list of Task objects, got {type(tasks).__name__}")
-    for t in tasks:
-        if not isinstance(t, Task):
-            raise InvalidInput(f"tasks must contain Task objects, got {type(t).__name__}")
-    return list(tasks)
+    return _check_list(tasks, Task, "tasks")
 
 
 def check_limits(limits) -> list[Limit]:
     """Validate a limit list (a sequence of :class:`Limit`)."""
-    if isinstance(limits, Limit):
-        return [limits]
-    if isinstance(limits, str | bytes) or not isinstance(limits, Sequence | set | frozenset):
-        raise InvalidInput(f"limits must be a list of Limit objects, got {type(limits).__name__}")
-    for lim in limits:
-        if not isinstance(lim, Limit):
-            raise InvalidInput(f"limits must contain Limit objects, got {type(lim).__name__}")
-    return list(limits)
+    return _check_list(limits, Limit, "limits")
 
 
 def check_damping(damping: float) -> float:

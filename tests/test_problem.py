@@ -99,3 +99,28 @@ def test_infeasible_inequalities_raise_with_solver_and_limits(ur5):
     limits = [HalfSpace(ur5.model, -10.0), VelocityLimit(ur5.model)]
     with pytest.raises(NoSolutionFound, match=r"'daqp'.*halfspace"):
         taskik.solve_ik(conf, [task], 0.01, limits=limits)
+
+
+def test_build_ik_returns_independent_copies(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 0.1)
+    first = taskik.build_ik(conf, [task], 0.01)
+    assert isinstance(first, taskik.Problem) and first.nv == 6
+    first.P[:] = 0.0
+    second = taskik.build_ik(conf, [task], 0.01)
+    assert np.allclose(second.P, np.eye(6), atol=1e-9)
+
+
+def test_every_error_is_a_taskik_error():
+    for error in (
+        taskik.InvalidInput,
+        taskik.InvalidConfiguration,
+        taskik.UnknownName,
+        taskik.TargetNotSet,
+        taskik.NoSolutionFound,
+        taskik.NotWithinConfigurationLimits,
+    ):
+        assert issubclass(error, taskik.TaskikError)
+    assert issubclass(taskik.InvalidInput, ValueError)
+    assert issubclass(taskik.UnknownName, KeyError)
