@@ -1,0 +1,828 @@
+"""Solve to a configuration: iterate the IK step to convergence, with random restarts.
+
+A control loop takes one step per tick (:func:`taskik.solve_ik`); a planner or a posture
+generator wants the configuration itself. :func:`solve_posture` iterates
+
+    q_{k+1} = q_k ⊕ Δq_k,    Δq_k = A_k⁻¹ g_k,
+    A_k = Jᵀ W_e J + W_n,    g_k = Jᵀ W_e e_k,
+
+on the stacked task terms (``e`` = task errors, ``J`` = task Jacobians, ``W_e = diag(w²)``
+from the task costs ``w``) until the weighted error
+
+    E = ½ eᵀ W_e e = ½ Σ_i ‖W_i e_i‖²
+
+drops below ``tol``; a search that has not converged after ``max_iterations`` (or that
+stagnates) is restarted from a new random valid configuration, up to ``max_searches``.
+
+Methods (Haviland & Corke, "Manipulator Differential Kinematics", part 1, eqs. 45–51):
+
+========================  ================================================================
+``"nr"``                  Newton–Raphson ``Δq = J⁻¹ e`` (square J only)
+``"nr-pinv"``             ``Δq = J⁺ e``
+``"gn"``                  Gauss–Newton ``Δq = (JᵀW_eJ)⁻¹ JᵀW_e e``
+``"gn-pinv"``             ``Δq = (JᵀW_eJ)⁺ JᵀW_e e``
+``"lm-wampler"``          Levenberg–Marquardt, ``W_n = λ I`` (Wampler)
+``"lm-chan"``             ``W_n = λ E_k I`` (Chan & Lawrence), the default, λ = 0.1
+``"lm-sugihara"``         ``W_n = E_k I + diag(w̄)`` (Sugihara)
+``"qp"``                  the core QP step (:func:`taskik.solve_ik`, dt = 1) with
+                          ``W_n = λ E_k I`` and the joint limits as a box on Δq
+========================  ================================================================
+
+Joint-limit policy (``joint_limits``), for bounded 1-DoF joints:
+
+- ``"clip"`` (default): every iterate is clipped into ``[q_min, q_max]`` (projected steps,
+  so every iterate is valid); a converged q has its revolute angles wrapped into
+  (−π, π] where that stays inside the range.
+- ``"reject"``: unconstrained steps; a converged q is wrapped by multiples of 2π into its
+  range when possible, otherwise rejected and the search restarts (roboticstoolbox's rule).
+- ``"ignore"``: limits play no role (revolute angles are still wrapped into (−π, π]).
+
+The ``"qp"`` method always respects the limits through the box of its step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from .configuration import Configuration
+from .exceptions import InvalidInput, NoSolutionFound
+from .tasks._frames import require_target
+from .tasks.frame import FrameTask
+from .tasks.task import Task
+
+try:  # scipy is a dependency of qpsolvers; its direct LAPACK calls avoid numpy's overhead
+    from scipy.linalg.blas import dgemv as _dgemv
+    from scipy.linalg.blas import dsyrk as _dsyrk
+    from scipy.linalg.lapack import dgesv as _dgesv
+    from scipy.linalg.lapack import dposv as _dposv
+except ImportError:  # pragma: no cover - numpy fallback
+    _dposv = _dsyrk = _dgemv = _dgesv = None
+
+METHODS = (
+    "nr",
+    "nr-pinv",
+    "gn",
+    "gn-pinv",
+    "lm-wampler",
+    "lm-chan",
+    "lm-sugihara",
+    "qp",
+)
+
+#: Default λ of each damped method (Wampler: λ; Chan: λ; Sugihara: w̄; QP: Chan's λ).
+DEFAULT_DAMPING = {"lm-wampler": 1e-4, "lm-chan": 0.1, "lm-sugihara": 1e-3, "qp": 0.1}
+
+JOINT_LIMIT_POLICIES = ("clip", "reject", "ignore")
+
+_TWO_PI = 2.0 * math.pi
+
+
+@dataclass
+class PostureResult:
+    """Outcome of :func:`solve_posture`.
+
+    Attributes:
+        q: the solution when ``success``, otherwise the best configuration found (lowest E
+            among iterates that respect the joint-limit policy).
+        success: True when ``E < tol`` at ``q`` (and ``q`` respects the limit policy).
+        iterations: evaluations of E (each followed by a step unless converged), summed
+            over all searches.
+        searches: searches started (1 + restarts).
+        error: ``E = ½ Σ_i ‖W_i e_i‖²`` at ``q``.
+        residuals: ``E_i = ½ ‖W_i e_i‖²`` of each task at ``q``, in the order of ``tasks``.
+        time: wall-clock duration of the solve (s).
+        reason: why it stopped, in words.
+    """
+
+    q: np.ndarray
+    success: bool
+    iterations: int
+    searches: int
+    error: float
+    residuals: tuple[float, ...]
+    time: float
+    reason: str
+    method: str = "lm-chan"
+    history: list = field(default_factory=list, repr=False)
+
+    def __str__(self) -> str:
+        state = "success" if self.success else "FAILED"
+        return (
+            f"PostureResult({state}, E={self.error:.3g}, iterations={self.iterations}, "
+            f"searches={self.searches}, time={self.time * 1e3:.3g} ms, reason={self.reason!r})"
+        )
+
+
+# --------------------------------------------------------------------------- helpers
+def damping_matrix(method: str, E: float, nv: int, damping) -> np.ndarray:
+    """The damping matrix ``W_n`` of a Levenberg–Marquardt method (Haviland & Corke 49–51).
+
+    - ``lm-wampler``: ``W_n = λ I``;
+    - ``lm-chan``: ``W_n = λ E I``;
+    - ``lm-sugihara``: ``W_n = E I + diag(w̄)`` (``damping`` = w̄, scalar or nv-vector);
+    - ``gn``/``nr`` and their pinv variants: ``0``.
+    """
+    if method == "lm-wampler":
+        return float(damping) * np.eye(nv)
+    if method in ("lm-chan", "qp"):
+        return float(damping) * E * np.eye(nv)
+    if method == "lm-sugihara":
+        return E * np.eye(nv) + np.diag(np.broadcast_to(np.asarray(damping, float), (nv,)))
+    return np.zeros((nv, nv))
+
+
+def step_direction(method: str, A: np.ndarray, c: np.ndarray, E: float, damping) -> np.ndarray:
+    """One step ``Δq`` of ``method`` for the weighted system ``A Δq ≈ c``.
+
+    ``A = W J`` and ``c = W e`` (so ``AᵀA = JᵀW_eJ`` and ``Aᵀc = JᵀW_e e`` with
+    ``W_e = W²``). Raises ``np.linalg.LinAlgError`` when the matrix to invert is singular.
+    """
+    if method == "nr":
+        if A.shape[0] != A.shape[1]:
+            raise InvalidInput(
+                f"method 'nr' needs a square task Jacobian, got {A.shape}; use 'nr-pinv' or 'gn'"
+            )
+        return np.linalg.solve(A, c)
+    if method == "nr-pinv":
+        return np.linalg.pinv(A) @ c
+    H = A.T @ A
+    g = A.T @ c
+    if method == "gn":
+        return np.linalg.solve(H, g)
+    if method == "gn-pinv":
+        return np.linalg.pinv(H) @ g
+    H += damping_matrix(method, E, A.shape[1], damping)
+    return np.linalg.solve(H, g)
+
+
+def _revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
+    """(q indices, is-revolute flags) of the 1-DoF joints (nq = nv = 1)."""
+    idx, rev = [], []
+    for joint in model.joints[1:]:
+        if joint.nq == 1 and joint.nv == 1:
+            idx.append(joint.idx_q)
+            name = joint.shortname()
+            rev.append(
+                "Revolute" in name or name in ("JointModelRX", "JointModelRY", "JointModelRZ")
+            )
+    return np.array(idx, dtype=int), np.array(rev, dtype=bool)
+
+
+class _Limits:
+    """Joint-limit bookkeeping for the 1-DoF joints of a model (wrap, clip, check)."""
+
+    def __init__(self, model: pin.Model):
+        idx, rev = _revolute_mask(model)
+        lo = np.array(model.lowerPositionLimit[idx], dtype=float)
+        hi = np.array(model.upperPositionLimit[idx], dtype=float)
+        finite = (np.abs(lo) < 1e300) & (np.abs(hi) < 1e300) & (lo <= hi)
+        self.idx = idx
+        self.all_q = len(idx) == model.nq and np.array_equal(idx, np.arange(model.nq))
+        self.rev = rev
+        self.lo = np.where(finite, lo, -np.inf)
+        self.hi = np.where(finite, hi, np.inf)
+        self.bounded = finite
+        self.any_bounded = bool(finite.any())
+        self.any_rev = bool(rev.any())
+        self.all_rev = self.all_q and bool(rev.all())
+        self.lo_finite = np.where(finite, lo, 0.0)
+        self.hi_finite = np.where(finite, hi, 0.0)
+        # projection of the "clip" policy: bounded revolute angles are first moved by a
+        # multiple of 2π into [mid − π, mid + π) (mid = middle of the range), which holds
+        # the whole range, then clipped; other bounded joints are only clipped.
+        wrap_rev = rev & finite
+        self.base = np.where(wrap_rev, 0.5 * (self.lo_finite + self.hi_finite) - math.pi, 0.0)
+        self.period = np.where(wrap_rev, _TWO_PI, np.inf)
+        self.wrap_all = self.all_q and bool(wrap_rev.all())
+        self.needs_clip = bool((finite & ~(rev & (hi - lo >= _TWO_PI))).any())
+
+    def wrap(self, q: np.ndarray) -> None:
+        """Revolute angles into (−π, π]; a bounded one that lands outside its range is moved
+        by a multiple of 2π into the range, or, if none fits, to the representative nearest
+        to the range."""
+        if not self.any_rev:
+            return
+        if self.all_rev:  # common case: every coordinate is a revolute angle
+            w = np.remainder(q + math.pi, _TWO_PI) - math.pi
+            if ((w >= self.lo) & (w <= self.hi)).all():
+                q[:] = w
+                return
+        x = q[self.idx]
+        w = np.where(self.rev, np.remainder(x + math.pi, _TWO_PI) - math.pi, x)
+        lo, hi = self.lo_finite, self.hi_finite
+        k = np.ceil((lo - w) / _TWO_PI)
+        cand = w + _TWO_PI * k  # smallest representative >= lo
+        alt = cand - _TWO_PI
+        moved = np.where(cand <= hi, cand, np.where(cand - hi < lo - alt, cand, alt))
+        inside = (w >= lo) & (w <= hi)
+        q[self.idx] = np.where(self.rev & self.bounded & ~inside, moved, w)
+
+    def clip(self, q: np.ndarray) -> None:
+        """Project q into the joint ranges (every iterate of the ``"clip"`` policy): bounded
+        revolute angles by a multiple of 2π into ``[mid − π, mid + π)``, then every bounded
+        joint is clipped to ``[q_min, q_max]``. The 2π moves leave the kinematics unchanged."""
+        if self.wrap_all:
+            base = self.base
+            np.subtract(q, base, out=q)
+            np.remainder(q, _TWO_PI, out=q)
+            np.add(q, base, out=q)
+            if self.needs_clip:
+                np.minimum(q, self.hi, out=q)
+                np.maximum(q, self.lo, out=q)
+            return
+        x = q[self.idx]
+        finite_period = np.isfinite(self.period)
+        if finite_period.any():
+            shifted = np.remainder(x - self.base, np.where(finite_period, _TWO_PI, 1.0))
+            x = np.where(finite_period, shifted + self.base, x)
+        q[self.idx] = np.clip(x, self.lo, self.hi)
+
+    def violation(self, q: np.ndarray, tol: float = 1e-9) -> str | None:
+        """Description of the first joint outside its range, or None."""
+        if not self.any_bounded:
+            return None
+        x = q[self.idx]
+        bad = np.flatnonzero((x < self.lo - tol) | (x > self.hi + tol))
+        if bad.size == 0:
+            return None
+        k = bad[0]
+        return f"q[{self.idx[k]}] = {x[k]:.6g} outside [{self.lo[k]:.6g}, {self.hi[k]:.6g}]"
+
+
+class _Sampler:
+    """Random valid configurations: uniform in the bounded joints' ranges, ``q_ref ± π`` for
+    unbounded 1-DoF joints, and :func:`taskik.robots.random_configuration` for the rest
+    (free-flyer kept near ``q_ref``)."""
+
+    def __init__(self, model: pin.Model, limits: _Limits, q_ref: np.ndarray, rng):
+        self.model = model
+        self._rng = rng  # a Generator, a seed or None: the Generator is made on first use
+        self.limits = limits
+        self.q_ref = q_ref.copy()
+        self.vector = limits.all_q
+        self.lo = self.hi = None
+
+    @property
+    def rng(self) -> np.random.Generator:
+        if not isinstance(self._rng, np.random.Generator):
+            self._rng = np.random.default_rng(self._rng)
+        return self._rng
+
+    def __call__(self) -> np.ndarray:
+        if self.vector:
+            if self.lo is None:
+                lim = self.limits
+                self.lo = np.where(lim.bounded, lim.lo, self.q_ref - math.pi)
+                self.hi = np.where(lim.bounded, lim.hi, self.q_ref + math.pi)
+            return self.rng.uniform(self.lo, self.hi)
+        from .robots import random_configuration
+
+        return random_configuration(self.model, self.q_ref, self.rng)
+
+
+def _check_options(method, joint_limits, tol, max_iterations, max_searches, time_budget):
+    if method not in METHODS:
+        raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if joint_limits not in JOINT_LIMIT_POLICIES:
+        raise InvalidInput(
+            f"joint_limits must be one of {', '.join(JOINT_LIMIT_POLICIES)}, got {joint_limits!r}"
+        )
+    if not (isinstance(tol, float | int) and 0.0 < tol < math.inf):
+        raise InvalidInput(f"tol must be finite and > 0, got {tol!r}")
+    for name, value in (("max_iterations", max_iterations), ("max_searches", max_searches)):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
+    if time_budget is not None and not (
+        isinstance(time_budget, float | int) and 0.0 < time_budget < math.inf
+    ):
+        raise InvalidInput(f"time_budget must be None or finite and > 0 (s), got {time_budget!r}")
+
+
+def _check_damping(method: str, damping, nv: int):
+    if method not in DEFAULT_DAMPING:
+        return 0.0
+    if damping is None:
+        damping = DEFAULT_DAMPING[method]
+    if method == "lm-sugihara":
+        arr = np.asarray(damping, dtype=float)
+        if arr.ndim == 0:
+            arr = np.full(nv, float(arr))
+        if arr.shape != (nv,) or not np.isfinite(arr).all() or (arr < 0).any():
+            raise InvalidInput(
+                f"Sugihara's w̄ must be a scalar or an nv={nv} vector of finite values >= 0, "
+                f"got {damping!r}"
+            )
+        return arr
+    x = float(damping)
+    if not (x >= 0.0 and math.isfinite(x)):
+        raise InvalidInput(f"damping λ must be finite and >= 0, got {damping!r}")
+    return x
+
+
+class _Context:
+    """What :func:`solve_posture` keeps per model between calls (kinematics data, limits)."""
+
+    def __init__(self, model: pin.Model):
+        self.model = model
+        self.neutral = pin.neutral(model)
+        self.conf = Configuration(model, self.neutral)
+        self.data = model.createData()
+        self.limits = _Limits(model)
+        self.eye = np.eye(model.nv)
+
+
+_CONTEXTS: dict[int, _Context] = {}
+_MAX_CONTEXTS = 8
+
+
+def _context(model: pin.Model) -> _Context:
+    ctx = _CONTEXTS.get(id(model))
+    if ctx is None or ctx.model is not model:
+        if len(_CONTEXTS) >= _MAX_CONTEXTS:
+            _CONTEXTS.clear()
+        ctx = _CONTEXTS[id(model)] = _Context(model)
+    return ctx
+
+
+# ------------------------------------------------------------------------- entry point
+def solve_posture(
+    conf_or_model: Configuration | pin.Model,
+    tasks: Sequence[Task],
+    *,
+    method: str = "lm-chan",
+    damping=None,
+    tol: float = 1e-6,
+    max_iterations: int = 15,
+    max_searches: int = 100,
+    q0: np.ndarray | None = None,
+    joint_limits: str = "clip",
+    regularization: Sequence[Task] = (),
+    stagnation: float = 1e-3,
+    patience: int = 8,
+    rng: np.random.Generator | int | None = None,
+    time_budget: float | None = None,
+    pose_error: str = "log6",
+) -> PostureResult:
+    """Find a configuration ``q`` at which every task's weighted error is (near) zero.
+
+    Iterates ``q ← q ⊕ A⁻¹ g`` (see the module docstring for ``A``, ``g`` and the methods)
+    until ``E = ½ Σ_i ‖W_i e_i‖² < tol``. A search ends after ``max_iterations``
+    evaluations of E, or earlier when it stagnates (the best E of the search has not dropped
+    by the fraction ``stagnation`` in the last ``patience`` iterations), or when a step
+    cannot be computed (singular matrix); the next search starts from a random valid
+    configuration. Iterations are counted across searches.
+
+    Args:
+        conf_or_model: a :class:`Configuration` (its q is the first start; it is not
+            modified) or a ``pinocchio.Model`` (first start ``q0`` or a random one).
+        tasks: the tasks to satisfy (targets set). Their costs ``W_i`` weight the errors,
+            their gains scale the correction of each step, and a task's own ``lm_damping``
+            adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``.
+        method: one of :data:`METHODS` (default ``"lm-chan"``).
+        damping: λ of ``lm-wampler`` (default 1e-4), ``lm-chan`` and ``qp`` (0.1); w̄ of
+            ``lm-sugihara`` (1e-3, scalar or nv-vector); unused by NR/GN.
+        tol: convergence threshold on E (units of the squared weighted errors).
+        max_iterations: evaluations of E per search (≥ 1).
+        max_searches: searches (≥ 1); each after the first starts from a random valid q.
+        q0: first start when a model is given (size nq).
+        joint_limits: ``"clip"``, ``"reject"`` or ``"ignore"`` (module docstring).
+        regularization: tasks added to every step (e.g. a low-cost :class:`PostureTask`)
+            but not to E: they shape the solution without blocking convergence.
+        stagnation, patience: stagnation test of a search (see above).
+        rng: numpy Generator or seed for the restarts (None: fresh entropy).
+        time_budget: wall-clock limit (s) for the whole solve; None for none.
+        pose_error: for a single :class:`FrameTask` only, the pose error of the step and of
+            E: ``"log6"`` (the task's own error ``log6(T⁻¹T*)`` with the frame Jacobian) or
+            ``"world"`` (Haviland & Corke eq. 37: ``[p* − p; α(R* Rᵀ)]`` with the
+            world-aligned Jacobian), used to reproduce their Table 1.
+
+    Returns:
+        A :class:`PostureResult`; never raises for an unreachable target (``success`` is
+        False, ``q`` is the best configuration found and ``reason`` says why it stopped).
+
+    Raises:
+        InvalidInput: bad option, task list or starting configuration.
+    """
+    t_start = time.perf_counter()
+    _check_options(method, joint_limits, tol, max_iterations, max_searches, time_budget)
+    if pose_error not in ("log6", "world"):
+        raise InvalidInput(f"pose_error must be 'log6' or 'world', got {pose_error!r}")
+    if isinstance(conf_or_model, Configuration):
+        model = conf_or_model.model
+        q_first = conf_or_model.q.copy()
+        if q0 is not None:
+            q_first = conf_or_model.check_q(q0).copy()
+    elif isinstance(conf_or_model, pin.Model):
+        model = conf_or_model
+        q_first = q0
+    else:
+        raise InvalidInput(
+            "conf_or_model must be a taskik.Configuration or a pinocchio.Model, got "
+            f"{type(conf_or_model).__name__}"
+        )
+    if isinstance(tasks, Task):
+        tasks = [tasks]
+    tasks = list(tasks) if isinstance(tasks, list | tuple) else tasks
+    if not isinstance(tasks, list) or not tasks or not all(isinstance(t, Task) for t in tasks):
+        raise InvalidInput("tasks must be a non-empty list of Task objects")
+    regularization = list(regularization)
+    if not all(isinstance(t, Task) for t in regularization):
+        raise InvalidInput("regularization must be a list of Task objects")
+    damping = _check_damping(method, damping, model.nv)
+    if not isinstance(patience, int) or patience < 1:
+        raise InvalidInput(f"patience must be an integer >= 1, got {patience!r}")
+    stagnation = float(stagnation)
+    if not (0.0 <= stagnation < 1.0):
+        raise InvalidInput(f"stagnation must be in [0, 1), got {stagnation!r}")
+    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator)):
+        raise InvalidInput(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
+
+    ctx = _context(model)
+    limits = ctx.limits
+    conf = ctx.conf  # a work configuration: the caller's is never modified
+    if q_first is not None:
+        q_first = conf.check_q(q_first).copy()
+    sampler = _Sampler(model, limits, ctx.neutral if q_first is None else q_first, rng)
+    if q_first is None:
+        q_first = sampler()
+    deadline = None if time_budget is None else t_start + float(time_budget)
+
+    fast = (
+        len(tasks) == 1
+        and not regularization
+        and type(tasks[0]) is FrameTask
+        and method != "qp"
+        and limits.all_q
+        and model.nq == model.nv
+        and tasks[0].gain == 1.0
+        and tasks[0].lm_damping == 0.0
+        and bool((tasks[0]._cost == 1.0).all())
+    )
+    if pose_error == "world" and not (
+        len(tasks) == 1 and type(tasks[0]) is FrameTask and not regularization
+    ):
+        raise InvalidInput("pose_error='world' applies to a single FrameTask only")
+    if pose_error == "world" and not fast:
+        raise InvalidInput(
+            "pose_error='world' needs unit costs, gain 1, no lm_damping, a fixed-base model "
+            "with 1-DoF joints and a method other than 'qp'"
+        )
+    if fast:
+        runner = _FastPose(ctx, tasks[0], pose_error)
+    else:
+        runner = _General(conf, tasks, regularization)
+    out = _search_loop(
+        runner,
+        joint_limits,
+        method,
+        damping,
+        float(tol),
+        int(max_iterations),
+        int(max_searches),
+        limits,
+        sampler,
+        q_first,
+        stagnation,
+        patience,
+        deadline,
+    )
+    q, success, iterations, searches, E, reason = out
+    residuals = runner.residuals(q)
+    return PostureResult(
+        q=q,
+        success=success,
+        iterations=iterations,
+        searches=searches,
+        error=E,
+        residuals=residuals,
+        time=time.perf_counter() - t_start,
+        reason=reason,
+        method=method,
+    )
+
+
+# ----------------------------------------------------------------------- search loop
+def _search_loop(
+    runner,
+    policy,
+    method,
+    damping,
+    tol,
+    max_iterations,
+    max_searches,
+    limits,
+    sampler,
+    q_first,
+    stagnation,
+    patience,
+    deadline,
+):
+    total = 0
+    best_q, best_E = None, math.inf
+    last_end = ""
+    rejected = 0
+    clip = policy == "clip" and limits.any_bounded
+    searches = 0
+    for search in range(max_searches):
+        if deadline is not None and time.perf_counter() > deadline:
+            last_end = "time budget exhausted"
+            break
+        searches = search + 1
+        q = q_first.copy() if search == 0 else sampler()
+        if clip:
+            limits.clip(q)
+        its, E, q, end = runner.search(
+            q,
+            method,
+            damping,
+            tol,
+            max_iterations,
+            stagnation,
+            patience,
+            limits if clip else None,
+            deadline,
+        )
+        total += its
+        if end == "converged":
+            if policy != "ignore":
+                limits.wrap(q)
+            else:
+                _wrap_only(limits, q)
+            bad = limits.violation(q) if policy == "reject" else None
+            if bad is None:
+                return q, True, total, searches, E, f"converged: E = {E:.3g} < tol = {tol:g}"
+            rejected += 1
+            last_end = f"converged but {bad}"
+            E_cmp = math.inf
+        else:
+            last_end = end
+            E_cmp = E
+            if policy == "reject" and limits.violation(q) is not None:
+                E_cmp = math.inf
+        if E_cmp < best_E or best_q is None:
+            best_q, best_E = q.copy(), E
+        if end == "time budget exhausted":
+            break
+    if policy != "ignore":
+        limits.wrap(best_q)
+    reason = (
+        f"no solution after {searches} search(es), {total} iterations: best E = "
+        f"{best_E:.3g} >= tol = {tol:g} (last search: {last_end})"
+    )
+    if rejected:
+        reason += f"; {rejected} converged solution(s) rejected for joint limits"
+    if best_E < tol:
+        reason += "; the best q violates the joint limits"
+    E_best = runner.error(best_q)
+    return best_q, False, total, searches, E_best, reason
+
+
+def _wrap_only(limits: _Limits, q: np.ndarray) -> None:
+    if limits.rev.any():
+        x = q[limits.idx]
+        q[limits.idx] = np.where(limits.rev, np.remainder(x + math.pi, _TWO_PI) - math.pi, x)
+
+
+class _Stall:
+    """Stagnation test: the best E has not dropped by ``fraction`` in ``patience`` steps."""
+
+    __slots__ = ("fraction", "patience", "best", "since")
+
+    def __init__(self, fraction: float, patience: int):
+        self.fraction = fraction
+        self.patience = patience
+        self.best = math.inf
+        self.since = 0
+
+    def __call__(self, E: float) -> bool:
+        if self.best * (1.0 - self.fraction) > E:
+            self.best = E
+            self.since = 0
+            return False
+        if self.best > E:
+            self.best = E
+        self.since += 1
+        return self.since >= self.patience
+
+
+# ------------------------------------------------------------------------- general path
+class _General:
+    """Any tasks, any model: the core's kinematics pass and task terms at each iteration."""
+
+    def __init__(self, conf: Configuration, tasks: list[Task], regularization: list[Task]):
+        from .limits.configuration import ConfigurationLimit
+        from .solve import get_assembler
+
+        self.conf = conf
+        self.tasks = tasks
+        self.all_tasks = tasks + regularization
+        self.asm = get_assembler(conf, self.all_tasks, [])
+        self.qp_limits = [ConfigurationLimit(conf.model, gain=1.0)]
+        self.needs_normalize = conf.nq != conf.nv or bool(conf._complex_idx.size)
+
+    def _terms(self):
+        """Fill the assembler at the current q: A = W J, c = W Kp e (dt = 1)."""
+        self.asm.assemble(self.conf, 1.0, 0.0)
+        return self.asm
+
+    def _E(self) -> float:
+        E = 0.0
+        for task, _, c_i, _rows in self.asm.slices[: len(self.tasks)]:
+            r = c_i / task._gain
+            E += 0.5 * float(r @ r)
+        return E
+
+    def error(self, q: np.ndarray) -> float:
+        self.conf.update(q)
+        self._terms()
+        return self._E()
+
+    def residuals(self, q: np.ndarray) -> tuple[float, ...]:
+        self.conf.update(q)
+        self._terms()
+        out = []
+        for task, _, c_i, _ in self.asm.slices[: len(self.tasks)]:
+            r = c_i / task._gain
+            out.append(0.5 * float(r @ r))
+        return tuple(out)
+
+    def search(
+        self, q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
+    ):
+        conf, model = self.conf, self.conf.model
+        stall = _Stall(stagnation, patience)
+        best_q, best_E = q.copy(), math.inf
+        for i in range(1, max_iterations + 1):
+            conf.update(q)
+            asm = self._terms()
+            E = self._E()
+            if best_E > E:
+                best_q[:] = q
+                best_E = E
+            if tol > E:
+                return i, E, q, "converged"
+            if i == max_iterations:
+                return i, best_E, best_q, f"max_iterations = {max_iterations} reached"
+            if stall(E):
+                return i, best_E, best_q, f"stagnated at E = {best_E:.3g}"
+            if deadline is not None and time.perf_counter() > deadline:
+                return i, best_E, best_q, "time budget exhausted"
+            try:
+                if method == "qp":
+                    from .solve import solve_ik
+
+                    mu = damping * E
+                    dq = solve_ik(conf, self.all_tasks, 1.0, limits=self.qp_limits, damping=mu)
+                else:
+                    dq = self._step(asm, method, damping, E)
+            except np.linalg.LinAlgError:
+                return i, best_E, best_q, "singular step matrix"
+            except NoSolutionFound as exc:
+                return i, best_E, best_q, f"QP step failed: {exc}"
+            if not np.all(np.isfinite(dq)):
+                return i, best_E, best_q, "non-finite step"
+            q = pin.integrate(model, q, dq)
+            if self.needs_normalize:
+                q = pin.normalize(model, q)
+            if limits is not None:
+                limits.clip(q)
+        return max_iterations, best_E, best_q, f"max_iterations = {max_iterations} reached"
+
+    def _step(self, asm, method, damping, E):
+        A, c = asm.A, asm.c
+        if method in ("nr", "nr-pinv", "gn", "gn-pinv"):
+            return step_direction(method, A, c, E, damping)
+        # asm.P = AᵀA + Σ μ_i I (tasks' own LM damping); asm.r = −Aᵀc
+        H = asm.P.copy()
+        H += damping_matrix(method, E, A.shape[1], damping)
+        return np.linalg.solve(H, -asm.r)
+
+
+# --------------------------------------------------------------------- fast pose path
+class _FastPose:
+    """One FrameTask on a fixed-base model with 1-DoF joints: a lean loop on Pinocchio.
+
+    Per iteration: forward kinematics of the frame, the error (``log6(T⁻¹T*)``, or
+    Haviland & Corke's world-frame error), E, the frame Jacobian (LOCAL, or world-aligned
+    for the world error) and one LAPACK solve; no task objects, no allocation beyond the
+    few small arrays numpy returns.
+    """
+
+    def __init__(self, ctx: _Context, task: FrameTask, pose_error: str):
+        require_target(task.target, task)
+        self.model = ctx.model
+        self.data = ctx.data
+        self.fid = task.frame.id(ctx.conf)
+        self.target = pin.SE3(task.target)
+        self.world = pose_error == "world"
+        self.eye = ctx.eye
+        self.square = ctx.model.nv == 6
+
+    def _e(self, q):
+        model, data, fid = self.model, self.data, self.fid
+        pin.forwardKinematics(model, data, q)
+        M = pin.updateFramePlacement(model, data, fid)
+        if self.world:
+            Mt = self.target
+            return np.concatenate(
+                (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
+            )
+        return pin.log6(M.actInv(self.target)).vector
+
+    def error(self, q) -> float:
+        e = self._e(q)
+        return 0.5 * float(e @ e)
+
+    def residuals(self, q) -> tuple[float, ...]:
+        return (self.error(q),)
+
+    def search(
+        self, q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
+    ):
+        model, data, fid, Mt = self.model, self.data, self.fid, self.target
+        fk = pin.forwardKinematics
+        ufp = pin.updateFramePlacement
+        cfj = pin.computeFrameJacobian
+        log6 = pin.log6
+        log3 = pin.log3
+        world = self.world
+        ref = pin.LOCAL_WORLD_ALIGNED if world else pin.LOCAL
+        eye = self.eye
+        tol2 = 2.0 * tol
+        lapack = _dposv is not None
+        lm = method in ("lm-wampler", "lm-chan", "lm-sugihara")
+        chan = method == "lm-chan"
+        wampler = method == "lm-wampler"
+        half_lam = 0.5 * damping if chan else 0.0
+        wbar = np.diag(damping) if method == "lm-sugihara" else None
+        stall_best = math.inf
+        stall_since = 0
+        keep = 1.0 - stagnation
+        best_q, best_ee = q, math.inf
+        for i in range(1, max_iterations + 1):
+            fk(model, data, q)
+            M = ufp(model, data, fid)
+            if world:
+                e = np.concatenate(
+                    (Mt.translation - M.translation, log3(Mt.rotation @ M.rotation.T))
+                )
+            else:
+                e = log6(M.actInv(Mt)).vector
+            ee = e @ e
+            if ee != ee:  # NaN: the iterate diverged
+                return i, 0.5 * best_ee, best_q, "non-finite error (diverged)"
+            if ee < tol2:
+                return i, 0.5 * ee, q, "converged"
+            if ee < best_ee:  # q is never modified in place: keep a reference
+                best_ee = ee
+                best_q = q
+            if i == max_iterations:
+                break
+            # stagnation test (inline _Stall)
+            if ee < stall_best * keep:
+                stall_best = ee
+                stall_since = 0
+            else:
+                stall_since += 1
+                if stall_since >= patience:
+                    return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
+            if deadline is not None and time.perf_counter() > deadline:
+                return i, 0.5 * best_ee, best_q, "time budget exhausted"
+            J = cfj(model, data, q, fid, ref)
+            if lm and lapack:
+                if chan:
+                    mu = half_lam * ee
+                elif wampler:
+                    mu = damping
+                else:
+                    mu = 0.5 * ee
+                H = _dsyrk(1.0, J, mu, eye, trans=1)
+                if wbar is not None:
+                    H += wbar
+                _, dq, info = _dposv(H, _dgemv(1.0, J, e, trans=1), overwrite_a=1, overwrite_b=1)
+                if info != 0:
+                    return i, 0.5 * best_ee, best_q, "singular step matrix"
+            elif method == "nr" and lapack:
+                if not self.square:
+                    raise InvalidInput(
+                        f"method 'nr' needs a square Jacobian (6 × 6), got 6 × {J.shape[1]}; "
+                        "use 'nr-pinv' or 'gn'"
+                    )
+                _, _, dq, info = _dgesv(J, e)
+                if info != 0:
+                    return i, 0.5 * best_ee, best_q, "singular step matrix"
+            else:
+                try:
+                    dq = step_direction(method, J, e, 0.5 * ee, damping)
+                except np.linalg.LinAlgError:
+                    return i, 0.5 * best_ee, best_q, "singular step matrix"
+            q = q + dq
+            if limits is not None:
+                limits.clip(q)
+        return max_iterations, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"
