@@ -21,7 +21,11 @@ method is the pseudoinverse. The sign of ``γ`` selects the branch (elbow up / d
 ``branch="fixed"`` it is the sign of ``γ_0``; with ``branch="auto"`` it is chosen when the
 block enters the singular region (the sign that gives the better-conditioned regularized
 block, the sign of ``γ_0`` on a tie, e.g. exactly at the singularity) and then held until
-``γ`` returns to 0, so the branch does not flip inside the singular region.
+``γ`` returns to 0, so the branch does not flip inside the singular region — unless the
+arm has crossed to the other branch anyway (e.g. pulled by an unreachable target), which
+shows as the held sign giving a regularized block less than half as well conditioned as
+the other sign: holding it then would drive ``J_reg`` through its own singularity
+``γ = γ*``, so the sign follows the arm.
 
 Which singular value is ``σ``: the one of index ``r_g`` (the block's generic rank), so that
 directions no configuration can reach (the out-of-plane direction of a planar arm) do not
@@ -164,6 +168,9 @@ class RegularizedJacobian:
         self.sigma_thr = float(sigma_thr)
         self.branch = branch
         self.rcond = float(rcond)
+        #: A held branch is switched only when its regularized block's smallest singular
+        #: value falls below this fraction of the other branch's (the arm crossed over).
+        self.hysteresis = 0.5
         self._signs: dict = {}  # block key → held sign while γ ≠ 0
         #: γ of each block at the last solve (key → γ), for inspection.
         self.gammas: dict = {}
@@ -198,14 +205,20 @@ class RegularizedJacobian:
         dJ = correction(block, *found)
         magnitude = abs(self.gamma0) * ramp * ramp
         sign = self._signs.get(key)
-        if sign is None:
+        if self.branch == "fixed":
             sign = float(np.sign(self.gamma0))
-            if self.branch == "auto":
-                s_plus = self._sigma(J + magnitude * dJ, rank)
-                s_minus = self._sigma(J - magnitude * dJ, rank)
+        else:
+            s_plus = self._sigma(J + magnitude * dJ, rank)
+            s_minus = self._sigma(J - magnitude * dJ, rank)
+            if sign is None:  # entering the singular region: the better-conditioned branch
+                sign = float(np.sign(self.gamma0))
                 if abs(s_plus - s_minus) > 1e-9 * (1.0 + max(s_plus, s_minus)):
                     sign = 1.0 if s_plus > s_minus else -1.0
-            self._signs[key] = sign
+            else:  # held, unless the arm has crossed to the other branch
+                held, other = (s_plus, s_minus) if sign > 0 else (s_minus, s_plus)
+                if held < self.hysteresis * other:
+                    sign = -sign
+        self._signs[key] = sign
         return sign * magnitude, dJ
 
     def regularize(self, A: np.ndarray, blocks: list[RegularizedBlock]) -> np.ndarray:

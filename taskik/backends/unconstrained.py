@@ -55,7 +55,7 @@ from ..tasks.frame import FrameTask
 from ..tasks.orientation import OrientationTask
 from ..tasks.position import PositionTask
 from ..tasks.task import Task
-from .dls import DAMPING_KINDS, damping_diagonal, solve_dls_normal, solve_dls_svd
+from .dls import DAMPING_KINDS, damping_diagonal, solve_dls, solve_dls_normal, solve_dls_svd
 from .pseudoinverse import DEFAULT_RCOND, solve_pinv
 from .regularized import RegularizedBlock, RegularizedJacobian
 from .sdls import DEFAULT_GAMMA_MAX, group_starts, solve_sdls
@@ -324,6 +324,11 @@ def _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options) -> np.ndarra
             raise InvalidInput("form='svd' supports damping_kind='constant' only")
         # the Tikhonov terms (μ_i, damping) add to λ² in the SVD form too
         return solve_dls_svd(A, c, math.sqrt(lam * lam + mu + damping))
+    if kind != "sugihara" and A.shape[0] < n:
+        # scalar damping, fewer rows than joints: Buss's m × m form Aᵀ(AAᵀ + λ²I)⁻¹c, better
+        # conditioned than the n × n normal equations when λ is small
+        scalar = lam * lam if kind == "constant" else lam * energy
+        return solve_dls(A, c, scalar + mu + damping)
     diagonal = damping_diagonal(kind, lam, energy, w_bar, n)
     g = c @ A if clamped else -r
     return solve_dls_normal(P, g, diagonal)  # P already holds AᵀA + (Σμ_i + damping) I

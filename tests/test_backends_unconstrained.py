@@ -1,0 +1,208 @@
+"""Unconstrained backends through solve_ik: pinv vs QP, DLS forms and dampings, transpose
+step, step controls as options, and the errors of the dispatch."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik import InvalidInput, solve_ik
+from taskik.backends.dls import solve_dls, solve_dls_svd
+from taskik.backends.pseudoinverse import solve_pinv
+from taskik.backends.transpose import solve_transpose, transpose_step_size
+
+DT = 0.01
+
+
+def frame_task_near(robot, conf, rng, frame, gain=1.0, lm_damping=0.0):
+    task = taskik.FrameTask(frame, 1.0, 0.5, gain=gain, lm_damping=lm_damping)
+    T = conf.get_transform_frame_to_world(frame)
+    task.set_target(T * pin.exp6(rng.normal(scale=0.1, size=6)))
+    return task
+
+
+def test_pinv_equals_qp_without_limits_full_rank(ur5, panda, rng):
+    for robot, frame, extra in ((ur5, "tool0", []), (panda, "panda_hand", ["posture"])):
+        for _ in range(5):
+            conf = robot.configuration(robot.random_configuration(rng))
+            tasks = [frame_task_near(robot, conf, rng, frame)]
+            if extra:
+                posture = taskik.PostureTask(cost=0.1)
+                posture.set_target(robot.random_configuration(rng))
+                tasks.append(posture)
+            v_pinv = solve_ik(conf, tasks, DT, backend="pinv")
+            v_qp = solve_ik(conf, tasks, DT, limits=[])
+            A = taskik.build_ik(conf, tasks, DT, limits=[]).A
+            assert np.linalg.matrix_rank(A) == min(A.shape)  # full rank
+            assert np.allclose(v_pinv, v_qp, rtol=0, atol=1e-8 * max(1.0, np.abs(v_qp).max()))
+
+
+def test_dls_tends_to_pinv_as_lambda_goes_to_zero(panda, rng):
+    conf = panda.configuration(panda.random_configuration(rng))
+    tasks = [frame_task_near(panda, conf, rng, "panda_hand")]
+    v_pinv = solve_ik(conf, tasks, DT, backend="pinv")
+    gaps = [
+        np.linalg.norm(solve_ik(conf, tasks, DT, backend="dls", lam=lam, damping=0.0) - v_pinv)
+        for lam in (1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+    ]
+    assert all(b < a for a, b in zip(gaps, gaps[1:], strict=False))
+    assert gaps[0] > 1e-3 * np.linalg.norm(v_pinv)  # λ = 0.1 really damps
+    assert gaps[-1] < 1e-7 * np.linalg.norm(v_pinv)
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (6, 6), (9, 4), (12, 16)])
+def test_dls_svd_form_equals_normal_equations(rng, shape):
+    A = rng.normal(size=shape)
+    A[-1] = 1e-4 * A[0] + 1e-6 * A[-1]  # nearly rank deficient
+    c = rng.normal(size=shape[0])
+    for lam in (1e-3, 0.1, 1.0):
+        v_normal = solve_dls(A, c, lam * lam)
+        v_explicit = np.linalg.solve(A.T @ A + lam * lam * np.eye(shape[1]), A.T @ c)
+        v_svd = solve_dls_svd(A, c, lam)
+        assert np.allclose(v_normal, v_explicit, atol=1e-9)
+        assert np.allclose(v_svd, v_normal, atol=1e-9)
+
+
+def test_dls_svd_option_equals_normal_option(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    tasks = [frame_task_near(ur5, conf, rng, "tool0", lm_damping=1e-2)]
+    v_normal = solve_ik(conf, tasks, DT, backend="dls", lam=0.3, form="normal")
+    v_svd = solve_ik(conf, tasks, DT, backend="dls", lam=0.3, form="svd")
+    assert np.allclose(v_normal, v_svd, atol=1e-9)
+
+
+def test_dls_error_dependent_dampings_match_haviland_corke(panda, rng):
+    conf = panda.configuration(panda.random_configuration(rng))
+    task = frame_task_near(panda, conf, rng, "panda_hand", gain=0.5)
+    prob = taskik.build_ik(conf, [task], DT, limits=[], damping=0.0)
+    A, c = prob.A, prob.c
+    we = task.cost * task.compute_error(conf)
+    E = 0.5 * float(we @ we)  # E = ½ eᵀ W_e e with W_e = W²
+    n = A.shape[1]
+    w_bar = rng.uniform(1e-3, 1e-2, n)
+    expected = {
+        "constant": np.linalg.solve(A.T @ A + 0.2**2 * np.eye(n), A.T @ c),
+        "chan": np.linalg.solve(A.T @ A + 0.2 * E * np.eye(n), A.T @ c),
+        "sugihara": np.linalg.solve(A.T @ A + np.diag(E + w_bar), A.T @ c),
+    }
+    for kind, v_expected in expected.items():
+        v = solve_ik(
+            conf, [task], DT, backend="dls", lam=0.2, damping_kind=kind, w_bar=w_bar, damping=0
+        )
+        assert np.allclose(v, v_expected, atol=1e-10), kind
+
+
+def test_dls_adds_task_lm_damping_and_damping_like_the_qp(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    tasks = [frame_task_near(ur5, conf, rng, "tool0", lm_damping=0.5)]
+    v_dls = solve_ik(conf, tasks, DT, backend="dls", lam=0.0, damping=1e-3)
+    v_qp = solve_ik(conf, tasks, DT, limits=[], damping=1e-3)
+    assert np.allclose(v_dls, v_qp, atol=1e-8)
+
+
+def test_transpose_step_is_the_closed_form_and_decreases_linearised_error(panda, rng):
+    for _ in range(5):
+        conf = panda.configuration(panda.random_configuration(rng))
+        tasks = [frame_task_near(panda, conf, rng, "panda_hand")]
+        prob = taskik.build_ik(conf, tasks, DT, limits=[])
+        A, c = prob.A, prob.c
+        AAc = A @ A.T @ c
+        alpha = float(c @ AAc) / float(AAc @ AAc)  # Williams, Theorem 2
+        assert transpose_step_size(A, c) == pytest.approx(alpha, rel=1e-12)
+        v = solve_ik(conf, tasks, DT, backend="transpose")
+        assert np.allclose(v, alpha * A.T @ c, rtol=1e-12, atol=1e-12)
+        res = [np.linalg.norm(a * AAc - c) for a in (alpha, 1.01 * alpha, 0.99 * alpha)]
+        assert res[0] < res[1] and res[0] < res[2]
+        assert np.linalg.norm(c - A @ v) < np.linalg.norm(c)
+
+
+def test_transpose_and_pinv_of_zero_system_are_zero():
+    A = np.zeros((3, 4))
+    assert np.array_equal(solve_transpose(A, np.ones(3)), np.zeros(4))
+    assert np.array_equal(solve_pinv(A, np.ones(3)), np.zeros(4))
+
+
+def test_pinv_cutoff_drops_small_singular_values(rng):
+    U, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    V, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    A = U @ np.diag([2.0, 1.0, 1e-6]) @ V[:3]
+    c = U[:, 2]  # along the smallest direction
+    assert np.linalg.norm(solve_pinv(A, c, rcond=1e-9)) == pytest.approx(1e6, rel=1e-6)
+    assert np.linalg.norm(solve_pinv(A, c, rcond=1e-3)) < 1e-9
+
+
+def test_max_task_error_is_clampmag_of_the_task_error(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    p = conf.get_transform_frame_to_world("tool0").translation
+    far = taskik.PositionTask("tool0", gain=0.5)
+    far.set_target(p + np.array([0.3, -0.4, 0.0]))  # ‖e‖ = 0.5
+    near = taskik.PositionTask("tool0", gain=0.5)
+    near.set_target(p + 0.1 * np.array([0.6, -0.8, 0.0]))  # the same error clamped to 0.1
+    for backend in ("pinv", "dls", "transpose", "sdls"):
+        v_clamped = solve_ik(conf, [far], DT, backend=backend, max_task_error=0.1)
+        v_near = solve_ik(conf, [near], DT, backend=backend)
+        assert np.allclose(v_clamped, v_near, atol=1e-9), backend
+        v_dict = solve_ik(conf, [far], DT, backend=backend, max_task_error={far: 0.1})
+        assert np.allclose(v_dict, v_near, atol=1e-9), backend
+    # an error already shorter than D_max is unchanged
+    assert np.allclose(
+        solve_ik(conf, [near], DT, backend="pinv", max_task_error=1.0),
+        solve_ik(conf, [near], DT, backend="pinv"),
+    )
+
+
+def test_max_joint_step_scales_the_whole_step(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    tasks = [frame_task_near(ur5, conf, rng, "tool0")]
+    v = solve_ik(conf, tasks, DT, backend="pinv")
+    d = 0.25 * np.abs(v).max() * DT
+    v_c = solve_ik(conf, tasks, DT, backend="pinv", max_joint_step=d)
+    assert np.abs(v_c).max() * DT == pytest.approx(d)
+    assert np.allclose(v_c, v * 0.25)  # Williams eq. 31: same direction
+
+
+def test_errors_name_the_problem(ur5, rng):
+    conf = ur5.configuration()
+    task = frame_task_near(ur5, conf, rng, "tool0")
+    with pytest.raises(InvalidInput, match="unknown backend 'lu'.*'qp'.*'dls'"):
+        solve_ik(conf, [task], DT, backend="lu")
+    with pytest.raises(InvalidInput, match="only backend='qp' accepts limits"):
+        solve_ik(conf, [task], DT, limits=conf.default_limits(), backend="pinv")
+    with pytest.raises(InvalidInput, match="unknown option 'lambda' for backend 'dls'.*lam"):
+        solve_ik(conf, [task], DT, backend="dls", **{"lambda": 0.1})
+    with pytest.raises(InvalidInput, match="unknown option 'lam' for backend 'pinv'"):
+        solve_ik(conf, [task], DT, backend="pinv", lam=0.1)
+    with pytest.raises(InvalidInput, match="damping_kind"):
+        solve_ik(conf, [task], DT, backend="dls", damping_kind="wampler")
+    with pytest.raises(InvalidInput, match="gamma_max must be finite and > 0"):
+        solve_ik(conf, [task], DT, backend="sdls", gamma_max=-1.0)
+    with pytest.raises(InvalidInput, match="backend 'pinv' has no damping term"):
+        solve_ik(conf, [task], DT, backend="pinv", damping=1e-3)
+    lm = frame_task_near(ur5, conf, rng, "tool0", lm_damping=1.0)
+    with pytest.raises(InvalidInput, match="'transpose' has no damping term.*lm_damping"):
+        solve_ik(conf, [lm], DT, backend="transpose")
+    with pytest.raises(InvalidInput, match="strict priorities.*backend='qp'"):
+        solve_ik(conf, [[task]], DT, backend="dls")
+    other = taskik.PositionTask("tool0")
+    with pytest.raises(InvalidInput, match="not in the list"):
+        solve_ik(conf, [task], DT, backend="pinv", max_task_error={other: 0.1})
+    # limits=None and [] both mean "no limits" here
+    v0 = solve_ik(conf, [task], DT, backend="pinv")
+    assert np.array_equal(v0, solve_ik(conf, [task], DT, limits=[], backend="pinv"))
+
+
+def test_buss_y_and_double_y_shapes(rng):
+    for name, n_joints, n_eff in (("buss_y", 7, 2), ("buss_double_y", 16, 4)):
+        robot = taskik.robots.load(name)
+        conf = robot.configuration(robot.random_configuration(rng))
+        assert robot.model.nv == n_joints and len(robot.end_effectors) == n_eff
+        tasks = []
+        for frame in robot.end_effectors:
+            task = taskik.PositionTask(frame)
+            task.set_target_from_configuration(conf)
+            tasks.append(task)
+        A = taskik.build_ik(conf, tasks, DT, limits=[]).A
+        assert A.shape == (3 * n_eff, n_joints)  # Buss: 6 × 7 and 12 × 16
+        assert np.linalg.matrix_rank(A) == 3 * n_eff  # generic configuration
