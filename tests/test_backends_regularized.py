@@ -1,0 +1,165 @@
+"""Regularized Jacobian: the worked cases of the design note (planar 2R at full stretch,
+Euler wrist), the branch selection, and the task adapters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik import solve_ik
+from taskik.backends.regularized import RegularizedBlock, RegularizedJacobian
+from taskik.backends.unconstrained import regularization_blocks
+
+DT = 0.01
+L1, L2 = 1.0, 0.7
+
+
+def stretched(planar_2r, target):
+    conf = planar_2r.configuration(np.zeros(2))
+    task = taskik.PositionTask("ee")
+    task.set_target(np.asarray(target, dtype=float))
+    return conf, task
+
+
+def test_toward_the_base_pinv_and_dls_do_not_move_regularized_does(planar_2r):
+    delta = 0.01
+    conf, task = stretched(planar_2r, [L1 + L2 - delta, 0.0, 0.0])  # ẋ_d = (−δ/dt, 0)
+    speed = delta / DT
+    assert np.abs(solve_ik(conf, [task], DT, backend="pinv")).max() < 1e-12
+    for lam in (1e-3, 0.1, 1.0, 10.0):
+        assert np.abs(solve_ik(conf, [task], DT, backend="dls", lam=lam)).max() < 1e-12
+    for gamma in (0.25, 0.5, 1.0, 2.0):
+        v = solve_ik(conf, [task], DT, backend="regularized", gamma0=gamma, sigma_thr=0.1)
+        expected = speed * np.array([-L2, L1 + L2]) / (gamma * L1)  # finite, ∝ 1/|γ|
+        assert np.allclose(v, expected, rtol=1e-9)
+
+
+def test_regular_direction_does_not_depend_on_gamma(planar_2r):
+    delta = 0.01
+    conf, task = stretched(planar_2r, [L1 + L2, delta, 0.0])  # ẋ_d = (0, δ/dt)
+    for gamma in (0.25, 0.5, -1.0):
+        v = solve_ik(conf, [task], DT, backend="regularized", gamma0=gamma, sigma_thr=0.1)
+        assert np.allclose(v, delta / DT * np.array([1.0, -1.0]) / L1, rtol=1e-9)
+
+
+def test_sign_of_gamma_selects_the_elbow_branch(planar_2r):
+    # Kp = 10 /s with dt = 0.01 s: gain 0.1; target from (1.7, 0) to (1.2, 0) in 1 s
+    c2 = (1.2**2 - L1**2 - L2**2) / (2 * L1 * L2)
+    elbow = np.arccos(c2)
+    finals = {}
+    for backend, opts in (
+        ("pinv", {}),
+        ("dls", {"lam": 0.1}),
+        ("regularized", {"gamma0": 0.5}),
+        ("regularized", {"gamma0": -0.5}),
+    ):
+        conf = planar_2r.configuration(np.zeros(2))
+        task = taskik.PositionTask("ee", gain=0.1)
+        for k in range(1, 201):
+            task.set_target(np.array([1.7 - 0.5 * min(k * DT, 1.0), 0.0, 0.0]))
+            conf.integrate_inplace(solve_ik(conf, [task], DT, backend=backend, **opts), DT)
+        finals[(backend, opts.get("gamma0"))] = (conf.q.copy(), task.compute_error(conf))
+    for key in (("pinv", None), ("dls", None)):
+        q, e = finals[key]
+        assert np.abs(q).max() < 1e-12 and np.linalg.norm(e) == pytest.approx(0.5)
+    q_up, e_up = finals[("regularized", 0.5)]
+    q_down, e_down = finals[("regularized", -0.5)]
+    assert np.linalg.norm(e_up) < 1e-4 and np.linalg.norm(e_down) < 1e-4
+    assert q_up[1] == pytest.approx(elbow, abs=1e-4)  # γ > 0: θ2 > 0
+    assert q_down[1] == pytest.approx(-elbow, abs=1e-4)  # γ < 0: θ2 < 0
+
+
+def euler_wrist() -> taskik.Configuration:
+    model = pin.Model()
+    parent = 0
+    for name, joint in (("z1", pin.JointModelRZ()), ("x2", pin.JointModelRX())):
+        parent = model.addJoint(parent, joint, pin.SE3.Identity(), name)
+    parent = model.addJoint(parent, pin.JointModelRZ(), pin.SE3.Identity(), "z3")
+    model.addFrame(pin.Frame("tool", parent, 0, pin.SE3.Identity(), pin.FrameType.OP_FRAME))
+    return taskik.Configuration(model, np.zeros(3))
+
+
+def test_euler_wrist_orientation_regularized():
+    conf = euler_wrist()
+    task = taskik.OrientationTask("tool")
+    task.set_target(pin.exp3(np.array([0.0, 0.02, 0.0])))  # a rotation about y: singular
+    assert np.abs(solve_ik(conf, [task], DT, backend="pinv")).max() < 1e-9
+    gamma = 0.5
+    v = solve_ik(conf, [task], DT, backend="regularized", gamma0=gamma, sigma_thr=0.1)
+    # design note: ω_r = z, r = (0, −1, 0), J_S^reg = [[γ, 0, 0], [0, −1, 0], [1, 0, 1]]
+    A = taskik.build_ik(conf, [task], DT, limits=[])
+    R = np.eye(3)
+    L = pin.Jlog3(task.target.T @ R) @ R.T
+    o_d = np.linalg.solve(L, A.c)  # desired world angular velocity
+    z = np.array([0.0, 0.0, 1.0])
+    s = (np.outer(z, z) - pin.skew(z)) @ o_d  # s_d = P_r o_d + o_d × ω_r
+    expected = np.array([s[0] / gamma, -s[1], s[2] - s[0] / gamma])
+    assert abs(s[0]) > 1.0  # the singular direction is really commanded
+    assert np.allclose(v, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_away_from_singularities_regularized_is_the_pseudoinverse(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    task = taskik.FrameTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0") * pin.exp6(np.full(6, 0.05)))
+    v_reg = solve_ik(conf, [task], DT, backend="regularized", sigma_thr=1e-3)
+    assert np.allclose(v_reg, solve_ik(conf, [task], DT, backend="pinv"), atol=1e-12)
+
+
+def test_tasks_without_adapter_keep_their_rows(humanoid):
+    conf = humanoid.configuration()
+    com = taskik.ComTask()
+    com.set_target(conf.com + 0.01)
+    assert regularization_blocks(com, conf) is None
+    v_reg = solve_ik(conf, [com], DT, backend="regularized", sigma_thr=1e3)
+    assert np.allclose(v_reg, solve_ik(conf, [com], DT, backend="pinv"), atol=1e-12)
+
+
+def test_adapters_reproduce_the_task_jacobian(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    T = conf.get_transform_frame_to_world("tool0") * pin.exp6(rng.normal(scale=0.3, size=6))
+    position = taskik.PositionTask("tool0", offset=np.array([0.02, -0.03, 0.1]))
+    orientation = taskik.OrientationTask("tool0")
+    frame = taskik.FrameTask("tool0")
+    position.set_target(T.translation)
+    orientation.set_target(T.rotation)
+    frame.set_target(T)
+    for task in (position, orientation, frame):
+        blocks = regularization_blocks(task, conf)
+        J = sum(L @ Jb for _, L, Jb, _ in blocks)
+        assert np.allclose(J, task.compute_jacobian(conf), atol=1e-12), task
+
+
+def planar_block(q2: float) -> RegularizedBlock:
+    conf = taskik.robots.load("planar_2r").configuration(np.array([0.0, q2]))
+    task = taskik.PositionTask("ee")
+    task.set_target(np.zeros(3))
+    (_, L, J, Jw) = regularization_blocks(task, conf)[0]
+    return RegularizedBlock("position", slice(0, 3), L, Jw, J, key="ee")
+
+
+def test_branch_is_held_inside_the_singular_region_and_follows_a_crossing():
+    reg = RegularizedJacobian(gamma0=-0.5, sigma_thr=0.2, branch="auto")
+    g_enter, _ = reg.block_gamma(planar_block(0.05))  # entering on the θ2 > 0 side
+    assert g_enter > 0  # the better-conditioned branch, not the sign of γ0
+    g_tie, _ = reg.block_gamma(planar_block(0.0))  # exactly singular: a tie
+    assert g_tie == pytest.approx(0.5)  # held, |γ| = |γ0| at σ = 0
+    g_crossed, _ = reg.block_gamma(planar_block(-0.25))  # the arm went to the other side
+    assert g_crossed < 0
+    g_out, _ = reg.block_gamma(planar_block(1.2))  # regular again: γ = 0, branch forgotten
+    assert g_out == 0.0
+    g_new, _ = reg.block_gamma(planar_block(0.0))
+    assert g_new == pytest.approx(-0.5)  # tie on entry: the sign of γ0
+    fixed = RegularizedJacobian(gamma0=-0.5, sigma_thr=0.2, branch="fixed")
+    assert fixed.block_gamma(planar_block(0.05))[0] < 0
+
+
+def test_gamma_schedule_is_quadratic_in_sigma():
+    reg = RegularizedJacobian(gamma0=0.8, sigma_thr=0.2, branch="fixed")
+    block = planar_block(0.1)
+    sigma = np.linalg.svd(block.linear, compute_uv=False)[1]
+    assert 0 < sigma < 0.2
+    gamma, _ = reg.block_gamma(block)
+    assert gamma == pytest.approx(0.8 * (1 - sigma / 0.2) ** 2, rel=1e-12)
