@@ -473,10 +473,7 @@ def solve_posture(
             "pose_error='world' needs unit costs, gain 1, no lm_damping, a fixed-base model "
             "with 1-DoF joints and a method other than 'qp'"
         )
-    if fast:
-        runner = _FastPose(ctx, tasks[0], pose_error)
-    else:
-        runner = _General(conf, tasks, regularization)
+    runner = _FastPose(ctx, tasks[0], pose_error) if fast else _General(conf, tasks, regularization)
     out = _search_loop(
         runner,
         joint_limits,
@@ -631,7 +628,7 @@ class _General:
         self.asm.assemble(self.conf, 1.0, 0.0)
         return self.asm
 
-    def _E(self) -> float:
+    def _weighted_error(self) -> float:
         E = 0.0
         for task, _, c_i, _rows in self.asm.slices[: len(self.tasks)]:
             r = c_i / task._gain
@@ -641,7 +638,7 @@ class _General:
     def error(self, q: np.ndarray) -> float:
         self.conf.update(q)
         self._terms()
-        return self._E()
+        return self._weighted_error()
 
     def residuals(self, q: np.ndarray) -> tuple[float, ...]:
         self.conf.update(q)
@@ -661,7 +658,7 @@ class _General:
         for i in range(1, max_iterations + 1):
             conf.update(q)
             asm = self._terms()
-            E = self._E()
+            E = self._weighted_error()
             if best_E > E:
                 best_q[:] = q
                 best_E = E
