@@ -17,6 +17,7 @@ from .exceptions import (
     TaskikError,
     UnknownName,
 )
+from .ik import PostureResult, solve_posture
 from .limits import ConfigurationLimit, Limit, VelocityLimit
 from .problem import Problem, build_ik
 from .report import StepReport, report
@@ -47,6 +48,7 @@ __all__ = [
     "NotWithinConfigurationLimits",
     "OrientationTask",
     "PositionTask",
+    "PostureResult",
     "PostureTask",
     "Problem",
     "RelativeFrameTask",
@@ -63,5 +65,6 @@ __all__ = [
     "report",
     "robots",
     "solve_ik",
+    "solve_posture",
     "tasks",
 ]
