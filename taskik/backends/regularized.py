@@ -185,15 +185,25 @@ class RegularizedJacobian:
         s = np.linalg.svd(J, compute_uv=False)
         return float(s[rank - 1]) if rank <= s.size else 0.0
 
-    def block_gamma(self, block: RegularizedBlock) -> tuple[float, np.ndarray | None]:
-        """``(γ, ΔJ per unit γ)`` for a block at this step (updates the held branch)."""
+    def block_gamma(
+        self, block: RegularizedBlock, s: np.ndarray | None = None
+    ) -> tuple[float, np.ndarray | None]:
+        """``(γ, ΔJ per unit γ)`` for a block at this step (updates the held branch).
+
+        ``s``: the block's singular values, largest first, if already computed.
+        """
         key = block.key
-        rank = generic_rank(block)
         J = block.linear if block.kind == "position" else block.angular
+        if s is None:
+            s = np.linalg.svd(J, compute_uv=False)
+        if s.size == 3 and s[2] >= self.sigma_thr:  # full rank and regular: the common case
+            self._signs.pop(key, None)
+            return 0.0, None
+        rank = generic_rank(block)
         if rank == 0:
             self._signs.pop(key, None)
             return 0.0, None
-        sigma = self._sigma(J, rank)
+        sigma = float(s[rank - 1]) if rank <= s.size else 0.0
         ramp = max(0.0, 1.0 - sigma / self.sigma_thr)
         if ramp == 0.0:
             self._signs.pop(key, None)
@@ -225,8 +235,18 @@ class RegularizedJacobian:
         """``A`` with every singular block regularized (A itself when none is)."""
         A_reg = A
         gammas = {}
-        for block in blocks:
-            gamma, dJ = self.block_gamma(block)
+        if not blocks:
+            self.gammas = gammas
+            return A
+        # singular values of every block at once: eigenvalues of the 3 × 3 Gram matrices
+        Js = np.stack([b.linear if b.kind == "position" else b.angular for b in blocks])
+        grams = Js @ Js.transpose(0, 2, 1)
+        sigmas = np.sqrt(np.maximum(np.linalg.eigvalsh(grams), 0.0))[:, ::-1]
+        n = Js.shape[2]
+        if n < 3:
+            sigmas = sigmas[:, :n]
+        for block, s in zip(blocks, sigmas, strict=True):
+            gamma, dJ = self.block_gamma(block, s)
             gammas[block.key] = gamma
             if gamma != 0.0:
                 if A_reg is A:

@@ -73,6 +73,8 @@ OPTIONS = {
     "regularized": (*_COMMON, "gamma0", "sigma_thr", "branch", "rcond"),
 }
 _DEFAULT_DAMPING = 1e-12
+_EYE3 = np.eye(3)
+_EYE3.flags.writeable = False
 
 
 # ----------------------------------------------------------------- regularization adapters
@@ -81,7 +83,7 @@ def _position_blocks(task: PositionTask, configuration: Configuration):
     R = configuration.data.oMf[fid].rotation
     J_angular = R @ configuration.get_frame_jacobian(fid)[3:]
     _, J = task.compute_error_and_jacobian(configuration)
-    return [("position", np.eye(3), J, J_angular)]
+    return [("position", _EYE3, J, J_angular)]
 
 
 def _orientation_blocks(task: OrientationTask, configuration: Configuration):
