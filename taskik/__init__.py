@@ -5,7 +5,7 @@ One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``,
 joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 """
 
-from . import backends, limits, robots, tasks
+from . import backends, limits, metrics, robots, steps, tasks
 from .backends import default_solver
 from .configuration import Configuration
 from .exceptions import (
@@ -62,9 +62,11 @@ __all__ = [
     "build_ik",
     "default_solver",
     "limits",
+    "metrics",
     "report",
     "robots",
     "solve_ik",
     "solve_posture",
+    "steps",
     "tasks",
 ]

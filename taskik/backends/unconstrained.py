@@ -55,14 +55,12 @@ from ..tasks.frame import FrameTask
 from ..tasks.orientation import OrientationTask
 from ..tasks.position import PositionTask
 from ..tasks.task import Task
+from . import UNCONSTRAINED_BACKENDS
 from .dls import DAMPING_KINDS, damping_diagonal, solve_dls, solve_dls_normal, solve_dls_svd
 from .pseudoinverse import DEFAULT_RCOND, solve_pinv
 from .regularized import RegularizedBlock, RegularizedJacobian
 from .sdls import DEFAULT_GAMMA_MAX, group_starts, solve_sdls
 from .transpose import solve_transpose
-
-#: Names of the unconstrained backends (``"qp"`` is the constrained default).
-UNCONSTRAINED_BACKENDS = ("transpose", "pinv", "dls", "sdls", "regularized")
 
 _COMMON = ("max_task_error", "max_joint_step")
 OPTIONS = {
