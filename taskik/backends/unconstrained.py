@@ -335,8 +335,13 @@ def _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options) -> np.ndarra
 
 
 def _solve_regularized(plan, configuration, A, c, options) -> np.ndarray:
+    gamma0 = options.get("gamma0", 0.5)
+    try:
+        gamma0 = float(gamma0)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"gamma0 must be a non-zero number, got {gamma0!r}") from None
     params = (
-        float(options.get("gamma0", 0.5)),
+        gamma0,
         _positive(options, "sigma_thr", 0.05),
         options.get("branch", "auto"),
         _nonnegative(options, "rcond", DEFAULT_RCOND),
