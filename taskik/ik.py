@@ -57,12 +57,11 @@ from .tasks.frame import FrameTask
 from .tasks.task import Task
 
 try:  # scipy is a dependency of qpsolvers; its direct LAPACK calls avoid numpy's overhead
-    from scipy.linalg.blas import dgemv as _dgemv
     from scipy.linalg.blas import dsyrk as _dsyrk
     from scipy.linalg.lapack import dgesv as _dgesv
     from scipy.linalg.lapack import dposv as _dposv
 except ImportError:  # pragma: no cover - numpy fallback
-    _dposv = _dsyrk = _dgemv = _dgesv = None
+    _dposv = _dsyrk = _dgesv = None
 
 METHODS = (
     "nr",
@@ -191,6 +190,7 @@ class _Limits:
         self.any_bounded = bool(finite.any())
         self.any_rev = bool(rev.any())
         self.all_rev = self.all_q and bool(rev.all())
+        self.contains_pi = bool((self.lo <= -math.pi).all() and (self.hi >= math.pi).all())
         self.lo_finite = np.where(finite, lo, 0.0)
         self.hi_finite = np.where(finite, hi, 0.0)
         # projection of the "clip" policy: bounded revolute angles are first moved by a
@@ -209,8 +209,9 @@ class _Limits:
         if not self.any_rev:
             return
         if self.all_rev:  # common case: every coordinate is a revolute angle
-            w = np.remainder(q + math.pi, _TWO_PI) - math.pi
-            if ((w >= self.lo) & (w <= self.hi)).all():
+            w = np.remainder(q + math.pi, _TWO_PI)
+            w -= math.pi
+            if self.contains_pi or ((w >= self.lo) & (w <= self.hi)).all():
                 q[:] = w
                 return
         x = q[self.idx]
@@ -271,7 +272,7 @@ class _Sampler:
     @property
     def rng(self) -> np.random.Generator:
         if not isinstance(self._rng, np.random.Generator):
-            self._rng = np.random.default_rng(self._rng)
+            self._rng = _default_rng() if self._rng is None else np.random.default_rng(self._rng)
         return self._rng
 
     def __call__(self) -> np.ndarray:
@@ -286,6 +287,16 @@ class _Sampler:
         return random_configuration(self.model, self.q_ref, self.rng)
 
 
+_DEFAULT_RNG: list = []
+
+
+def _default_rng() -> np.random.Generator:
+    """A process-wide Generator seeded once from OS entropy (making one per call is slow)."""
+    if not _DEFAULT_RNG:
+        _DEFAULT_RNG.append(np.random.default_rng())
+    return _DEFAULT_RNG[0]
+
+
 def _check_options(method, joint_limits, tol, max_iterations, max_searches, time_budget):
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -296,6 +307,8 @@ def _check_options(method, joint_limits, tol, max_iterations, max_searches, time
     if not (isinstance(tol, float | int) and 0.0 < tol < math.inf):
         raise InvalidInput(f"tol must be finite and > 0, got {tol!r}")
     for name, value in (("max_iterations", max_iterations), ("max_searches", max_searches)):
+        if type(value) is int and value >= 1:
+            continue
         if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
             raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
     if time_budget is not None and not (
@@ -323,6 +336,16 @@ def _check_damping(method: str, damping, nv: int):
     if not (x >= 0.0 and math.isfinite(x)):
         raise InvalidInput(f"damping λ must be finite and >= 0, got {damping!r}")
     return x
+
+
+def _unit_cost(task: Task) -> bool:
+    """True when every cost of ``task`` is 1 (cached per cost version of the task)."""
+    cached = getattr(task, "_ik_unit_cost", None)
+    if cached is not None and cached[0] == task._version:
+        return cached[1]
+    unit = bool((task._cost == 1.0).all())
+    task._ik_unit_cost = (task._version, unit)
+    return unit
 
 
 class _Context:
@@ -462,7 +485,7 @@ def solve_posture(
         and model.nq == model.nv
         and tasks[0].gain == 1.0
         and tasks[0].lm_damping == 0.0
-        and bool((tasks[0]._cost == 1.0).all())
+        and _unit_cost(tasks[0])
     )
     if pose_error == "world" and not (
         len(tasks) == 1 and type(tasks[0]) is FrameTask and not regularization
@@ -490,7 +513,7 @@ def solve_posture(
         deadline,
     )
     q, success, iterations, searches, E, reason = out
-    residuals = runner.residuals(q)
+    residuals = (E,) if fast else runner.residuals(q)
     return PostureResult(
         q=q,
         success=success,
@@ -524,7 +547,9 @@ def _search_loop(
     best_q, best_E = None, math.inf
     last_end = ""
     rejected = 0
-    clip = policy == "clip" and limits.any_bounded
+    # Revolute joints whose range spans 2π or more need no projection: every angle has a
+    # representative inside, which the final wrap picks. Only the others are clipped.
+    clip = policy == "clip" and limits.needs_clip
     searches = 0
     for search in range(max_searches):
         if deadline is not None and time.perf_counter() > deadline:
@@ -716,7 +741,7 @@ class _FastPose:
         self.model = ctx.model
         self.data = ctx.data
         self.fid = task.frame.id(ctx.conf)
-        self.target = pin.SE3(task.target)
+        self.target = task.target
         self.world = pose_error == "world"
         self.eye = ctx.eye
         self.square = ctx.model.nv == 6
@@ -740,6 +765,70 @@ class _FastPose:
         return (self.error(q),)
 
     def search(
+        self, q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
+    ):
+        if (
+            method == "lm-chan"
+            and not self.world
+            and _dposv is not None
+            and limits is None
+            and deadline is None
+        ):
+            return self._search_chan(q, damping, tol, max_iterations, stagnation, patience)
+        return self._search_any(
+            q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
+        )
+
+    def _search_chan(self, q, lam, tol, max_iterations, stagnation, patience):
+        """The default case, LM Chan on log6 with no projection and no deadline: the same
+        iterates as :meth:`_search_any`, with the fewest Python operations per iteration."""
+        model, data, fid, Mt = self.model, self.data, self.fid, self.target
+        fk = pin.forwardKinematics
+        ufp = pin.updateFramePlacement
+        cfj = pin.computeFrameJacobian
+        log6 = pin.log6
+        syrk = _dsyrk
+        posv = _dposv
+        LOCAL = pin.LOCAL
+        eye = self.eye
+        tol2 = 2.0 * tol
+        half_lam = 0.5 * lam
+        keep = 1.0 - stagnation
+        stall_best = math.inf
+        stall_since = 0
+        best_q, best_ee = q, math.inf
+        i = 0
+        while i < max_iterations:
+            i += 1
+            fk(model, data, q)
+            e = log6(ufp(model, data, fid).actInv(Mt)).vector
+            ee = e @ e
+            if ee < tol2:
+                return i, 0.5 * ee, q, "converged"
+            if ee < best_ee:
+                best_ee = ee
+                best_q = q
+            elif ee != ee:
+                return i, 0.5 * best_ee, best_q, "non-finite error (diverged)"
+            if ee < stall_best * keep:
+                stall_best = ee
+                stall_since = 0
+            else:
+                stall_since += 1
+                if stall_since >= patience:
+                    return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
+            if i == max_iterations:
+                break
+            J = cfj(model, data, q, fid, LOCAL)
+            _, dq, info = posv(
+                syrk(1.0, J, half_lam * ee, eye, trans=1), J.T @ e, overwrite_a=1, overwrite_b=1
+            )
+            if info:
+                return i, 0.5 * best_ee, best_q, "singular step matrix"
+            q = q + dq
+        return i, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"
+
+    def _search_any(
         self, q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
     ):
         model, data, fid, Mt = self.model, self.data, self.fid, self.target
@@ -802,7 +891,7 @@ class _FastPose:
                 H = _dsyrk(1.0, J, mu, eye, trans=1)
                 if wbar is not None:
                     H += wbar
-                _, dq, info = _dposv(H, _dgemv(1.0, J, e, trans=1), overwrite_a=1, overwrite_b=1)
+                _, dq, info = _dposv(H, J.T @ e, overwrite_a=1, overwrite_b=1)
                 if info != 0:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
             elif method == "nr" and lapack:
