@@ -19,12 +19,22 @@ def readme_snippets():
 @pytest.mark.parametrize("index", range(len(readme_snippets())))
 def test_readme_snippet_runs(index, capsys):
     exec(compile(readme_snippets()[index], f"README snippet {index}", "exec"), {})
-    assert "FrameTask('tool0'" in capsys.readouterr().out
+    assert capsys.readouterr().out.strip()  # every snippet shows its result
 
 
-def test_readme_control_loop_reaches_its_target():
+def test_readme_backends_snippet_shows_the_singularity(capsys):
+    (snippet,) = [s for s in readme_snippets() if "planar_2r" in s]
+    exec(snippet, {})
+    lines = dict(line.split(":", 1) for line in capsys.readouterr().out.splitlines())
+    assert lines["       pinv"].strip() == "v = [0. 0.]"
+    assert lines["        dls"].strip() == "v = [0. 0.]"
+    assert lines["regularized"].strip() != "v = [0. 0.]"
+
+
+def test_readme_control_loop_reaches_its_target(capsys):
     namespace: dict = {}
     exec(readme_snippets()[0], namespace)
+    assert "FrameTask('tool0'" in capsys.readouterr().out
     err = namespace["tool"].compute_error(namespace["configuration"])
     assert (err**2).sum() ** 0.5 < 1e-4
 
