@@ -1,0 +1,532 @@
+"""Strict task priorities: hierarchical differential IK with limits at every level.
+
+``solve_ik(conf, [[feet, com], [hand], [posture]], dt)`` solves the levels in order, highest
+first; tasks inside a level are weighted against each other as usual. Level ``k`` asks
+
+    minimise   ‖A_k v − c_k‖² + λ_k ‖v‖²,      A_k = W J (stacked),  c_k = W Kp e / dt,
+    subject to lb ≤ v ≤ ub,  G v ≤ h           (every limit, at every level)
+               A_j v = A_j v_j*  for j < k      (what the higher levels achieved is kept)
+
+with ``λ_k = μ_k + damping`` (``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over the level's tasks).
+This is the cascade of QPs of Kanoun, Lamiraux and Wieber, "Kinematic control of redundant
+manipulators: generalizing the task-priority framework to inequality task" (IEEE T-RO 2011),
+with the higher levels' optimal residual ``w_j* = A_j v_j* − c_j`` fixed as an equality.
+
+The equalities are not handed to the QP solver as rows (stacked levels are often rank
+deficient, which active-set solvers dislike). The step is written instead as
+``v = v_{k−1} + Z_{k−1} z``, where the orthonormal columns of ``Z_{k−1}`` span the null space
+of the stacked ``A_0 … A_{k−1}``: every higher level keeps ``A_j v`` exactly, whatever ``z`` is,
+and the level's QP has only ``dim z`` unknowns. With ``B = A_k Z_{k−1}``,
+``d = c_k − A_k v_{k−1}`` and ``w = Z_{k−1}ᵀ v_{k−1}``,
+
+    z = argmin ‖B z − d‖² + λ_k ‖w + z‖² = Bᵀ (B Bᵀ + λ_k I)⁻¹ (d + B w) − w
+
+is the level's optimum without inequalities. A column-pivoted (rank-revealing) QR
+``Bᵀ Π = [Q1 Q2] R`` gives the null space ``Q2`` of ``B``, and ``Z_k = Z_{k−1} Q2`` is the
+basis handed to the next level.
+
+Without inequalities this is the recursive null-space projection of Siciliano and Slotine,
+"A general framework for managing multiple tasks in highly redundant robotic systems"
+(ICAR 1991), with singularity-robust damped inverses (Chiaverini, "Singularity-robust
+task-priority redundancy resolution for real-time kinematic control of robot manipulators",
+IEEE T-RA 1997): since ``N_{k−1} = Z_{k−1} Z_{k−1}ᵀ`` is the augmented projector and
+``v_{k−1}`` lies in the row space of the higher levels,
+
+    v_k = v_{k−1} + (A_k N_{k−1})^{#λ} (c_k − A_k v_{k−1}),   X^{#λ} = Xᵀ (X Xᵀ + λ I)⁻¹.
+
+``method="nullspace"`` computes only that (no QP); ``method="cascade"`` calls the QP solver at
+every level; ``method="auto"`` (default) takes the null-space path when no limit gives an
+inequality, and otherwise solves each level's QP only when the level's unconstrained optimum
+violates a limit (a convex QP whose unconstrained minimiser is feasible has that minimiser
+as its solution).
+
+Practical notes. Costs weight tasks inside a level only: a level alone in the freedom left to
+it gets all it asks for, whatever its cost, so its gain sets its speed (a posture level with
+gain 1 at the bottom moves as fast as a top-level task). Strict priority holds for the
+velocity of one step: a lower level moving in the null space of a higher level's Jacobian
+changes that level's error only at second order, which the next step corrects; when a
+higher target is unreachable (a large residual), give that task ``lm_damping`` so its own
+steps stay small near the reach boundary.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+import qpsolvers
+from scipy.linalg.lapack import dgeqp3 as _dgeqp3
+from scipy.linalg.lapack import dorgqr as _dorgqr
+from scipy.linalg.lapack import dposv as _dposv
+
+from .backends.qp import check_solver, default_solver, solve_qp_arrays
+from .configuration import Configuration
+from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
+from .limits.limit import Limit
+from .problem import Assembler, check_damping, check_tasks, resolve_limits
+from .report import ActiveBound, report
+from .solve import _MAX_CACHED_PLANS
+from .tasks.task import Task
+
+try:
+    import daqp
+except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers[daqp]
+    daqp = None
+
+#: Accepted values of the ``method`` keyword of :func:`solve_hierarchy`.
+METHODS = ("auto", "cascade", "nullspace")
+
+_EPS = float(np.finfo(float).eps)
+
+
+def check_levels(levels) -> list[list[Task]]:
+    """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
+    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
+        raise InvalidInput(
+            f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
+        )
+    out = []
+    for k, level in enumerate(levels):
+        if isinstance(level, Task):
+            raise InvalidInput(
+                f"level {k} is a Task, not a list of tasks: write [[task_a], [task_b]] "
+                "for two levels, or [task_a, task_b] for one weighted level"
+            )
+        try:
+            out.append(check_tasks(level))
+        except InvalidInput as exc:
+            raise InvalidInput(f"level {k}: {exc}") from None
+    return out
+
+
+# ------------------------------------------------------------------ linear algebra
+def damped_step(B: np.ndarray, d: np.ndarray, lam: float, w: np.ndarray | None) -> np.ndarray:
+    """Unconstrained optimum of one level in null-space coordinates.
+
+    ``z = argmin ‖B z − d‖² + λ ‖w + z‖²`` (``w = Zᵀ v_{k−1}``; None when zero). With
+    ``u = w + z`` this is the damped least-squares problem ``min ‖B u − d'‖² + λ ‖u‖²``,
+    ``d' = d + B w``, whose solution ``u = Bᵀ (B Bᵀ + λ I)⁻¹ d'`` lies in the row space of
+    ``B``: the directions ``B`` does not see keep ``v``'s component at zero, and linearly
+    dependent rows (a singular ``B Bᵀ``) only perturb ``(B Bᵀ + λ I)⁻¹ d'`` along the null
+    space of ``Bᵀ``, which ``Bᵀ`` removes. ``λ = 0`` gives the minimum-norm solution.
+    """
+    m = B.shape[0]
+    if w is not None:
+        d = d + B @ w
+    if m:
+        M = B @ B.T
+        if lam:
+            M.reshape(-1)[:: m + 1] += lam
+        _, y, info = _dposv(M, d)
+        u = y @ B if not info else np.linalg.lstsq(B, d, rcond=None)[0]
+    else:
+        u = np.zeros(B.shape[1])
+    if w is not None:
+        u -= w
+    return u
+
+
+def null_basis(B: np.ndarray) -> tuple[np.ndarray, int]:
+    """Orthonormal basis of the null space of ``B`` (m × r) and the rank of ``B``.
+
+    Column-pivoted QR (LAPACK ``dgeqp3``) ``Bᵀ Π = [Q1 Q2] R``: the rank counts
+    ``|R_ii| > max(m, r) ε |R_00|`` (NumPy's ``matrix_rank`` tolerance); ``Q2`` (r × (r −
+    rank)) spans the null space.
+    """
+    m, r = B.shape
+    if min(m, r) == 0:
+        return np.eye(r), 0
+    qr, _, tau, _, info = _dgeqp3(B.T)
+    if info:  # pragma: no cover - only on invalid arguments
+        raise NoSolutionFound("QR", f"LAPACK dgeqp3 info {info}")
+    diag = np.abs(qr.diagonal())
+    rank = int(np.count_nonzero(diag > max(m, r) * _EPS * diag[0]))
+    if rank == r:
+        return np.zeros((r, 0)), rank
+    if m < r:  # dorgqr builds Q in place from the reflectors in the first m columns
+        buf = np.empty((r, r), order="F")
+        buf[:, :m] = qr
+        qr = buf
+    elif m > r:
+        qr = qr[:, :r]
+    return _dorgqr(qr, tau, overwrite_a=1)[0][:, rank:], rank
+
+
+# ----------------------------------------------------------------------------- QPs
+def _feasible(v, lb, ub, G, h) -> bool:
+    """True when ``v`` satisfies the box and the inequality rows exactly (no tolerance)."""
+    if lb is not None and not ((v >= lb).all() and (v <= ub).all()):
+        return False
+    return G is None or bool((G @ v <= h).all())
+
+
+def _daqp(P, f, rows, upper, lower, kwargs) -> tuple:
+    """DAQP on ``lower ≤ [I; rows] x ≤ upper`` (the first ``len(upper) − len(rows)`` entries
+    bound x directly); returns ``(x | None, status, any constraint active)``."""
+    x, _, exitflag, info = daqp.solve(P, f, rows, upper, lower, **kwargs)
+    if exitflag <= 0:
+        return None, f"DAQP exit flag {exitflag}", True
+    return np.asarray(x), "optimal", bool(np.any(info["lam"]))
+
+
+def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs) -> tuple:
+    """``min ½ zᵀPz + fᵀz  s.t. lower ≤ rows z ≤ upper``; ``(z | None, status, active)``."""
+    if solver == "daqp":
+        # z = 0 (the higher levels' solution) is feasible: warm start from the constraints it
+        # makes active, unless they outnumber the unknowns (a degenerate start is slower)
+        if "primal_start" not in kwargs:
+            n_active = np.count_nonzero(upper <= 0.0) + np.count_nonzero(lower >= 0.0)
+            if 0 < n_active <= P.shape[0]:
+                kwargs = {**kwargs, "primal_start": np.zeros(P.shape[0])}
+        z, status, active = _daqp(P, f, rows, upper, lower, kwargs)
+        if z is None and "primal_start" in kwargs:  # retry without the warm start
+            kwargs = {k: a for k, a in kwargs.items() if k != "primal_start"}
+            z, status, active = _daqp(P, f, rows, upper, lower, kwargs)
+        return z, status, active
+    up = np.isfinite(upper)
+    lo = np.isfinite(lower)
+    G = np.vstack([rows[up], -rows[lo]])
+    h = np.concatenate([upper[up], -lower[lo]])
+    qp = qpsolvers.Problem(P, f, G if len(h) else None, h if len(h) else None)
+    sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
+    if not sol.found:
+        return None, f"not found ({sol.extras or 'no details'})", True
+    return np.asarray(sol.x), "optimal", True
+
+
+def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs) -> tuple:
+    """QP of level 0 (no higher level): ``v`` and whether a constraint is active."""
+    if solver == "daqp":
+        nv = len(f)
+        if lb is None:
+            lb, ub = np.full(nv, -np.inf), np.full(nv, np.inf)
+        if G is None:
+            rows, upper, lower = _no_rows(nv), ub, lb
+        else:
+            rows = np.ascontiguousarray(G)
+            upper = np.concatenate([ub, h])
+            lower = np.concatenate([lb, np.full(len(h), -np.inf)])
+        v, _, active = _daqp(P, f, rows, upper, lower, kwargs)
+        if v is not None and math.isfinite(v @ v):
+            return v, active
+    # other solvers, or DAQP failed: the core's call, which names the conflicting limits
+    v = solve_qp_arrays(P, f, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **kwargs)
+    return v, True
+
+
+def _level_qp(P, g, Z, v, lb, ub, G, h, solver, kwargs, k) -> tuple:
+    """QP of level ``k > 0`` in null-space coordinates: ``v = v_{k−1} + Z z`` within the limits.
+
+    ``min ½ zᵀPz − gᵀz`` (``P = BᵀB + λI``) s.t. ``lb − v ≤ Z z ≤ ub − v`` (rows with a
+    finite bound) and ``G Z z ≤ h − G v``. ``z = 0`` is feasible (the higher levels' solution).
+    Returns ``(z, whether a constraint is active)``.
+    """
+    r = Z.shape[1]
+    parts, lower, upper = [], [], []
+    if lb is not None:
+        bounded = np.isfinite(lb) | np.isfinite(ub)
+        parts.append(Z[bounded])
+        vb = v[bounded]
+        lower.append(lb[bounded] - vb)
+        upper.append(ub[bounded] - vb)
+    if G is not None:
+        parts.append(G @ Z)
+        upper.append(h - G @ v)
+        lower.append(np.full(len(h), -np.inf))
+    if len(parts) == 1:
+        rows, lower, upper = parts[0], lower[0], upper[0]
+    elif parts:
+        rows, lower, upper = np.vstack(parts), np.concatenate(lower), np.concatenate(upper)
+    else:
+        rows, lower, upper = _no_rows(r), np.zeros(0), np.zeros(0)
+    # z = 0 must stay feasible: where the higher levels' solution sits outside a bound by the
+    # solver's tolerance, the bound is moved onto it (this level cannot change it)
+    np.minimum(lower, 0.0, out=lower)
+    np.maximum(upper, 0.0, out=upper)
+    z, status, active = _solve_reduced_qp(P, -g, rows, lower, upper, solver, kwargs)
+    if z is None or not math.isfinite(z @ z):
+        raise NoSolutionFound(
+            solver,
+            f"level {k}: {status if z is None else 'non-finite solution'}",
+            [f"level {k} starts from the higher levels' solution, which satisfies every limit"],
+        )
+    return z, active
+
+
+@cache
+def _no_rows(n: int) -> np.ndarray:
+    return np.zeros((0, n))
+
+
+# ---------------------------------------------------------------------------- plan
+class _Plan:
+    """What does not change between steps for a given list of levels and limits.
+
+    One core :class:`~taskik.problem.Assembler` over all the tasks (levels concatenated)
+    evaluates every task once per step and merges the limits; level ``k`` reads its rows
+    ``A[rows_k]``, ``c[rows_k]`` of the stacked system.
+    """
+
+    def __init__(self, configuration: Configuration, levels, limits):
+        self.levels = check_levels(levels)
+        flat = [t for level in self.levels for t in level]
+        self.asm = Assembler(configuration, flat, resolve_limits(configuration, limits))
+        self.rows = []
+        self.tasks_rows = []  # per level: [(task, rows of the task)]
+        it = iter(self.asm.slices)
+        start = 0
+        for level in self.levels:
+            entries = [next(it) for _ in level]
+            stop = entries[-1][3].stop if entries else start
+            self.rows.append(slice(start, stop))
+            self.tasks_rows.append([(task, rows) for task, _, _, rows in entries])
+            start = stop
+        #: per level: the level's last QP had an active constraint (try the QP first)
+        self.qp_hint = [False] * len(self.levels)
+
+    def level_dampings(self, dt: float, damping: float) -> list[float]:
+        """``λ_k = μ_k + damping`` with ``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over level k.
+
+        ``W_i e_i`` is read back from the assembled ``c_i = W_i Kp_i e_i / dt``.
+        """
+        if not self.asm.mu:
+            return [damping] * len(self.rows)
+        c = self.asm.c
+        out = []
+        for entries in self.tasks_rows:
+            mu = damping
+            for task, rows in entries:
+                lm = task.lm_damping
+                if lm:
+                    ci = c[rows]
+                    mu += lm * float(ci @ ci) * (dt / task.gain) ** 2
+            out.append(mu)
+        return out
+
+
+def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
+    try:
+        key = (
+            "levels",
+            tuple(tuple(map(id, level)) for level in levels),
+            None if limits is None else tuple(map(id, limits)),
+        )
+    except TypeError:
+        check_levels(levels)  # raises the precise error
+        raise InvalidInput(f"limits must be a list of Limit objects, got {limits!r}") from None
+    plans = configuration._plans
+    plan = plans.get(key)
+    if plan is None:
+        plan = _Plan(configuration, levels, limits)
+        if len(plans) >= _MAX_CACHED_PLANS:
+            plans.clear()
+        plans[key] = plan
+    return plan
+
+
+# ---------------------------------------------------------------------------- solve
+def solve_hierarchy(
+    configuration: Configuration,
+    levels: Sequence[Sequence[Task]],
+    dt: float,
+    limits: Sequence[Limit] | None = None,
+    solver: str | None = None,
+    damping: float = 1e-12,
+    method: str = "auto",
+    **solver_kwargs,
+) -> np.ndarray:
+    """Velocity ``v`` (size nv) achieving the levels with strict priorities, highest first.
+
+    Level ``k`` minimises its weighted velocity residual ``‖A_k v − c_k‖² + λ_k ‖v‖²`` under
+    every limit while keeping ``A_j v`` of every higher level ``j < k`` at what that level
+    achieved (see the module docstring). A lower level therefore never changes what a
+    higher level achieves; it only uses the directions (and the room within the limits)
+    the higher levels leave free. Costs weight tasks within a level; they do not matter
+    across levels. Usually called as ``solve_ik(conf, levels, dt, ...)``.
+
+    Args:
+        configuration: robot configuration (kinematics up to date).
+        levels: ``[[task, ...], [task, ...], ...]``, highest priority first.
+        dt: step duration (s), > 0.
+        limits: None for the model's position and velocity limits; ``[]`` for none.
+        solver: QP solver name (qpsolvers); default :func:`taskik.default_solver`.
+        damping: Tikhonov term ``damping ‖v‖²`` added at every level, ≥ 0.
+        method: ``"auto"``, ``"cascade"`` (a QP at every level) or ``"nullspace"`` (no QP;
+            only without inequality limits).
+        solver_kwargs: passed to the QP solver.
+
+    Raises:
+        InvalidInput: bad levels, dt, damping, method or solver; ``"nullspace"`` with limits.
+        NoSolutionFound: the QP of a level has no solution (the message names the level and
+            the conflicting limits).
+    """
+    if method not in METHODS:
+        raise InvalidInput(f"method must be one of {METHODS}, got {method!r}")
+    dt = check_positive_scalar(dt, "dt")
+    if damping != 1e-12:
+        damping = check_damping(damping)
+    plan = _get_plan(configuration, levels, limits)
+    asm = plan.asm
+    _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    constrained = lb is not None or G is not None
+    if method == "nullspace" and constrained:
+        raise InvalidInput(
+            "method='nullspace' ignores inequalities; pass limits=[] or use method='auto'"
+        )
+    always_qp = method == "cascade"
+    use_qp = always_qp or constrained
+    if use_qp:
+        solver = default_solver() if solver is None else check_solver(solver)
+    lams = plan.level_dampings(dt, damping)
+    A_all, c_all = asm.A, asm.c
+    hint = plan.qp_hint
+
+    v = np.zeros(configuration.nv)
+    Z = None  # basis of the directions the higher levels leave free; None = all of them
+    w = None  # Zᵀ v
+    last = len(plan.rows) - 1
+    for k, rows in enumerate(plan.rows):
+        A, lam = A_all[rows], lams[k]
+        if Z is None:
+            B, d = A, c_all[rows]
+        else:
+            B = A @ Z
+            d = c_all[rows] - A @ v
+            w = v @ Z
+        # Without inequalities, or when the level's unconstrained optimum is feasible, that
+        # optimum is the level's QP solution. A level whose QP had an active constraint at the
+        # previous step goes to its QP directly.
+        step = None
+        if not (always_qp or (use_qp and hint[k])):
+            z = damped_step(B, d, lam, w)
+            step = z if Z is None else Z @ z
+            if use_qp and not _feasible(v + step, lb, ub, G, h):
+                step = None
+        if step is not None:
+            v += step
+        else:
+            P = B.T @ B
+            P.reshape(-1)[:: P.shape[0] + 1] += lam
+            g = d @ B
+            if lam and w is not None:
+                g -= lam * w
+            if Z is None:
+                v, hint[k] = _first_level_qp(P, -g, G, h, lb, ub, solver, asm, solver_kwargs)
+            else:
+                z, hint[k] = _level_qp(P, g, Z, v, lb, ub, G, h, solver, solver_kwargs, k)
+                v += Z @ z
+        if k == last:
+            break
+        null = null_basis(B)[0]
+        Z = null if Z is None else Z @ null
+        if Z.shape[1] == 0:
+            break  # no freedom left: the lower levels cannot move v
+    return v
+
+
+# ----------------------------------------------------------------------------- report
+@dataclass
+class LevelStatus:
+    """What one level achieved in a step.
+
+    Attributes:
+        index: level index (0 = highest priority).
+        tasks: the tasks' reprs.
+        requested: ``‖c_k‖ = ‖W Kp e / dt‖``, the weighted task velocity the level asked for.
+        residual: ``‖A_k v − c_k‖ = ‖W (J v − Kp e / dt)‖``, what the step left unachieved.
+        satisfied: ``residual ≤ tol · max(1, requested)``: the level got what it asked for.
+        rank: directions of v the level used (rank of its Jacobian in the null space of
+            the higher levels).
+        free_dofs: directions left to the lower levels after this one.
+        error_norm: ``‖e‖`` of the level's stacked task errors before the step.
+    """
+
+    index: int
+    tasks: list[str]
+    requested: float
+    residual: float
+    satisfied: bool
+    rank: int
+    free_dofs: int
+    error_norm: float
+
+
+@dataclass
+class HierarchyReport:
+    """Per-level status of a prioritized step and the bounds it touches; ``print()`` it."""
+
+    levels: list[LevelStatus]
+    active: list[ActiveBound]
+
+    def __str__(self) -> str:
+        lines = [
+            f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
+            f"{'free':>5} {'|e|':>10}  tasks"
+        ]
+        for s in self.levels:
+            names = ", ".join(t.split("(")[0] for t in s.tasks)
+            lines.append(
+                f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
+                f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
+                f"{s.error_norm:>10.3e}  {names}"
+            )
+        if self.active:
+            lines.append("active bounds:")
+            for b in self.active:
+                lines.append(
+                    f"  {b.limit:<14} {b.joint:<28} {b.side:<5} bound {b.bound:+.4g}, "
+                    f"v {b.value:+.4g}"
+                )
+        else:
+            lines.append("active bounds: none")
+        return "\n".join(lines)
+
+
+def hierarchy_report(
+    configuration: Configuration,
+    levels: Sequence[Sequence[Task]],
+    dt: float,
+    v: np.ndarray,
+    limits: Sequence[Limit] | None = None,
+    tol: float = 1e-6,
+) -> HierarchyReport:
+    """Explain a prioritized step ``v``: each level's residual, whether it was satisfied,
+    the directions it used and left, and every active bound.
+
+    Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
+    """
+    dt = check_positive_scalar(dt, "dt")
+    levels = check_levels(levels)
+    nv = configuration.nv
+    v = np.asarray(v, dtype=float)
+    if v.shape != (nv,):
+        raise InvalidInput(f"v must have shape ({nv},), got {v.shape}")
+    statuses = []
+    Z = np.eye(nv)
+    for k, tasks in enumerate(levels):
+        terms = [t.compute_term(configuration, dt) for t in tasks]
+        A = np.vstack([a for a, _, _ in terms]) if terms else np.zeros((0, nv))
+        c = np.concatenate([cc for _, cc, _ in terms]) if terms else np.zeros(0)
+        e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
+        residual = float(np.linalg.norm(A @ v - c))
+        requested = float(np.linalg.norm(c))
+        null, rank = null_basis(A @ Z)
+        Z = Z @ null
+        statuses.append(
+            LevelStatus(
+                k,
+                [repr(t) for t in tasks],
+                requested,
+                residual,
+                residual <= tol * max(1.0, requested),
+                rank,
+                Z.shape[1],
+                float(np.linalg.norm(e)),
+            )
+        )
+    flat = [t for tasks in levels for t in tasks]
+    active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
+    return HierarchyReport(statuses, active)
