@@ -222,7 +222,11 @@ class _Limits:
         alt = cand - _TWO_PI
         moved = np.where(cand <= hi, cand, np.where(cand - hi < lo - alt, cand, alt))
         inside = (w >= lo) & (w <= hi)
-        q[self.idx] = np.where(self.rev & self.bounded & ~inside, moved, w)
+        x_inside = (x >= self.lo) & (x <= self.hi)
+        # rounding in the 2π arithmetic may push a value on a bound an ulp outside: keep the
+        # original value then
+        out = np.where(self.rev & self.bounded & ~inside, np.where(x_inside, x, moved), w)
+        q[self.idx] = out
 
     def clip(self, q: np.ndarray) -> None:
         """Project q into the joint ranges (every iterate of the ``"clip"`` policy): bounded

@@ -464,3 +464,19 @@ def test_table1_lm_chan_statistics(ur5):
     assert 11.0 < np.mean(restart_its) < 20.0
     assert 7 <= np.median(restart_its) <= 11
     assert single_fail / 150 < 0.2
+
+
+def test_wrap_keeps_values_on_the_bounds_inside(panda):
+    """Regression: the 2π arithmetic of the final wrap must not push a joint that sits on its
+    bound (where 'clip' leaves it) an ulp outside."""
+    from taskik.ik import _Limits
+
+    limits = _Limits(panda.model)
+    q = panda.q0.copy()
+    q[:] = panda.model.upperPositionLimit
+    q[3] = panda.model.lowerPositionLimit[3]
+    limits.wrap(q)
+    ConfigurationLimit(panda.model).check(q, tol=0.0)
+    q = panda.model.lowerPositionLimit.copy()
+    limits.wrap(q)
+    ConfigurationLimit(panda.model).check(q, tol=0.0)
