@@ -21,7 +21,8 @@ and the level's QP has only ``dim z`` unknowns. With ``B = A_k Z_{k−1}``,
 
     z = argmin ‖B z − d‖² + λ_k ‖w + z‖² = Bᵀ (B Bᵀ + λ_k I)⁻¹ (d + B w) − w
 
-is the level's optimum without inequalities. A column-pivoted (rank-revealing) QR
+is the level's optimum without inequalities (computed in the best-conditioned of three
+equivalent forms, see :class:`LevelSplit`). A column-pivoted (rank-revealing) QR
 ``Bᵀ Π = [Q1 Q2] R`` gives the null space ``Q2`` of ``B``, and ``Z_k = Z_{k−1} Q2`` is the
 basis handed to the next level.
 
@@ -80,6 +81,11 @@ except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers
 METHODS = ("auto", "cascade", "nullspace")
 
 _EPS = float(np.finfo(float).eps)
+_norm = np.linalg.norm
+
+#: Directions of ``A_k Z`` with a QR diagonal below ``RANK_RTOL · ‖A_k‖_F`` count as taken by
+#: the higher levels (what remains of them is rounding noise).
+RANK_RTOL = 1e-12
 
 
 def check_levels(levels) -> list[list[Task]]:
@@ -103,56 +109,111 @@ def check_levels(levels) -> list[list[Task]]:
 
 
 # ------------------------------------------------------------------ linear algebra
-def damped_step(B: np.ndarray, d: np.ndarray, lam: float, w: np.ndarray | None) -> np.ndarray:
-    """Unconstrained optimum of one level in null-space coordinates.
-
-    ``z = argmin ‖B z − d‖² + λ ‖w + z‖²`` (``w = Zᵀ v_{k−1}``; None when zero). With
-    ``u = w + z`` this is the damped least-squares problem ``min ‖B u − d'‖² + λ ‖u‖²``,
-    ``d' = d + B w``, whose solution ``u = Bᵀ (B Bᵀ + λ I)⁻¹ d'`` lies in the row space of
-    ``B``: the directions ``B`` does not see keep ``v``'s component at zero, and linearly
-    dependent rows (a singular ``B Bᵀ``) only perturb ``(B Bᵀ + λ I)⁻¹ d'`` along the null
-    space of ``Bᵀ``, which ``Bᵀ`` removes. ``λ = 0`` gives the minimum-norm solution.
-    """
-    m = B.shape[0]
-    if w is not None:
-        d = d + B @ w
-    if m:
-        M = B @ B.T
-        if lam:
-            M.reshape(-1)[:: m + 1] += lam
-        _, y, info = _dposv(M, d)
-        u = y @ B if not info else np.linalg.lstsq(B, d, rcond=None)[0]
-    else:
-        u = np.zeros(B.shape[1])
-    if w is not None:
-        u -= w
-    return u
-
-
-def null_basis(B: np.ndarray) -> tuple[np.ndarray, int]:
-    """Orthonormal basis of the null space of ``B`` (m × r) and the rank of ``B``.
+class LevelSplit:
+    """Rank-revealing factorisation of one level's reduced Jacobian ``B = A_k Z`` (m × r).
 
     Column-pivoted QR (LAPACK ``dgeqp3``) ``Bᵀ Π = [Q1 Q2] R``: the rank counts
-    ``|R_ii| > max(m, r) ε |R_00|`` (NumPy's ``matrix_rank`` tolerance); ``Q2`` (r × (r −
-    rank)) spans the null space.
+    ``|R_ii| > max(max(m, r) ε |R_00|, RANK_RTOL · scale)``, with ``scale`` the norm of the
+    level's own ``A_k``: once the higher levels have taken its directions, what is left of
+    ``A_k Z`` is rounding noise that must not count as rank. ``Q1`` (r × rank)
+    spans the row space of ``B`` and ``Q2`` (r × (r − rank)) its null space. ``Q`` is formed
+    (LAPACK ``dorgqr``) only when needed.
     """
-    m, r = B.shape
-    if min(m, r) == 0:
-        return np.eye(r), 0
-    qr, _, tau, _, info = _dgeqp3(B.T)
-    if info:  # pragma: no cover - only on invalid arguments
-        raise NoSolutionFound("QR", f"LAPACK dgeqp3 info {info}")
-    diag = np.abs(qr.diagonal())
-    rank = int(np.count_nonzero(diag > max(m, r) * _EPS * diag[0]))
-    if rank == r:
-        return np.zeros((r, 0)), rank
-    if m < r:  # dorgqr builds Q in place from the reflectors in the first m columns
-        buf = np.empty((r, r), order="F")
-        buf[:, :m] = qr
-        qr = buf
-    elif m > r:
-        qr = qr[:, :r]
-    return _dorgqr(qr, tau, overwrite_a=1)[0][:, rank:], rank
+
+    __slots__ = ("B", "rank", "_qr", "_tau", "_Q")
+
+    def __init__(self, B: np.ndarray, scale: float = 0.0):
+        self.B = B
+        m, r = B.shape
+        self._Q = None
+        if min(m, r) == 0:
+            self.rank, self._qr, self._tau = 0, None, None
+            return
+        qr, _, tau, _, info = _dgeqp3(B.T)
+        if info:  # pragma: no cover - only on invalid arguments
+            raise NoSolutionFound("QR", f"LAPACK dgeqp3 info {info}")
+        diag = np.abs(qr.diagonal())
+        tol = max(max(m, r) * _EPS * diag[0], RANK_RTOL * scale)
+        self.rank = int(np.count_nonzero(diag > tol))
+        self._qr, self._tau = qr, tau
+
+    def _q(self) -> np.ndarray:
+        """The full orthogonal ``Q = [Q1 Q2]`` (r × r)."""
+        if self._Q is None:
+            m, r = self.B.shape
+            qr = self._qr
+            if qr is None:
+                self._Q = np.eye(r)
+                return self._Q
+            if m < r:  # dorgqr builds Q in place from the reflectors in the first m columns
+                buf = np.empty((r, r), order="F")
+                buf[:, :m] = qr
+                qr = buf
+            elif m > r:
+                qr = qr[:, :r]
+            self._Q = _dorgqr(qr, self._tau, overwrite_a=1)[0]
+        return self._Q
+
+    @property
+    def null(self) -> np.ndarray:
+        """Orthonormal basis ``Q2`` of the null space of ``B``."""
+        r = self.B.shape[1]
+        if self.rank == r:
+            return np.zeros((r, 0))
+        return self._q()[:, self.rank :]
+
+    def solve(self, d: np.ndarray, lam: float, w: np.ndarray | None) -> np.ndarray:
+        """Unconstrained optimum of the level: ``z = argmin ‖B z − d‖² + λ ‖w + z‖²``.
+
+        ``w = Zᵀ v_{k−1}`` (None when zero); ``λ = 0`` means the limit ``λ → 0⁺`` (least
+        squares, then least ``‖v‖``). Three equivalent forms, chosen for conditioning:
+        independent rows: ``z = Bᵀ (B Bᵀ + λ I)⁻¹ (d + B w) − w`` (damped least squares);
+        independent columns: ``(BᵀB + λ I) z = Bᵀ d − λ w``; otherwise, with ``C = B Q1``
+        (full column rank), ``(CᵀC + λ I) a = Cᵀ d − λ Q1ᵀ w`` and ``z = Q1 (a + Q1ᵀ w) − w``.
+        """
+        B, rank = self.B, self.rank
+        m, r = B.shape
+        if rank == m and m:  # independent rows
+            if w is not None:
+                d = d + B @ w
+            M = B @ B.T
+            M.reshape(-1)[:: m + 1] += lam
+            _, y, info = _dposv(M, d)
+            z = y @ B if not info else np.linalg.lstsq(B, d, rcond=None)[0]
+            if w is not None:
+                z -= w
+            return z
+        if rank == r and r:  # independent columns (no direction left free)
+            M = B.T @ B
+            M.reshape(-1)[:: r + 1] += lam
+            g = d @ B
+            if lam and w is not None:
+                g -= lam * w
+            _, z, info = _dposv(M, g)
+            return z if not info else np.linalg.lstsq(B, d, rcond=None)[0]
+        Q1 = self._q()[:, :rank]
+        if rank:
+            C = B @ Q1
+            M = C.T @ C
+            M.reshape(-1)[:: rank + 1] += lam
+            rhs = d @ C
+            w1 = None if w is None else w @ Q1
+            if lam and w is not None:
+                rhs -= lam * w1
+            _, a, info = _dposv(M, rhs)
+            if info:  # pragma: no cover - C has full column rank
+                a = np.linalg.lstsq(C, d, rcond=None)[0]
+        else:
+            a, w1 = np.zeros(0), None if w is None else np.zeros(0)
+        if w is None:
+            return Q1 @ a
+        return Q1 @ (a + w1) - w
+
+
+def null_basis(B: np.ndarray, scale: float = 0.0) -> tuple[np.ndarray, int]:
+    """Orthonormal basis of the null space of ``B`` and the rank of ``B`` (see LevelSplit)."""
+    split = LevelSplit(B, scale)
+    return split.null, split.rank
 
 
 # ----------------------------------------------------------------------------- QPs
@@ -251,7 +312,11 @@ def _level_qp(P, g, Z, v, lb, ub, G, h, solver, kwargs, k) -> tuple:
         raise NoSolutionFound(
             solver,
             f"level {k}: {status if z is None else 'non-finite solution'}",
-            [f"level {k} starts from the higher levels' solution, which satisfies every limit"],
+            [
+                f"none: level {k} starts from the higher levels' solution, which satisfies "
+                "every limit, so the failure is numerical (the limits may leave that level "
+                "a single point, which some solvers do not handle; 'daqp' and 'quadprog' do)"
+            ],
         )
     return z, active
 
@@ -400,8 +465,9 @@ def solve_hierarchy(
         # optimum is the level's QP solution. A level whose QP had an active constraint at the
         # previous step goes to its QP directly.
         step = None
+        split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
         if not (always_qp or (use_qp and hint[k])):
-            z = damped_step(B, d, lam, w)
+            z = split.solve(d, lam, w)
             step = z if Z is None else Z @ z
             if use_qp and not _feasible(v + step, lb, ub, G, h):
                 step = None
@@ -420,7 +486,7 @@ def solve_hierarchy(
                 v += Z @ z
         if k == last:
             break
-        null = null_basis(B)[0]
+        null = split.null
         Z = null if Z is None else Z @ null
         if Z.shape[1] == 0:
             break  # no freedom left: the lower levels cannot move v
@@ -513,7 +579,7 @@ def hierarchy_report(
         e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
         residual = float(np.linalg.norm(A @ v - c))
         requested = float(np.linalg.norm(c))
-        null, rank = null_basis(A @ Z)
+        null, rank = null_basis(A @ Z, _norm(A))
         Z = Z @ null
         statuses.append(
             LevelStatus(

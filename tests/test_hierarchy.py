@@ -1,0 +1,409 @@
+"""Strict task priorities (taskik.hierarchy): cascade of QPs and null-space path."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import taskik
+from taskik import (
+    ComTask,
+    FrameTask,
+    InvalidInput,
+    PositionTask,
+    PostureTask,
+    VelocityLimit,
+)
+from taskik.hierarchy import LevelSplit, check_levels, hierarchy_report, null_basis
+
+DT = 0.05
+FEET = ("lleg_effector_body", "rleg_effector_body")
+HANDS = ("larm_effector_body", "rarm_effector_body")
+
+
+# ----------------------------------------------------------------------------- helpers
+def level_rows(conf, tasks, dt):
+    """Stacked ``A = W J``, ``c = W Kp e / dt`` and ``μ = Σ lm ‖W e‖²`` of a level."""
+    terms = [t.compute_term(conf, dt) for t in tasks]
+    A = np.vstack([a for a, _, _ in terms])
+    c = np.concatenate([cc for _, cc, _ in terms])
+    return A, c, sum(mu for _, _, mu in terms)
+
+
+def residuals(conf, levels, dt, v):
+    """``‖A_k v − c_k‖`` per level."""
+    out = []
+    for tasks in levels:
+        A, c, _ = level_rows(conf, tasks, dt)
+        out.append(float(np.linalg.norm(A @ v - c)))
+    return out
+
+
+def textbook_nullspace(conf, levels, dt, damping):
+    """Siciliano–Slotine recursion with damped inverses, written with explicit projectors:
+
+    v_k = v_{k−1} + (A_k N_{k−1})^{#λ} (c_k − A_k v_{k−1}),  N_k = N_{k−1} − X⁺ X,
+    X^{#λ} = Xᵀ (X Xᵀ + λ I)⁻¹ = V diag(s / (s² + λ)) Uᵀ (SVD, zero singular values dropped).
+    """
+    nv = conf.nv
+    v = np.zeros(nv)
+    N = np.eye(nv)
+    for tasks in levels:
+        A, c, mu = level_rows(conf, tasks, dt)
+        X = A @ N
+        lam = mu + damping
+        U, s, Vt = np.linalg.svd(X, full_matrices=False)
+        keep = s > 1e-10 * s[0]
+        U, s, Vt = U[:, keep], s[keep], Vt[keep]
+        v = v + Vt.T @ ((s / (s**2 + lam)) * (U.T @ (c - A @ v)))
+        N = N - Vt.T @ Vt
+    return v
+
+
+def frame_task(conf, frame, offset, rng=None, **kwargs):
+    task = FrameTask(frame, **kwargs)
+    T = conf.get_transform_frame_to_world(frame)
+    T.translation = T.translation + np.asarray(offset)
+    if rng is not None:
+        T.rotation = T.rotation @ pin.exp3(rng.uniform(-0.2, 0.2, 3))
+    task.set_target(T)
+    return task
+
+
+def three_contacts(conf, hand_target, lm_damping=1.0):
+    """Seed 001's example: both feet stay where they are, a hand reaches a far point."""
+    feet = [FrameTask(f) for f in FEET]
+    for t in feet:
+        t.set_target_from_configuration(conf)
+    hand = PositionTask(HANDS[0], lm_damping=lm_damping)
+    hand.set_target(hand_target)
+    return feet[0], feet[1], hand
+
+
+def run(conf, tasks, steps, dt=DT, limits=None, **kwargs):
+    for _ in range(steps):
+        v = taskik.solve_ik(conf, tasks, dt, limits=limits, **kwargs)
+        conf.integrate_inplace(v, dt)
+    return v
+
+
+# --------------------------------------------------------------- seed 001's example
+def test_three_contacts_weighted_reaches_none_prioritized_reaches_two(humanoid):
+    """Seed 001: a humanoid asked for three contacts of which only two can be made."""
+    target = np.array([8.0, 0.3, 0.0])  # far beyond the hand's reach with the feet in place
+
+    conf_w = humanoid.configuration()
+    lf, rf, hand = three_contacts(conf_w, target)
+    run(conf_w, [lf, rf, hand], 300)
+    errors_w = [np.linalg.norm(t.compute_error(conf_w)) for t in (lf, rf, hand)]
+    assert min(errors_w) > 0.1, errors_w  # "in the middle": no contact is made
+
+    conf = humanoid.configuration()
+    lf, rf, hand = three_contacts(conf, target)
+    levels = [[lf], [rf], [hand]]
+    q_min, q_max = humanoid.model.lowerPositionLimit[7:], humanoid.model.upperPositionLimit[7:]
+    for _ in range(300):
+        v = taskik.solve_ik(conf, levels, DT)
+        conf.integrate_inplace(v, DT)
+        assert np.all(conf.q[7:] >= q_min - 1e-9) and np.all(conf.q[7:] <= q_max + 1e-9)
+    assert np.linalg.norm(lf.compute_error(conf)) < 1e-6
+    assert np.linalg.norm(rf.compute_error(conf)) < 1e-6
+    e_hand = hand.compute_error(conf)
+    assert np.linalg.norm(e_hand) > 2.0  # still far: the target is out of reach
+
+    # "as close as the feet allow": first-order optimality of min ‖e_hand‖² subject to the
+    # feet poses and the joints at a position limit (KKT, independent of the solver).
+    J_feet = np.vstack([lf.compute_jacobian(conf), rf.compute_jacobian(conf)])
+    J_hand = hand.compute_jacobian(conf)
+    limit = taskik.ConfigurationLimit(humanoid.model)
+    q = conf.q[limit.q_indices]
+    at_upper = limit.indices[q > limit.q_max - 1e-3]
+    at_lower = limit.indices[q < limit.q_min + 1e-3]
+    active = np.concatenate([at_upper, at_lower])
+    E = np.eye(conf.nv)[active]
+    grad = J_hand.T @ e_hand  # direction in which ‖e_hand‖² decreases fastest
+    K = np.vstack([J_feet, E])
+    mult, *_ = np.linalg.lstsq(K.T, grad, rcond=None)
+    stationarity = np.linalg.norm(grad - K.T @ mult) / (
+        np.linalg.norm(J_hand) * np.linalg.norm(e_hand)
+    )
+    assert stationarity < 2e-3
+    beta = mult[len(J_feet) :]
+    # the hand pulls the joints at their limits outward (positive at an upper limit)
+    assert np.all(beta[: len(at_upper)] > -1e-6) and np.all(beta[len(at_upper) :] < 1e-6)
+
+    # and the prioritized step there asks for nothing more of the feet
+    v = taskik.solve_ik(conf, levels, DT)
+    rep = hierarchy_report(conf, levels, DT, v)
+    assert rep.levels[0].satisfied and rep.levels[1].satisfied and not rep.levels[2].satisfied
+
+
+# ------------------------------------------------------------ lower levels are invisible
+def random_task(conf, rng, frames):
+    kind = rng.integers(4)
+    frame = frames[rng.integers(len(frames))]
+    if kind == 0:
+        return frame_task(conf, frame, rng.uniform(-0.1, 0.1, 3), rng, gain=rng.uniform(0.2, 1))
+    if kind == 1:
+        t = PositionTask(frame, cost=rng.uniform(0.1, 2.0), lm_damping=rng.choice([0.0, 1e-2]))
+        t.set_target(conf.get_transform_frame_to_world(frame).translation + rng.uniform(-1, 1, 3))
+        return t
+    if kind == 2:
+        t = ComTask(rng.uniform(0.1, 2.0))
+        t.set_target(conf.com + rng.uniform(-0.05, 0.05, 3))
+        return t
+    t = PostureTask(rng.uniform(1e-3, 1.0), gain=rng.uniform(0.1, 1.0))
+    t.set_target(taskik.robots.load("humanoid").random_configuration(rng))
+    return t
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_levels=st.integers(2, 4),
+    change=st.sampled_from(["remove", "add", "reweight", "drop_level"]),
+    limits=st.sampled_from(["default", "none", "tight"]),
+)
+def test_lower_levels_never_change_what_higher_levels_achieve(
+    humanoid, seed, n_levels, change, limits
+):
+    rng = np.random.default_rng(seed)
+    conf = humanoid.configuration(humanoid.random_configuration(rng))
+    frames = list(humanoid.end_effectors) + ["chest2_body", "head2_body"]
+    frames = [f for f in frames if f in conf._frame_ids]
+    levels = [[random_task(conf, rng, frames) for _ in range(rng.integers(1, 3))]]
+    for _ in range(n_levels - 1):
+        levels.append([random_task(conf, rng, frames) for _ in range(rng.integers(1, 3))])
+    k = int(rng.integers(1, n_levels))  # levels k.. change, levels < k must not notice
+    changed = [list(level) for level in levels]
+    if change == "remove":
+        changed[k].pop(int(rng.integers(len(changed[k]))))
+    elif change == "add":
+        changed[k].append(random_task(conf, rng, frames))
+    elif change == "reweight":
+        i = int(rng.integers(len(changed[k])))
+        reweighted = copy.copy(changed[k][i])
+        reweighted.cost = reweighted.cost * rng.uniform(0.01, 100.0)
+        changed[k][i] = reweighted
+    else:
+        changed = changed[:k]
+    lim = {
+        "default": None,
+        "none": [],
+        "tight": [
+            taskik.ConfigurationLimit(humanoid.model),
+            VelocityLimit(humanoid.model, {name: 0.3 for name in humanoid.model.names[2:]}),
+        ],
+    }[limits]
+    v = taskik.solve_ik(conf, levels, DT, limits=lim)
+    v_changed = taskik.solve_ik(conf, changed, DT, limits=lim)
+    r = residuals(conf, levels[:k], DT, v)
+    r_changed = residuals(conf, levels[:k], DT, v_changed)
+    assert np.allclose(r, r_changed, rtol=0, atol=1e-8), (r, r_changed)
+
+
+# ------------------------------------------------------------------------------ limits
+def test_higher_level_under_joint_limits(panda, rng):
+    """Limits hold, and the top level does as well as the one-level QP with it alone."""
+    conf = panda.configuration()
+    tool = frame_task(conf, "panda_hand", [0.3, -0.2, 0.2])
+    elbow = PositionTask("panda_link4")
+    elbow.set_target(conf.get_transform_frame_to_world("panda_link4").translation + [0, 0.3, 0])
+    posture = PostureTask(1.0)
+    posture.set_target(panda.q0 + rng.uniform(-1, 1, panda.model.nq))
+    levels = [[tool], [elbow], [posture]]
+    vmax = VelocityLimit(panda.model, {n: 0.5 for n in panda.model.names[1:]})
+    limits = [taskik.ConfigurationLimit(panda.model), vmax]
+    saturated = 0
+    for _ in range(60):
+        v = taskik.solve_ik(conf, levels, DT, limits=limits)
+        v_alone = taskik.solve_ik(conf, [tool], DT, limits=limits)
+        r = residuals(conf, [[tool]], DT, v)[0]
+        r_alone = residuals(conf, [[tool]], DT, v_alone)[0]
+        assert r <= r_alone + 1e-9 * max(1.0, r_alone)
+        assert np.all(np.abs(v) <= 0.5 + 1e-9)
+        saturated += np.any(np.abs(v) > 0.5 - 1e-9)
+        conf.integrate_inplace(v, DT)
+        lo, hi = panda.model.lowerPositionLimit, panda.model.upperPositionLimit
+        assert np.all(conf.q >= lo - 1e-9) and np.all(conf.q <= hi + 1e-9)
+    assert saturated > 10  # the limits were binding, not decorative
+
+
+def test_joint_limit_at_the_top_is_kept_by_every_level(planar_2r):
+    """A joint at its position limit: no level may push it further, even the lowest."""
+    model = planar_2r.model.copy()
+    model.upperPositionLimit[:] = [0.3, 3.0]
+    conf = taskik.Configuration(model, np.array([0.3, 0.6]))
+    reach = PositionTask("ee", cost=[1.0, 1.0, 0.0])
+    T = conf.get_transform_frame_to_world("ee")
+    reach.set_target(T.translation + [-0.3, 0.3, 0.0])  # needs q0 beyond its upper limit
+    posture = PostureTask(1.0)
+    posture.set_target(np.array([2.0, 2.0]))
+    v = taskik.solve_ik(conf, [[reach], [posture]], DT)
+    assert v[0] <= 1e-12
+
+
+# ------------------------------------------------------ cascade vs null-space vs textbook
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("damping", [1e-12, 1e-3])
+def test_cascade_nullspace_and_textbook_agree_without_inequalities(humanoid, seed, damping):
+    rng = np.random.default_rng(seed)
+    conf = humanoid.configuration(humanoid.random_configuration(rng))
+    lf = frame_task(conf, FEET[0], rng.uniform(-0.05, 0.05, 3))
+    com = ComTask()
+    com.set_target(conf.com + rng.uniform(-0.05, 0.05, 3))
+    hand = frame_task(conf, HANDS[1], rng.uniform(-0.2, 0.2, 3), rng, lm_damping=0.5)
+    other = PositionTask(HANDS[0], lm_damping=1e-2, gain=0.5)
+    other.set_target(rng.uniform(-1, 1, 3))
+    posture = PostureTask(0.1)
+    posture.set_target(humanoid.random_configuration(rng))
+    levels = [[lf, com], [hand, other], [posture]]
+    kw = dict(limits=[], damping=damping)
+    v_ns = taskik.solve_ik(conf, levels, DT, method="nullspace", **kw)
+    v_cascade = taskik.solve_ik(conf, levels, DT, method="cascade", **kw)
+    v_auto = taskik.solve_ik(conf, levels, DT, **kw)
+    v_book = textbook_nullspace(conf, levels, DT, damping)
+    scale = max(1.0, np.linalg.norm(v_book))
+    assert np.array_equal(v_auto, v_ns)
+    assert np.linalg.norm(v_ns - v_book) < 1e-7 * scale
+    assert np.linalg.norm(v_cascade - v_book) < 1e-6 * scale
+    # and a velocity limit that no step reaches changes nothing (cascade path, no QP bound)
+    wide = [VelocityLimit(humanoid.model, {n: 1e6 for n in humanoid.model.names[2:]})]
+    v_wide = taskik.solve_ik(conf, levels, DT, limits=wide, damping=damping)
+    assert np.linalg.norm(v_wide - v_ns) < 1e-9 * scale
+
+
+def test_cascade_with_other_qp_solvers(ur5):
+    conf = ur5.configuration()
+    tool = PositionTask("tool0")
+    tool.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.3, 0.0, 0.1])
+    posture = PostureTask(1.0)
+    posture.set_target(ur5.q0 + 0.5)
+    limits = [VelocityLimit(ur5.model, {n: 0.4 for n in ur5.model.names[1:]})]
+    levels = [[tool], [posture]]
+    v = taskik.solve_ik(conf, levels, DT, limits=limits, method="cascade")
+    assert np.max(np.abs(v)) == pytest.approx(0.4)  # a bound is active
+    v_quadprog = taskik.solve_ik(conf, levels, DT, limits=limits, solver="quadprog")
+    assert np.allclose(v_quadprog, v, atol=1e-9)
+    with pytest.warns(UserWarning):  # qpsolvers converts the dense matrices for OSQP
+        v_osqp = taskik.solve_ik(conf, levels, DT, limits=limits, solver="osqp", method="cascade")
+    assert np.allclose(v_osqp, v, atol=1e-3)  # OSQP is a first-order method
+
+
+def test_strict_priority_differs_from_weighting_in_the_expected_direction(planar_2r):
+    """Two conflicting one-row tasks on a 2-DoF arm with a 2-D point: the top one is exact."""
+    conf = planar_2r.configuration()
+    x_task = PositionTask("ee", cost=[1.0, 0.0, 0.0])
+    y_task = PositionTask("ee", cost=[0.0, 1.0, 0.0])
+    p = conf.get_transform_frame_to_world("ee").translation
+    x_task.set_target(p + [0.1, 0, 0])
+    y_task.set_target(p + [0, 0.1, 0])
+    xy = PositionTask("ee", cost=[1.0, 1.0, 0.0])
+    xy.set_target(p + [0.1, 0.1, 0])
+    # both rows are achievable (2 DoF): priorities change nothing, each is exact
+    v = taskik.solve_ik(conf, [[x_task], [y_task]], DT, limits=[])
+    r = residuals(conf, [[x_task], [y_task]], DT, v)
+    assert max(r) < 1e-9
+    # same point asked for two different x: the top level wins exactly, the lower gets 0
+    x2 = PositionTask("ee", cost=[1.0, 0.0, 0.0])
+    x2.set_target(p - [0.1, 0, 0])
+    v = taskik.solve_ik(conf, [[x_task], [x2, y_task]], DT, limits=[])
+    rx, _ = residuals(conf, [[x_task], [x2, y_task]], DT, v)
+    assert rx < 1e-9
+    J = x_task.compute_jacobian(conf)
+    assert (J @ v)[0] == pytest.approx(0.1 / DT)
+
+
+# ----------------------------------------------------------------------- linear algebra
+def test_level_step_formula(rng):
+    """``argmin ‖B z − d‖² + λ ‖w + z‖²`` against the normal equations, in the three forms
+    (independent rows, independent columns, neither)."""
+    for rows, cols, rank in ((4, 7, 4), (6, 5, 5), (5, 8, 3), (9, 4, 2)):
+        B = rng.normal(size=(rows, rank)) @ rng.normal(size=(rank, cols))
+        d, w = rng.normal(size=rows), rng.normal(size=cols)
+        split = LevelSplit(B)
+        assert split.rank == rank
+        for lam in (1e-3, 1.0):
+            expected = np.linalg.solve(B.T @ B + lam * np.eye(cols), B.T @ d - lam * w)
+            assert np.allclose(split.solve(d, lam, w), expected, atol=1e-9)
+            expected = np.linalg.solve(B.T @ B + lam * np.eye(cols), B.T @ d)
+            assert np.allclose(split.solve(d, lam, None), expected, atol=1e-9)
+        # λ → 0⁺: least squares, then the least ‖w + z‖
+        pinv = np.linalg.pinv(B)
+        expected = pinv @ d - (np.eye(cols) - pinv @ B) @ w
+        assert np.allclose(split.solve(d, 0.0, w), expected, atol=1e-8)
+        assert np.allclose(split.solve(d, 0.0, None), pinv @ d, atol=1e-8)
+
+
+def test_null_basis(rng):
+    for rows, cols, rank in ((4, 7, 4), (6, 5, 5), (5, 8, 3), (0, 3, 0)):
+        B = rng.normal(size=(rows, rank)) @ rng.normal(size=(rank, cols))
+        Z, r = null_basis(B)
+        assert r == rank
+        assert Z.shape == (cols, cols - rank)
+        assert np.allclose(Z.T @ Z, np.eye(cols - rank))
+        assert np.allclose(B @ Z, 0, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------ report
+def test_report_ranks_free_directions_and_satisfaction(humanoid):
+    conf = humanoid.configuration()
+    lf, rf, hand = three_contacts(conf, np.array([0.4, 0.3, 1.0]), lm_damping=0.0)
+    levels = [[lf], [rf], [hand]]
+    v = taskik.solve_ik(conf, levels, DT, limits=[])
+    rep = hierarchy_report(conf, levels, DT, v, limits=[])
+    # 34 DoF: each foot pose takes 6, the hand point 3
+    assert [s.rank for s in rep.levels] == [6, 6, 3]
+    assert [s.free_dofs for s in rep.levels] == [28, 22, 19]
+    assert all(s.satisfied for s in rep.levels)
+    assert rep.levels[2].requested == pytest.approx(np.linalg.norm(hand.compute_error(conf)) / DT)
+    text = str(rep)
+    assert "PositionTask" in text and "active bounds: none" in text
+    # a level that conflicts with a higher one gets no direction and is not satisfied: the
+    # hand moves as level 2 asks, so level 3's residual is the difference of the requests
+    other = PositionTask(HANDS[0])
+    other.set_target(hand.target + [0.0, 0.1, 0.0])
+    levels.append([other])
+    v = taskik.solve_ik(conf, levels, DT, limits=[])
+    rep = hierarchy_report(conf, levels, DT, v, limits=[])
+    assert [s.satisfied for s in rep.levels] == [True, True, True, False]
+    assert rep.levels[3].rank == 0 and rep.levels[3].free_dofs == 19
+    assert rep.levels[3].residual == pytest.approx(0.1 / DT)
+
+
+# ------------------------------------------------------------------------------ errors
+def test_bad_levels_and_options(ur5):
+    conf = ur5.configuration()
+    tool = PositionTask("tool0")
+    tool.set_target_from_configuration(conf)
+    with pytest.raises(InvalidInput, match="method"):
+        taskik.solve_ik(conf, [[tool]], DT, method="fast")
+    with pytest.raises(InvalidInput, match="nullspace"):
+        taskik.solve_ik(conf, [[tool]], DT, method="nullspace")  # default limits: boxes
+    with pytest.raises(InvalidInput, match="level 1"):
+        check_levels([[tool], [tool, "posture"]])
+    with pytest.raises(InvalidInput, match="non-empty"):
+        check_levels([])
+    with pytest.raises(InvalidInput, match="dt"):
+        taskik.solve_ik(conf, [[tool]], 0.0)
+    with pytest.raises(InvalidInput, match="damping"):
+        taskik.solve_ik(conf, [[tool]], DT, damping=-1.0)
+    with pytest.raises(InvalidInput, match="not available"):
+        taskik.solve_ik(conf, [[tool]], DT, solver="nope")
+
+
+def test_one_level_equals_the_weighted_step(ur5):
+    conf = ur5.configuration()
+    tool = frame_task(conf, "tool0", [0.05, 0.0, 0.02])
+    posture = PostureTask(1e-2)
+    posture.set_target(ur5.q0 + 0.3)
+    v_weighted = taskik.solve_ik(conf, [tool, posture], DT)
+    v_level = taskik.solve_ik(conf, [[tool, posture]], DT)
+    assert np.allclose(v_level, v_weighted, atol=1e-9)
