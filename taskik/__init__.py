@@ -5,7 +5,7 @@ One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``,
 joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 """
 
-from . import backends, limits, metrics, robots, steps, tasks
+from . import backends, hierarchy, limits, metrics, robots, steps, tasks
 from .backends import default_solver
 from .configuration import Configuration
 from .exceptions import (
@@ -17,6 +17,7 @@ from .exceptions import (
     TaskikError,
     UnknownName,
 )
+from .hierarchy import hierarchy_report
 from .ik import PostureResult, solve_posture
 from .limits import ConfigurationLimit, Limit, VelocityLimit
 from .problem import Problem, build_ik
@@ -61,6 +62,8 @@ __all__ = [
     "backends",
     "build_ik",
     "default_solver",
+    "hierarchy",
+    "hierarchy_report",
     "limits",
     "metrics",
     "report",
