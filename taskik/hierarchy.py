@@ -68,7 +68,7 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
 from .problem import Assembler, check_damping, check_tasks, resolve_limits
-from .report import ActiveBound, report
+from .report import ActiveBound, format_active_bounds, report
 from .solve import _MAX_CACHED_PLANS
 from .tasks.task import Task
 
@@ -539,16 +539,7 @@ class HierarchyReport:
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
                 f"{s.error_norm:>10.3e}  {names}"
             )
-        if self.active:
-            lines.append("active bounds:")
-            for b in self.active:
-                lines.append(
-                    f"  {b.limit:<14} {b.joint:<28} {b.side:<5} bound {b.bound:+.4g}, "
-                    f"v {b.value:+.4g}"
-                )
-        else:
-            lines.append("active bounds: none")
-        return "\n".join(lines)
+        return "\n".join(lines + format_active_bounds(self.active))
 
 
 def hierarchy_report(

@@ -41,6 +41,16 @@ class ActiveBound:
     value: float
 
 
+def format_active_bounds(active: list[ActiveBound]) -> list[str]:
+    """Lines listing the active bounds of a step (shared by the step and hierarchy reports)."""
+    if not active:
+        return ["active bounds: none"]
+    return ["active bounds:"] + [
+        f"  {b.limit:<14} {b.joint:<28} {b.side:<5} bound {b.bound:+.4g}, v {b.value:+.4g}"
+        for b in active
+    ]
+
+
 @dataclass
 class StepReport:
     """Per-task errors and per-limit active bounds of one step; ``print()`` it."""
@@ -55,16 +65,7 @@ class StepReport:
                 f"{t.name[:48]:<48} {t.error_norm:>10.3e} {t.weighted_error:>10.3e} "
                 f"{t.step_residual:>10.3e}"
             )
-        if self.active:
-            lines.append("active bounds:")
-            for b in self.active:
-                lines.append(
-                    f"  {b.limit:<14} {b.joint:<28} {b.side:<5} bound {b.bound:+.4g}, "
-                    f"v {b.value:+.4g}"
-                )
-        else:
-            lines.append("active bounds: none")
-        return "\n".join(lines)
+        return "\n".join(lines + format_active_bounds(self.active))
 
 
 def report(
