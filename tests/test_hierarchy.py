@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pinocchio as pin
 import pytest
+import qpsolvers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -290,8 +291,10 @@ def test_cascade_with_other_qp_solvers(ur5):
     levels = [[tool], [posture]]
     v = taskik.solve_ik(conf, levels, DT, limits=limits, method="cascade")
     assert np.max(np.abs(v)) == pytest.approx(0.4)  # a bound is active
-    v_quadprog = taskik.solve_ik(conf, levels, DT, limits=limits, solver="quadprog")
-    assert np.allclose(v_quadprog, v, atol=1e-9)
+    # exact solvers installed alongside (quadprog is the optional GPL extra)
+    for solver in {"quadprog"} & set(qpsolvers.available_solvers):
+        v_exact = taskik.solve_ik(conf, levels, DT, limits=limits, solver=solver)
+        assert np.allclose(v_exact, v, atol=1e-9), solver
     with pytest.warns(UserWarning):  # qpsolvers converts the dense matrices for OSQP
         v_osqp = taskik.solve_ik(conf, levels, DT, limits=limits, solver="osqp", method="cascade")
     assert np.allclose(v_osqp, v, atol=1e-3)  # OSQP is a first-order method
