@@ -1,0 +1,355 @@
+"""The ``taskik`` command: ``taskik robots``, ``taskik view <robot>``, ``taskik demo [name]``,
+``taskik bench [script]``. ``taskik <command> --help`` describes each one."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import runpy
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+#: The source checkout (examples/ and benchmarks/ live there, not in the installed package).
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+class Progress:
+    """A one-line progress bar on stderr (a line every second when stderr is not a terminal)."""
+
+    def __init__(self, total: int, label: str, stream=None) -> None:
+        self.total, self.label = max(int(total), 1), label
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.start = self._last = time.perf_counter()
+        self.done = 0
+
+    def update(self, done: int, label: str | None = None) -> None:
+        """Record ``done`` of ``total`` and redraw if it is time to."""
+        self.done, self.label = done, label or self.label
+        now = time.perf_counter()
+        if done < self.total and now - self._last < (0.1 if self.tty else 1.0):
+            return
+        self._last = now
+        width = 30
+        filled = int(width * done / self.total)
+        line = (
+            f"[{'#' * filled}{'.' * (width - filled)}] {done}/{self.total} {self.label}"
+            f" ({now - self.start:.1f} s)"
+        )
+        self.stream.write(("\r" + line + "\033[K") if self.tty else line + "\n")
+        if self.tty and done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def _close(name: str, choices: Sequence[str]) -> str:
+    matches = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(matches)}?" if matches else ""
+    return f"{hint} Choices: {', '.join(choices)}."
+
+
+# -- robots ------------------------------------------------------------------------------
+def cmd_robots(args: argparse.Namespace) -> int:
+    from . import robots
+
+    print(f"{'robot':<14} {'nq':>3} {'nv':>3}  end effectors")
+    bundled = list(robots._BUNDLED)
+    for name in bundled:
+        robot = robots.load(name)
+        effectors = ", ".join(robot.end_effectors) or "-"
+        print(f"{name:<14} {robot.model.nq:>3} {robot.model.nv:>3}  {effectors}")
+    others = [n for n in robots.list() if n not in bundled]
+    if others:
+        print(f"\nwith example-robot-data ({len(others)}, loaded on use): " + ", ".join(others))
+    else:
+        print("\nexample-robot-data is not installed: pip install 'taskik[robots]' for more")
+    return 0
+
+
+# -- view --------------------------------------------------------------------------------
+def cmd_view(args: argparse.Namespace) -> int:
+    from . import robots
+
+    robot = robots.load(args.robot)
+    try:
+        from .viewer import Viewer
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        print(f"taskik view: {exc}", file=sys.stderr)
+        return 2
+
+    bars: dict[str, Progress] = {}
+
+    def say(done: int, total: int, what: str) -> None:
+        bars.setdefault(what, Progress(total, what)).update(done)
+
+    print(f"loading {robot.name} (nq = {robot.model.nq}) ...", file=sys.stderr)
+    viewer = Viewer(
+        robot, frames=args.frame, host=args.host, port=args.port, dt=args.dt, progress=say
+    )
+    frames = ", ".join(t.frame.name for t in viewer.frame_tasks)
+    print(f"taskik viewer for {robot.name}: {viewer.url}", flush=True)
+    print(f"drag the gizmos on {frames}; Ctrl-C to stop", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(viewer.url)
+    viewer.serve_forever()
+    return 0
+
+
+# -- demo --------------------------------------------------------------------------------
+def _examples() -> dict[str, Path]:
+    folder = Path(os.environ.get("TASKIK_EXAMPLES", CHECKOUT / "examples"))
+    return {p.stem: p for p in sorted(folder.glob("*.py"))} if folder.is_dir() else {}
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    examples = _examples()
+    if not examples:
+        print(
+            "taskik demo: no examples/ folder found next to the package; run from a source "
+            "checkout (git clone, pip install -e .) or set TASKIK_EXAMPLES",
+            file=sys.stderr,
+        )
+        return 2
+    if args.list:
+        for name, path in examples.items():
+            doc = (
+                path.read_text().split('"""')[1].strip().splitlines()[0]
+                if '"""' in (path.read_text())
+                else ""
+            )
+            print(f"{name:<24} {doc}")
+        return 0
+    if args.name not in examples:
+        print(
+            f"taskik demo: unknown example {args.name!r}" + _close(args.name, list(examples)),
+            file=sys.stderr,
+        )
+        return 2
+    path = examples[args.name]
+    print(f"running {path}", file=sys.stderr, flush=True)
+    sys.argv = [str(path)]
+    runpy.run_path(str(path), run_name="__main__")
+    return 0
+
+
+# -- bench -------------------------------------------------------------------------------
+def _step_scenario(name: str):
+    """(configuration, tasks) for one step benchmark: every end effector 10 cm away."""
+    import pinocchio as pin
+
+    from . import FrameTask, PostureTask, robots
+    from .viewer.app import default_frames
+
+    robot = robots.load(name)
+    conf = robot.configuration()
+    tasks = []
+    for frame in default_frames(robot):
+        task = FrameTask(frame, position_cost=1.0, orientation_cost=0.5)
+        target = conf.get_transform_frame_to_world(frame)
+        task.set_target(pin.SE3(target.rotation, target.translation + [0.1, 0.0, 0.0]))
+        tasks.append(task)
+    posture = PostureTask(cost=1e-3)
+    posture.set_target(robot.q0)
+    return conf, [*tasks, posture]
+
+
+def cmd_bench_steps(args: argparse.Namespace) -> int:
+    from . import robots, solve_ik
+
+    names = args.robots or ["ur5", "panda", "humanoid"] + (
+        ["talos"] if "talos" in robots.list() else []
+    )
+    unknown = [n for n in names if n not in robots.list()]
+    if unknown:
+        print(
+            f"taskik bench: unknown robot {unknown[0]!r}" + _close(unknown[0], robots.list()),
+            file=sys.stderr,
+        )
+        return 2
+    dt = 0.01
+    progress = Progress(len(names) * args.calls, "")
+    rows = []
+    for k, name in enumerate(names):
+        conf, tasks = _step_scenario(name)
+        for _ in range(20):  # warm-up: assembly cache, solver workspace
+            solve_ik(conf, tasks, dt)
+        times = np.empty(args.calls)
+        for i in range(args.calls):
+            t0 = time.perf_counter()
+            solve_ik(conf, tasks, dt)
+            times[i] = time.perf_counter() - t0
+            if i % 50 == 0 or i == args.calls - 1:
+                progress.update(k * args.calls + i + 1, name)
+        rows.append((name, conf.model.nv, len(tasks), *np.percentile(times * 1e6, [50, 95])))
+    print(f"\none solve_ik step (tasks + limits + QP), {args.calls} calls per robot")
+    print(f"{'robot':<10} {'nv':>3} {'tasks':>5} {'median µs':>10} {'p95 µs':>8}")
+    for name, nv, ntasks, median, p95 in rows:
+        print(f"{name:<10} {nv:>3} {ntasks:>5} {median:>10.1f} {p95:>8.1f}")
+    return 0
+
+
+def _benchmark_scripts() -> dict[str, Path]:
+    folder = CHECKOUT / "benchmarks"
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
+
+
+def cmd_bench_script(script: str, extra: list[str]) -> int:
+    scripts = _benchmark_scripts()
+    if not scripts:
+        print(
+            "taskik bench: no benchmarks/ folder next to the package (source checkout only)",
+            file=sys.stderr,
+        )
+        return 2
+    if script not in scripts:
+        print(
+            f"taskik bench: unknown benchmark {script!r}" + _close(script, list(scripts)),
+            file=sys.stderr,
+        )
+        return 2
+    cmd = [sys.executable, "-u", str(scripts[script]), *extra]
+    print("running " + " ".join(cmd[2:]), file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    last_output = [start]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, bufsize=1)
+    done = threading.Event()
+
+    def heartbeat() -> None:  # the scripts print their results at the end: show time passing
+        while not done.wait(1.0):
+            if time.perf_counter() - last_output[0] > 3.0:
+                sys.stderr.write(
+                    f"\r… {script} running, {time.perf_counter() - start:.0f} s\033[K"
+                    if sys.stderr.isatty()
+                    else f"… {script} running, {time.perf_counter() - start:.0f} s\n"
+                )
+                sys.stderr.flush()
+                if not sys.stderr.isatty():
+                    last_output[0] = time.perf_counter()
+
+    thread = threading.Thread(target=heartbeat, daemon=True)
+    thread.start()
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        last_output[0] = time.perf_counter()
+        if sys.stderr.isatty():
+            sys.stderr.write("\r\033[K")
+        sys.stdout.write(line)
+        sys.stdout.flush()
+    code = proc.wait()
+    done.set()
+    thread.join()
+    print(
+        f"{script} finished in {time.perf_counter() - start:.1f} s (exit {code})", file=sys.stderr
+    )
+    return code
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    if args.list:
+        print("steps  (built in) one solve_ik step per robot, median / p95 µs")
+        for name, path in _benchmark_scripts().items():
+            text = path.read_text()
+            doc = text.split('"""')[1].strip().splitlines()[0] if '"""' in text else ""
+            print(f"{name:<22} {doc}")
+        return 0
+    if args.script in (None, "steps"):
+        if args.extra:
+            print(f"taskik bench: unexpected arguments {args.extra}", file=sys.stderr)
+            return 2
+        return cmd_bench_steps(args)
+    return cmd_bench_script(args.script, args.extra)
+
+
+# -- parser ------------------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``taskik`` command."""
+    parser = argparse.ArgumentParser(
+        prog="taskik",
+        description="Multi-task differential inverse kinematics on Pinocchio models.",
+    )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"taskik {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser(
+        "robots",
+        help="list the robots that taskik.robots.load knows",
+        description="List the bundled robots (nq, nv, end effectors) and, when "
+        "example-robot-data is installed, its robots.",
+    )
+    p.set_defaults(func=cmd_robots)
+
+    p = sub.add_parser(
+        "view",
+        help="serve a browser page: the robot, draggable targets, IK following live",
+        description="Serve a page showing ROBOT with a draggable gizmo on each task frame; the "
+        "IK (taskik.solve_ik with the model's limits) follows live. Needs the viewer extra "
+        "(pip install 'taskik[viewer]').",
+    )
+    p.add_argument("robot", help="robot name (see `taskik robots`)")
+    p.add_argument(
+        "--frame",
+        action="append",
+        metavar="FRAME",
+        help="frame to put a target on (repeat; default: the end effectors)",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any free)")
+    p.add_argument("--dt", type=float, default=0.02, help="IK period in s (default 0.02)")
+    p.add_argument("--open", action="store_true", help="open the page in the web browser")
+    p.set_defaults(func=cmd_view)
+
+    p = sub.add_parser(
+        "demo",
+        help="run an example (examples/NAME.py)",
+        description="Run examples/NAME.py from the source checkout "
+        "(default: demo). --list shows them.",
+    )
+    p.add_argument("name", nargs="?", default="demo", help="example name (default: demo)")
+    p.add_argument("--list", action="store_true", help="list the examples")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "bench",
+        help="time solve_ik steps, or run a benchmark script",
+        description="Without SCRIPT (or with `steps`): time one solve_ik step on the bundled "
+        "robots (and Talos with example-robot-data), with a progress bar. With SCRIPT: run "
+        "benchmarks/SCRIPT.py of the source checkout, passing the remaining arguments "
+        "(e.g. `taskik bench step_vs_pink --calls 200`); --list shows them.",
+    )
+    p.add_argument("script", nargs="?", help="benchmark script name (default: steps)")
+    p.add_argument("extra", nargs=argparse.REMAINDER, help="arguments for the script")
+    p.add_argument("--list", action="store_true", help="list the benchmarks")
+    p.add_argument("--calls", type=int, default=2000, help="timed calls per robot (steps)")
+    p.add_argument("--robots", nargs="+", metavar="ROBOT", help="robots to time (steps)")
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``taskik`` console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from .exceptions import TaskikError
+
+    try:
+        return int(args.func(args) or 0)
+    except TaskikError as exc:
+        print(f"taskik {args.command}: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

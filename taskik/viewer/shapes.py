@@ -1,0 +1,192 @@
+"""What to draw for a robot: its meshes when the model has them, simple shapes otherwise.
+
+Pure NumPy/Pinocchio (no viewer needed), so that the shapes can be tested on their own. Every
+shape is attached to a joint of the model with a placement in that joint's frame: the viewer
+moves one scene node per joint and the shapes follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+#: Colour of the simple shapes of the bundled robots (an orange that the viewer test looks for).
+LINK_COLOR = (235, 120, 20)
+#: Colour of the spheres drawn at the joints.
+JOINT_COLOR = (70, 70, 80)
+
+_MIN_SEGMENT = 1e-4  # m: shorter offsets between joints get no capsule
+
+
+@dataclass
+class Shape:
+    """One drawable item attached to joint ``joint`` (0 = world) at ``placement``.
+
+    ``kind`` is ``"cylinder"`` (``radius``, ``length`` along the placement's z axis, centred),
+    ``"sphere"`` (``radius``), ``"box"`` (``size``: full edge lengths) or ``"mesh"``
+    (``vertices`` m×3 in the placement's frame, already scaled, and ``faces`` k×3).
+    """
+
+    name: str
+    kind: str
+    joint: int
+    placement: pin.SE3
+    color: tuple[int, int, int] = LINK_COLOR
+    radius: float = 0.0
+    length: float = 0.0
+    size: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    vertices: np.ndarray | None = field(default=None, repr=False)
+    faces: np.ndarray | None = field(default=None, repr=False)
+
+
+def _segment_placement(a: np.ndarray, b: np.ndarray) -> pin.SE3:
+    """Placement whose origin is the middle of [a, b] and whose z axis points from a to b."""
+    axis = (b - a) / np.linalg.norm(b - a)
+    rotation = pin.Quaternion.FromTwoVectors(np.array([0.0, 0.0, 1.0]), axis).matrix()
+    return pin.SE3(rotation, 0.5 * (a + b))
+
+
+def _segments(model: pin.Model) -> list[tuple[int, np.ndarray, str]]:
+    """(joint, end point in the joint's frame, name of what it reaches) for every link."""
+    segments: list[tuple[int, np.ndarray, str]] = []
+    for child in range(1, model.njoints):
+        end = np.array(model.jointPlacements[child].translation)
+        segments.append((model.parents[child], end, model.names[child]))
+    for frame in model.frames:
+        if frame.type not in (pin.FrameType.OP_FRAME, pin.FrameType.BODY):
+            continue
+        end = np.array(frame.placement.translation)
+        joint = frame.parentJoint
+        if joint == 0:
+            continue
+        known = [e for j, e, _ in segments if j == joint]
+        if all(np.linalg.norm(end - e) > _MIN_SEGMENT for e in known):
+            segments.append((joint, end, frame.name))
+    return [s for s in segments if np.linalg.norm(s[1]) > _MIN_SEGMENT]
+
+
+def skeleton_shapes(model: pin.Model, radius: float | None = None) -> list[Shape]:
+    """Capsules between consecutive joints (and out to the frames beyond the last joint).
+
+    Each link from a joint to the next one (or to an end-effector frame) is a cylinder with a
+    sphere at each end; ``radius`` defaults to 8 % of the longest link, so the drawing scales
+    with the robot.
+    """
+    segments = _segments(model)
+    if radius is None:
+        longest = max((float(np.linalg.norm(end)) for _, end, _ in segments), default=0.5)
+        radius = 0.08 * longest
+    shapes: list[Shape] = []
+    ends: set[tuple[int, tuple[float, ...]]] = set()
+    for joint, end, name in segments:
+        start = np.zeros(3)
+        shapes.append(
+            Shape(
+                f"link_{model.names[joint]}_to_{name}",
+                "cylinder",
+                joint,
+                _segment_placement(start, end),
+                radius=radius,
+                length=float(np.linalg.norm(end)),
+            )
+        )
+        ends.add((joint, tuple(np.round(end, 6))))
+    for joint in range(1, model.njoints):
+        ends.add((joint, (0.0, 0.0, 0.0)))
+    for joint, point in sorted(ends):
+        shapes.append(
+            Shape(
+                f"sphere_{model.names[joint]}_{len(shapes)}",
+                "sphere",
+                joint,
+                pin.SE3(np.eye(3), np.array(point)),
+                color=JOINT_COLOR if point == (0.0, 0.0, 0.0) else LINK_COLOR,
+                radius=1.15 * radius if point == (0.0, 0.0, 0.0) else radius,
+            )
+        )
+    return shapes
+
+
+def _rgb(color: np.ndarray) -> tuple[int, int, int]:
+    rgb = np.clip(np.asarray(color[:3], dtype=float), 0.0, 1.0)
+    if rgb.max() <= 0.0:  # no colour in the model: a neutral grey
+        rgb = np.array([0.7, 0.7, 0.7])
+    return tuple(int(round(255 * c)) for c in rgb)  # type: ignore[return-value]
+
+
+def _mesh_arrays(geometry_object: pin.GeometryObject) -> tuple[np.ndarray, np.ndarray]:
+    """Vertices (scaled) and faces of a mesh geometry: from its file through trimesh when
+    available, else from the collision library's copy that Pinocchio loaded."""
+    scale = np.asarray(geometry_object.meshScale, dtype=float)
+    try:
+        import trimesh
+
+        mesh = trimesh.load(geometry_object.meshPath, force="mesh")
+        return np.asarray(mesh.vertices) * scale, np.asarray(mesh.faces)
+    except Exception:  # noqa: BLE001 - any loader failure falls back to the BVH copy
+        geometry = geometry_object.geometry
+        vertices = np.asarray(geometry.vertices())
+        faces = np.array(
+            [[t[0], t[1], t[2]] for t in map(geometry.tri_indices, range(geometry.num_tris))]
+        )
+        return vertices, faces
+
+
+def geometry_shapes(geometry_model: pin.GeometryModel, progress=None) -> list[Shape]:
+    """The shapes of a Pinocchio visual model: meshes, boxes, cylinders, spheres, capsules.
+
+    ``progress(done, total)`` is called after each geometry (mesh loading can take seconds).
+    """
+    shapes: list[Shape] = []
+    objects = list(geometry_model.geometryObjects)
+    for k, obj in enumerate(objects):
+        geometry = obj.geometry
+        kind = type(geometry).__name__
+        common = {
+            "name": obj.name,
+            "joint": int(obj.parentJoint),
+            "placement": pin.SE3(obj.placement),
+            "color": _rgb(obj.meshColor),
+        }
+        if kind == "Box":
+            shapes.append(Shape(kind="box", size=tuple(2 * geometry.halfSide), **common))
+        elif kind == "Sphere":
+            shapes.append(Shape(kind="sphere", radius=float(geometry.radius), **common))
+        elif kind in ("Cylinder", "Capsule"):
+            shapes.append(
+                Shape(
+                    kind="cylinder",
+                    radius=float(geometry.radius),
+                    length=2 * float(geometry.halfLength),
+                    **common,
+                )
+            )
+            if kind == "Capsule":
+                for sign in (-1.0, 1.0):
+                    cap = np.array([0.0, 0.0, sign * geometry.halfLength])
+                    placement = common["placement"] * pin.SE3(np.eye(3), cap)
+                    shapes.append(
+                        Shape(
+                            f"{obj.name}_cap{int(sign)}",
+                            "sphere",
+                            common["joint"],
+                            placement,
+                            common["color"],
+                            radius=float(geometry.radius),
+                        )
+                    )
+        elif obj.meshPath:
+            vertices, faces = _mesh_arrays(obj)
+            shapes.append(Shape(kind="mesh", vertices=vertices, faces=faces, **common))
+        if progress is not None:
+            progress(k + 1, len(objects))
+    return shapes
+
+
+def robot_shapes(robot, progress=None) -> list[Shape]:
+    """Meshes of ``robot.visual_model`` when it has one, capsules between joints otherwise."""
+    if robot.visual_model is not None and len(robot.visual_model.geometryObjects) > 0:
+        return geometry_shapes(robot.visual_model, progress)
+    return skeleton_shapes(robot.model)
