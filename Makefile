@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench docs chromium clean
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -14,7 +14,11 @@ $(VENV)/.installed: $(VENV)/bin/activate pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[dev]"
+	$(PIP) install --quiet -e ".[dev,viewer,plot]"
+	touch $@
+
+$(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml
+	$(PIP) install --quiet -e ".[docs]"
 	touch $@
 
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
@@ -24,7 +28,11 @@ $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 demo: $(VENV)/.installed
 	$(PY) examples/demo.py
 
-test: $(VENV)/.installed-dev
+# The viewer test loads the page in headless Chromium (Debian's package).
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+
+test: $(VENV)/.installed-dev chromium
 	$(PY) -m pytest
 
 lint: $(VENV)/.installed-dev
@@ -33,6 +41,9 @@ lint: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/step_vs_pink.py
+
+docs: $(VENV)/.installed-docs
+	$(VENV)/bin/mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV) build *.egg-info
