@@ -5,7 +5,7 @@ One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``,
 joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 """
 
-from . import backends, hierarchy, limits, metrics, robots, steps, tasks
+from . import backends, hierarchy, limits, metrics, plots, robots, steps, tasks
 from .backends import default_solver
 from .configuration import Configuration
 from .exceptions import (
@@ -66,6 +66,7 @@ __all__ = [
     "hierarchy_report",
     "limits",
     "metrics",
+    "plots",
     "report",
     "robots",
     "solve_ik",

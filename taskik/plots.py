@@ -1,0 +1,187 @@
+"""Plots of a run: task errors over time and joint trajectories against their limits.
+
+Needs matplotlib (``pip install 'taskik[plot]'``), imported only when a plot is made; figures
+are drawn off-screen (Agg) and saved as PNG.
+
+    recorder = taskik.plots.Recorder(tasks)
+    for k in range(steps):
+        v = taskik.solve_ik(configuration, tasks, dt)
+        configuration.integrate_inplace(v, dt)
+        recorder.record(k * dt, configuration)
+    recorder.plot_task_errors("errors.png")
+    recorder.plot_joints("joints.png")
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from .configuration import Configuration
+from .exceptions import InvalidInput, UnknownName
+from .tasks.task import Task
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise ImportError(
+            "taskik.plots needs matplotlib: pip install 'taskik[plot]' (or pip install matplotlib)"
+        ) from exc
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def task_label(task: Task) -> str:
+    """A short name for a task: its class and, when it has one, its frame."""
+    frame = getattr(task, "frame", None)
+    name = getattr(frame, "name", frame)
+    return f"{type(task).__name__}({name})" if name else type(task).__name__
+
+
+def _check_times(times: Sequence[float] | np.ndarray, n: int, what: str) -> np.ndarray:
+    times = np.asarray(times, dtype=float)
+    if times.ndim != 1 or len(times) != n:
+        raise InvalidInput(f"times must have one entry per {what} ({n}), got shape {times.shape}")
+    if len(times) == 0:
+        raise InvalidInput("nothing to plot: no sample recorded")
+    return times
+
+
+def plot_task_errors(
+    times: Sequence[float] | np.ndarray,
+    errors: dict[str, Sequence[float] | np.ndarray],
+    path: str | Path,
+    title: str = "task errors",
+    log: bool = True,
+) -> Path:
+    """Save a plot of each task's error norm ``‖e‖`` over time (log scale by default).
+
+    ``errors`` maps a label to one error norm per entry of ``times``. Returns the path.
+    """
+    plt = _pyplot()
+    if not errors:
+        raise InvalidInput("errors is empty: give at least one task's error norms")
+    times = np.asarray(times, dtype=float)
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    for label, values in errors.items():
+        values = np.asarray(values, dtype=float)
+        _check_times(times, len(values), f"error value of {label!r}")
+        ax.plot(times, np.maximum(values, 1e-16) if log else values, label=label)
+    if log:
+        ax.set_yscale("log")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("‖e‖ (m, rad)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize="small")
+    return _save(fig, plt, path)
+
+
+def plot_joint_trajectories(
+    times: Sequence[float] | np.ndarray,
+    qs: Sequence[np.ndarray] | np.ndarray,
+    model: pin.Model,
+    path: str | Path,
+    joints: Sequence[str] | None = None,
+    title: str = "joint positions and their limits",
+) -> Path:
+    """Save one small plot per 1-DoF joint: its position over time, with the lower and upper
+    position limits as dashed lines (when finite). ``qs`` holds one configuration per entry
+    of ``times``; ``joints`` selects joints by name (default: every revolute/prismatic joint).
+    Returns the path."""
+    plt = _pyplot()
+    qs = np.asarray(qs, dtype=float)
+    if qs.ndim != 2 or qs.shape[1] != model.nq:
+        raise InvalidInput(f"qs must be (samples, nq = {model.nq}), got shape {qs.shape}")
+    times = _check_times(times, len(qs), "configuration")
+    one_dof = [j for j in range(1, model.njoints) if model.joints[j].nq == 1]
+    if joints is not None:
+        names = {model.names[j]: j for j in one_dof}
+        missing = [n for n in joints if n not in names]
+        if missing:
+            raise UnknownName("joint", missing[0], list(names))
+        one_dof = [names[n] for n in joints]
+    if not one_dof:
+        raise InvalidInput("the model has no 1-DoF joint to plot")
+    cols = min(4, len(one_dof))
+    rows = -(-len(one_dof) // cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(3.2 * cols, 2.2 * rows), squeeze=False, layout="constrained"
+    )
+    for ax, joint in zip(axes.flat, one_dof, strict=False):
+        iq = model.joints[joint].idx_q
+        ax.plot(times, qs[:, iq], color="C0")
+        for bound in (model.lowerPositionLimit[iq], model.upperPositionLimit[iq]):
+            if np.isfinite(bound) and abs(bound) < 1e10:
+                ax.axhline(bound, color="C3", linestyle="--", linewidth=1)
+        ax.set_title(model.names[joint], fontsize="small")
+        ax.tick_params(labelsize="x-small")
+    for ax in list(axes.flat)[len(one_dof) :]:
+        ax.set_visible(False)
+    fig.suptitle(title)
+    fig.supxlabel("time (s)")
+    return _save(fig, plt, path)
+
+
+def _save(fig, plt, path: str | Path) -> Path:
+    path = Path(path)
+    if path.suffix.lower() != ".png":
+        raise InvalidInput(f"plots are saved as PNG: the path must end in .png, got {path}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+class Recorder:
+    """Collects, step by step, the time, the configuration and each task's error norm.
+
+    Args:
+        tasks: the tasks whose error norms are recorded (labels from :func:`task_label`).
+    """
+
+    def __init__(self, tasks: Sequence[Task]) -> None:
+        self.tasks = list(tasks)
+        self.labels = [task_label(t) for t in self.tasks]
+        for k, label in enumerate(self.labels):  # make repeated labels unique
+            if self.labels.count(label) > 1:
+                self.labels[k] = f"{label} #{self.labels[: k + 1].count(label)}"
+        self.times: list[float] = []
+        self.qs: list[np.ndarray] = []
+        self.errors: dict[str, list[float]] = {label: [] for label in self.labels}
+        self.model: pin.Model | None = None
+
+    def record(self, t: float, configuration: Configuration) -> None:
+        """Append time ``t``, ``configuration.q`` and every task's ``‖e‖``."""
+        self.model = configuration.model
+        self.times.append(float(t))
+        self.qs.append(np.array(configuration.q))
+        for label, task in zip(self.labels, self.tasks, strict=True):
+            self.errors[label].append(float(np.linalg.norm(task.compute_error(configuration))))
+
+    def plot_task_errors(self, path: str | Path, title: str = "task errors") -> Path:
+        """:func:`plot_task_errors` of what was recorded."""
+        return plot_task_errors(self.times, self.errors, path, title=title)
+
+    def plot_joints(
+        self,
+        path: str | Path,
+        joints: Sequence[str] | None = None,
+        title: str = "joint positions and their limits",
+    ) -> Path:
+        """:func:`plot_joint_trajectories` of what was recorded."""
+        if self.model is None:
+            raise InvalidInput("nothing to plot: no sample recorded")
+        return plot_joint_trajectories(
+            self.times, self.qs, self.model, path, joints=joints, title=title
+        )
+
+
+__all__ = ["Recorder", "plot_joint_trajectories", "plot_task_errors", "task_label"]
