@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import difflib
 import os
 import runpy
@@ -47,6 +48,15 @@ class Progress:
         if self.tty and done >= self.total:
             self.stream.write("\n")
         self.stream.flush()
+
+
+def _summary(path: Path) -> str:
+    """First line of a script's docstring."""
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+    except (SyntaxError, UnicodeDecodeError):
+        doc = ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
 def _close(name: str, choices: Sequence[str]) -> str:
@@ -121,12 +131,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     if args.list:
         for name, path in examples.items():
-            doc = (
-                path.read_text().split('"""')[1].strip().splitlines()[0]
-                if '"""' in (path.read_text())
-                else ""
-            )
-            print(f"{name:<24} {doc}")
+            print(f"{name:<24} {_summary(path)}")
         return 0
     if args.name not in examples:
         print(
@@ -136,8 +141,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         return 2
     path = examples[args.name]
     print(f"running {path}", file=sys.stderr, flush=True)
-    sys.argv = [str(path)]
-    runpy.run_path(str(path), run_name="__main__")
+    argv, sys.argv = sys.argv, [str(path)]
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    finally:
+        sys.argv = argv
     return 0
 
 
@@ -198,7 +206,7 @@ def cmd_bench_steps(args: argparse.Namespace) -> int:
 
 
 def _benchmark_scripts() -> dict[str, Path]:
-    folder = CHECKOUT / "benchmarks"
+    folder = Path(os.environ.get("TASKIK_BENCHMARKS", CHECKOUT / "benchmarks"))
     if not folder.is_dir():
         return {}
     return {p.stem: p for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
@@ -259,10 +267,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.list:
         print("steps  (built in) one solve_ik step per robot, median / p95 µs")
         for name, path in _benchmark_scripts().items():
-            text = path.read_text()
-            doc = text.split('"""')[1].strip().splitlines()[0] if '"""' in text else ""
-            print(f"{name:<22} {doc}")
+            print(f"{name:<22} {_summary(path)}")
         return 0
+    if args.calls < 1:
+        print(f"taskik bench: --calls must be at least 1, got {args.calls}", file=sys.stderr)
+        return 2
     if args.script in (None, "steps"):
         if args.extra:
             print(f"taskik bench: unexpected arguments {args.extra}", file=sys.stderr)

@@ -1,0 +1,125 @@
+"""The `taskik` command: help everywhere, robots, demo, bench, clear errors."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from taskik import cli
+
+COMMANDS = ["robots", "view", "demo", "bench"]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).with_name("taskik")
+    assert script.exists() or shutil.which("taskik"), "pip install -e . installs `taskik`"
+    out = subprocess.run(
+        [str(script) if script.exists() else "taskik", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    for command in COMMANDS:
+        assert command in out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([command, "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: taskik {command}")
+    assert len(out.splitlines()) > 4
+
+
+def test_no_command_is_an_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([])
+    assert exit_info.value.code == 2
+    assert "COMMAND" in capsys.readouterr().err
+
+
+def test_robots_lists_bundled_robots_with_sizes(capsys):
+    code, out, _ = run(capsys, "robots")
+    assert code == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:8]}
+    assert rows["ur5"][1:4] == ["6", "6", "tool0"]
+    assert rows["humanoid"][1:3] == ["35", "34"]
+    assert "talos" in out  # example-robot-data is installed by the dev extra
+
+
+def test_view_unknown_robot_names_close_matches(capsys):
+    code, _, err = run(capsys, "view", "pandaa")
+    assert code == 2
+    assert "pandaa" in err and "panda" in err
+
+
+def test_demo_lists_runs_and_rejects(capsys, monkeypatch):
+    code, out, _ = run(capsys, "demo", "--list")
+    assert code == 0
+    assert "manipulator_servoing" in out and "control_loop" in out
+    code, _, err = run(capsys, "demo", "control_lop")
+    assert code == 2 and "did you mean control_loop" in err
+    monkeypatch.setenv("TASKIK_SMOKE", "1")
+    argv = list(sys.argv)
+    code, out, _ = run(capsys, "demo", "control_loop")
+    assert code == 0 and "deadline(s) missed" in out
+    assert sys.argv == argv
+
+
+def test_demo_without_examples_folder(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("TASKIK_EXAMPLES", str(tmp_path / "nowhere"))
+    code, _, err = run(capsys, "demo")
+    assert code == 2 and "source checkout" in err
+
+
+def test_bench_steps_prints_a_table_and_progress(capsys):
+    code, out, err = run(capsys, "bench", "--calls", "60", "--robots", "ur5", "planar_2r")
+    assert code == 0
+    assert "60/120" in err or "120/120" in err  # the progress bar
+    rows = [line.split() for line in out.splitlines() if line.startswith(("ur5", "planar_2r"))]
+    assert [r[0] for r in rows] == ["ur5", "planar_2r"]
+    assert all(0 < float(r[3]) <= float(r[4]) for r in rows)  # median ≤ p95, in µs
+
+
+def test_bench_rejects_bad_input(capsys):
+    assert run(capsys, "bench", "--calls", "0")[0] == 2
+    code, _, err = run(capsys, "bench", "--robots", "ur6")
+    assert code == 2 and "ur5" in err
+    code, _, err = run(capsys, "bench", "step_vs_pnk")
+    assert code == 2 and "step_vs_pink" in err
+
+
+def test_bench_script_shows_progress_while_quiet(capsys, monkeypatch, tmp_path):
+    (tmp_path / "slow.py").write_text(
+        textwrap.dedent(
+            """
+            '''A quiet benchmark.'''
+            import sys, time
+            time.sleep(4)
+            print("result", sys.argv[1:])
+            """
+        )
+    )
+    monkeypatch.setenv("TASKIK_BENCHMARKS", str(tmp_path))
+    code, out, _ = run(capsys, "bench", "--list")
+    assert "slow" in out and "A quiet benchmark." in out
+    code, out, err = run(capsys, "bench", "slow", "--calls", "3")
+    assert code == 0
+    assert "result ['--calls', '3']" in out  # the remaining arguments go to the script
+    assert re.search(r"… slow running, \d+ s", err)  # a heartbeat while it printed nothing
+    assert "slow finished in" in err
