@@ -14,7 +14,7 @@ $(VENV)/.installed: $(VENV)/bin/activate pyproject.toml
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[dev,viewer,plot]"
+	$(PIP) install --quiet -e ".[dev,viewer,plot,docs]"
 	touch $@
 
 $(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml

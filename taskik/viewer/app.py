@@ -84,9 +84,11 @@ class Viewer:
     Args:
         robot: a :class:`taskik.robots.Robot` (see :func:`taskik.robots.load`).
         frames: frames that get a target; default :func:`default_frames`.
-        host, port: where to serve the page (``port=0``: a free port).
+        host: address to serve the page on.
+        port: port to serve on (``0``: a free port).
         dt: control period of the IK loop, s.
-        position_cost, orientation_cost: costs of the frame tasks.
+        position_cost: position cost of the frame tasks.
+        orientation_cost: orientation cost of the frame tasks.
         posture_cost: cost of the posture task.
         progress: called as ``progress(done, total, what)`` while meshes load.
     """
