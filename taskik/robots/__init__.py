@@ -154,7 +154,7 @@ def load(name: str) -> Robot:
             wrapper.collision_model,
         )
     hint = "" if erd else " (install taskik[robots] for example-robot-data's robots)"
-    err = UnknownName("robot", name, [*_BUNDLED, *erd])
+    err = UnknownName("robot", name, [*dict.fromkeys([*_BUNDLED, *erd])])
     err.args = (str(err) + hint,)
     raise err
 

@@ -21,7 +21,7 @@ class ComTask(Task):
 
     dim = 3
 
-    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 

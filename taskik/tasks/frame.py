@@ -32,6 +32,7 @@ class FrameTask(Task):
         frame: str,
         position_cost=1.0,
         orientation_cost=1.0,
+        *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ):

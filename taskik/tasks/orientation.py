@@ -24,7 +24,7 @@ class OrientationTask(Task):
 
     dim = 3
 
-    def __init__(self, frame: str, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(self, frame: str, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
         self.frame = FrameRef(frame)
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)

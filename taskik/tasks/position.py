@@ -37,6 +37,7 @@ class PositionTask(Task):
         frame: str,
         cost=1.0,
         offset=None,
+        *,
         gain: float = 1.0,
         lm_damping=0.0,
         jacobian: str = "end",

@@ -29,7 +29,7 @@ class PostureTask(Task):
         cost: weight (1/rad), scalar or one per non-floating velocity (nv − 6 with a free-flyer).
     """
 
-    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
         self.target: np.ndarray | None = None
         self._rows: np.ndarray | None = None
         self._model = None

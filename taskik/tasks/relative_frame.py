@@ -28,10 +28,11 @@ class RelativeFrameTask(FrameTask):
         root: str,
         position_cost=1.0,
         orientation_cost=1.0,
+        *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ):
-        super().__init__(frame, position_cost, orientation_cost, gain, lm_damping)
+        super().__init__(frame, position_cost, orientation_cost, gain=gain, lm_damping=lm_damping)
         self.root = FrameRef(root)
 
     def set_target(self, target) -> None:

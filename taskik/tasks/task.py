@@ -52,7 +52,7 @@ class Task:
     #: Number of rows of the task (its error dimension); None when it depends on the model.
     dim: int | None = None
 
-    def __init__(self, cost=1.0, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
         self.cost = cost
         self.gain = gain
         self.lm_damping = lm_damping
