@@ -84,7 +84,7 @@ def main() -> None:
     t0 = time.perf_counter()
     ur5_servoing()
     humanoid_posture()
-    print(f"\ndemo finished in {time.perf_counter() - t0:.1f} s")
+    print(f"\ndemo finished in {1e3 * (time.perf_counter() - t0):.0f} ms")
 
 
 if __name__ == "__main__":
