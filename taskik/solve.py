@@ -43,12 +43,26 @@ def get_assembler(
 
 
 def is_hierarchy(tasks) -> bool:
-    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first."""
-    return (
-        isinstance(tasks, list | tuple)
-        and len(tasks) > 0
-        and all(isinstance(level, list | tuple) for level in tasks)
-    )
+    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first.
+
+    Decided on the first element; the hierarchy solver validates every level.
+    """
+    return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
+
+
+_dispatch: dict = {}
+
+
+def _solver_of(name: str):
+    """``solve_unconstrained`` or ``solve_hierarchy``, imported once on first use."""
+    fn = _dispatch.get(name)
+    if fn is None:
+        if name == "unconstrained":
+            from .backends.unconstrained import solve_unconstrained as fn
+        else:
+            from .hierarchy import solve_hierarchy as fn
+        _dispatch[name] = fn
+    return fn
 
 
 def solve_ik(
@@ -64,8 +78,9 @@ def solve_ik(
     """Velocity ``v`` (size nv) that best achieves the tasks in one step of ``dt`` seconds.
 
     Solves ``min Σ_i ‖W_i (J_i v − Kp_i e_i / dt)‖² + Σ μ_i ‖v‖² + damping ‖v‖²`` subject
-    to the limits (a merged box ``lb ≤ v ≤ ub`` and inequality rows ``G v ≤ h``). Apply it
-    with ``configuration.integrate_inplace(v, dt)``.
+    to the limits (a merged box ``lb ≤ v ≤ ub`` and inequality rows ``G v ≤ h``). The
+    solution is projected onto the box, so bounds hold exactly rather than to the solver's
+    tolerance. Apply it with ``configuration.integrate_inplace(v, dt)``.
 
     Args:
         configuration: robot configuration (kinematics up to date).
@@ -90,15 +105,11 @@ def solve_ik(
     if damping != 1e-12:
         damping = check_damping(damping)
     if backend != "qp":
-        from .backends.unconstrained import solve_unconstrained
-
-        return solve_unconstrained(
+        return _solver_of("unconstrained")(
             configuration, tasks, float(dt), limits, backend, damping, **solver_kwargs
         )
     if is_hierarchy(tasks):
-        from .hierarchy import solve_hierarchy
-
-        return solve_hierarchy(
+        return _solver_of("hierarchy")(
             configuration, tasks, float(dt), limits, solver, damping, **solver_kwargs
         )
     solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
@@ -111,7 +122,9 @@ def solve_ik(
             workspace = asm.qp_workspace = DaqpWorkspace(asm.nv)
         x = workspace.solve(P, r, lb, ub)
         if x is not None:
-            return x
+            # remove the solver's feasibility tolerance (≤ 1e-6): limits hold exactly
+            np.maximum(x, lb, out=x)
+            return np.minimum(x, ub, out=x)
     return solve_qp_arrays(
         P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
     )

@@ -123,7 +123,13 @@ def solve_qp_arrays(P, r, G, h, lb, ub, solver: str, boxes=(), limits=(), **kwar
             names = sorted({lim.name for lim in limits})
             conflicts.append(f"inequality rows from limits {names} may be infeasible")
         raise NoSolutionFound(solver, status, conflicts)
-    return np.asarray(v)
+    v = np.array(v, dtype=float)
+    if lb is not None:
+        # solvers meet bounds up to their tolerance (1e-6 for DAQP, more for OSQP): project
+        # onto the box so that the limits hold exactly
+        np.maximum(v, lb, out=v)
+        np.minimum(v, ub, out=v)
+    return v
 
 
 def solve_qp(problem: Problem, solver: str | None = None, **kwargs) -> np.ndarray:
