@@ -464,9 +464,9 @@ def solve_hierarchy(
         # Without inequalities, or when the level's unconstrained optimum is feasible, that
         # optimum is the level's QP solution. A level whose QP had an active constraint at the
         # previous step goes to its QP directly.
-        step = None
-        split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
+        step = split = None
         if not (always_qp or (use_qp and hint[k])):
+            split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
             z = split.solve(d, lam, w)
             step = z if Z is None else Z @ z
             if use_qp and not _feasible(v + step, lb, ub, G, h):
@@ -485,7 +485,9 @@ def solve_hierarchy(
                 z, hint[k] = _level_qp(P, g, Z, v, lb, ub, G, h, solver, solver_kwargs, k)
                 v += Z @ z
         if k == last:
-            break
+            break  # (the last level's factorisation is needed only for its own step)
+        if split is None:
+            split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
         null = split.null
         Z = null if Z is None else Z @ null
         if Z.shape[1] == 0:
