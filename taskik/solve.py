@@ -26,6 +26,15 @@ def get_assembler(
     (adding or removing a task) selects another assembler; the assembler holds references to
     its tasks and limits, so identities are not reused while it is cached.
     """
+    last = configuration._last_plan
+    if (
+        last is not None
+        and last[0] is tasks
+        and last[1] is limits
+        and last[2] == tasks  # same objects in the same order (the list may be edited in place)
+        and (limits is None or last[3] == limits)
+    ):
+        return last[4]
     try:
         key = (tuple(map(id, tasks)), None if limits is None else tuple(map(id, limits)))
     except TypeError:
@@ -39,6 +48,14 @@ def get_assembler(
         if len(plans) >= _MAX_CACHED_PLANS:
             plans.clear()
         plans[key] = asm
+    if isinstance(tasks, list):
+        configuration._last_plan = (
+            tasks,
+            limits,
+            list(tasks),
+            None if limits is None else list(limits),
+            asm,
+        )
     return asm
 
 

@@ -150,3 +150,17 @@ def test_report_lists_tasks_and_active_bounds(ur5):
     assert rep.active and all(b.limit == "velocity" for b in rep.active)
     text = str(rep)
     assert "FrameTask('tool0'" in text and "velocity" in text
+
+
+def test_a_list_edited_in_place_between_steps_is_seen(ur5):
+    """The one-entry cache of the last task list compares contents, not just the list object."""
+    conf = ur5.configuration()
+    a = PostureTask(cost=1.0)
+    a.set_target(ur5.q0 + 0.1)
+    b = PostureTask(cost=1.0)
+    b.set_target(ur5.q0 - 0.1)
+    tasks = [a]
+    v_a = taskik.solve_ik(conf, tasks, 0.01, limits=[])
+    tasks[0] = b
+    v_b = taskik.solve_ik(conf, tasks, 0.01, limits=[])
+    assert np.allclose(v_a, -v_b) and not np.allclose(v_a, v_b)

@@ -136,17 +136,32 @@ def chromium() -> str:
     return path
 
 
-def screenshot(chromium: str, url: str, out: Path) -> np.ndarray:
+def screenshot(chromium: str, url: str, out: Path, attempts: int = 3) -> np.ndarray:
+    """Screenshot of ``url``; a headless Chromium that hangs (seen once under heavy load,
+    with the page's websocket open) is killed and started again."""
     from PIL import Image
 
-    with tempfile.TemporaryDirectory() as profile:
-        subprocess.run(
-            [chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--screenshot={out}", url],
-            capture_output=True,
-            timeout=60,
-            check=True,
-        )
-    return np.asarray(Image.open(out).convert("RGB")).astype(int)
+    for attempt in range(attempts):
+        with tempfile.TemporaryDirectory() as profile:
+            try:
+                subprocess.run(
+                    [
+                        chromium,
+                        *CHROMIUM_FLAGS,
+                        f"--user-data-dir={profile}",
+                        f"--screenshot={out}",
+                        url,
+                    ],
+                    capture_output=True,
+                    timeout=45,
+                    check=True,
+                )
+            except subprocess.TimeoutExpired:
+                if attempt == attempts - 1:
+                    raise
+                continue
+        return np.asarray(Image.open(out).convert("RGB")).astype(int)
+    raise AssertionError("unreachable")
 
 
 def link_pixels(image: np.ndarray) -> int:
