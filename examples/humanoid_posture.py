@@ -27,28 +27,6 @@ DT = 0.01
 STEPS = 40 if os.environ.get("TASKIK_SMOKE") == "1" else 500
 OUTPUT = Path(os.environ.get("TASKIK_OUTPUT", Path(tempfile.gettempdir()) / "taskik-examples"))
 
-# feet and hands of each robot
-FRAMES = {
-    "talos": (
-        "left_sole_link",
-        "right_sole_link",
-        "gripper_left_base_link",
-        "gripper_right_base_link",
-    ),
-    "g1": (
-        "left_ankle_roll_link",
-        "right_ankle_roll_link",
-        "left_rubber_hand",
-        "right_rubber_hand",
-    ),
-    "humanoid": (
-        "lleg_effector_body",
-        "rleg_effector_body",
-        "larm_effector_body",
-        "rarm_effector_body",
-    ),
-}
-
 
 def default_robot() -> str:
     return "talos" if "talos" in taskik.robots.list() else "humanoid"
@@ -58,11 +36,13 @@ def main(robot_name: str | None = None) -> None:
     name = robot_name or default_robot()
     robot = taskik.robots.load(name)
     conf = robot.configuration()
-    left_foot, right_foot, left_hand, right_hand = FRAMES[name]
+    # feet then hands (bundled humanoid, and taskik.robots.END_EFFECTORS for Talos and G1)
+    left_foot, right_foot, left_hand, right_hand = robot.end_effectors
     print(f"{name}: nq = {robot.model.nq}, nv = {robot.model.nv}, {STEPS} steps of {DT} s")
 
     feet = [
-        taskik.FrameTask(f, position_cost=10.0, orientation_cost=10.0) for f in FRAMES[name][:2]
+        taskik.FrameTask(f, position_cost=10.0, orientation_cost=10.0)
+        for f in (left_foot, right_foot)
     ]
     for foot in feet:
         foot.set_target_from_configuration(conf)
@@ -94,5 +74,7 @@ def main(robot_name: str | None = None) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--robot", choices=sorted(FRAMES), help="default: talos if installed")
+    parser.add_argument(
+        "--robot", choices=("talos", "g1", "humanoid"), help="default: talos if installed"
+    )
     main(parser.parse_args().robot)

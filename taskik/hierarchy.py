@@ -63,7 +63,7 @@ from scipy.linalg.lapack import dgeqp3 as _dgeqp3
 from scipy.linalg.lapack import dorgqr as _dorgqr
 from scipy.linalg.lapack import dposv as _dposv
 
-from .backends.qp import check_solver, default_solver, solve_qp_arrays
+from .backends.qp import check_solver, daqp_constraints, default_solver, solve_qp_arrays
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
@@ -261,15 +261,7 @@ def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs) -> tuple:
 def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs) -> tuple:
     """QP of level 0 (no higher level): ``v`` and whether a constraint is active."""
     if solver == "daqp":
-        nv = len(f)
-        if lb is None:
-            lb, ub = np.full(nv, -np.inf), np.full(nv, np.inf)
-        if G is None:
-            rows, upper, lower = _no_rows(nv), ub, lb
-        else:
-            rows = np.ascontiguousarray(G)
-            upper = np.concatenate([ub, h])
-            lower = np.concatenate([lb, np.full(len(h), -np.inf)])
+        rows, upper, lower = daqp_constraints(len(f), G, h, lb, ub)
         v, _, active = _daqp(P, f, rows, upper, lower, kwargs)
         if v is not None and math.isfinite(v @ v):
             return v, active

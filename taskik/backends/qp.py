@@ -81,17 +81,21 @@ class DaqpWorkspace:
         return None
 
 
-def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
-    """DAQP directly: the first nv bounds are simple bounds on v (±inf = unbounded)."""
-    nv = P.shape[0]
+def daqp_constraints(nv: int, G, h, lb, ub):
+    """``(A, upper, lower)`` in DAQP's layout: the first nv bounds are simple bounds on v
+    (±inf = unbounded), the rest bound the rows ``G v ≤ h``."""
     if lb is None:
         lb, ub = np.full(nv, -np.inf), np.full(nv, np.inf)
     if G is None:
-        A, bu, bl = _empty_rows(nv), ub, lb
-    else:
-        A = np.ascontiguousarray(G)
-        bu = np.concatenate([ub, h])
-        bl = np.concatenate([lb, np.full(len(h), -np.inf)])
+        return _empty_rows(nv), ub, lb
+    upper = np.concatenate([ub, h])
+    lower = np.concatenate([lb, np.full(len(h), -np.inf)])
+    return np.ascontiguousarray(G), upper, lower
+
+
+def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
+    """DAQP directly on ``lb ≤ v ≤ ub`` (simple bounds) and ``G v ≤ h``."""
+    A, bu, bl = daqp_constraints(P.shape[0], G, h, lb, ub)
     x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, **kwargs)
     if exitflag <= 0 and "eps_prox" not in kwargs:
         # A nearly singular P (redundant robot, few tasks, tiny damping) can make the active

@@ -114,6 +114,27 @@ _BUNDLED = {
 }
 
 
+#: End-effector frames of example-robot-data robots (which carry no such list): feet first,
+#: then hands, for humanoids.
+END_EFFECTORS: dict[str, tuple[str, ...]] = {
+    "talos": (
+        "left_sole_link",
+        "right_sole_link",
+        "gripper_left_base_link",
+        "gripper_right_base_link",
+    ),
+    "g1": (
+        "left_ankle_roll_link",
+        "right_ankle_roll_link",
+        "left_rubber_hand",
+        "right_rubber_hand",
+    ),
+    "ur5": ("tool0",),
+    "ur10": ("tool0",),
+    "panda": ("panda_hand",),
+}
+
+
 def _example_robot_data_names() -> list[str]:
     try:
         from example_robot_data.robots_loader import ROBOTS
@@ -145,11 +166,14 @@ def load(name: str) -> Robot:
         import example_robot_data
 
         wrapper = example_robot_data.load(erd_name)
+        frames = END_EFFECTORS.get(erd_name, ())
+        if not all(wrapper.model.existFrame(f) for f in frames):
+            frames = ()
         return Robot(
             erd_name,
             wrapper.model,
             np.array(wrapper.q0, dtype=float),
-            (),
+            frames,
             wrapper.visual_model,
             wrapper.collision_model,
         )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .app import KNOWN_FRAMES, Viewer, default_frames
+from .app import Viewer, default_frames
 from .shapes import Shape, geometry_shapes, robot_shapes, skeleton_shapes
 
 
@@ -47,7 +47,6 @@ def view(
 
 
 __all__ = [
-    "KNOWN_FRAMES",
     "Shape",
     "Viewer",
     "default_frames",

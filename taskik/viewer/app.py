@@ -16,34 +16,13 @@ from ..solve import solve_ik
 from ..tasks import FrameTask, PostureTask
 from .shapes import Shape, robot_shapes
 
-#: Task frames used for example-robot-data robots, which carry no end-effector list.
-KNOWN_FRAMES: dict[str, tuple[str, ...]] = {
-    "talos": (
-        "left_sole_link",
-        "right_sole_link",
-        "gripper_left_base_link",
-        "gripper_right_base_link",
-    ),
-    "g1": (
-        "left_ankle_roll_link",
-        "right_ankle_roll_link",
-        "left_rubber_hand",
-        "right_rubber_hand",
-    ),
-    "ur5": ("tool0",),
-    "ur10": ("tool0",),
-    "panda": ("panda_hand",),
-}
-
 
 def default_frames(robot: Robot) -> tuple[str, ...]:
-    """The frames that get a draggable target: the robot's end effectors, a known list for
-    some example-robot-data robots, else the last body frame of every leaf joint."""
+    """The frames that get a draggable target: the robot's end effectors
+    (``taskik.robots.END_EFFECTORS`` for example-robot-data robots), else the last body
+    frame of every leaf joint."""
     if robot.end_effectors:
         return tuple(robot.end_effectors)
-    known = KNOWN_FRAMES.get(robot.name)
-    if known and all(robot.model.existFrame(f) for f in known):
-        return known
     model = robot.model
     leaves = set(range(1, model.njoints)) - set(model.parents)
     frames = []
