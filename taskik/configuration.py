@@ -27,24 +27,21 @@ LOCAL = pin.ReferenceFrame.LOCAL
 UNIT_NORM_TOLERANCE = 1e-6
 
 
-def _unit_norm_blocks(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
-    """Index arrays of the q entries that must form unit quaternions (n×4) / complexes (m×2)."""
-    quats, complexes = [], []
+def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
+    """Slices of q that must be unit quaternions or unit complex numbers, with their kind."""
+    blocks = []
     for joint in model.joints[1:]:
         kind = joint.shortname()
         iq = joint.idx_q
         if kind == "JointModelFreeFlyer":
-            quats.append(range(iq + 3, iq + 7))
+            blocks.append((slice(iq + 3, iq + 7), "quaternion"))
         elif kind == "JointModelSpherical":
-            quats.append(range(iq, iq + 4))
+            blocks.append((slice(iq, iq + 4), "quaternion"))
         elif kind == "JointModelPlanar":
-            complexes.append(range(iq + 2, iq + 4))
+            blocks.append((slice(iq + 2, iq + 4), "unit complex"))
         elif joint.nq == 2 and joint.nv == 1:  # unbounded (continuous) revolute joints
-            complexes.append(range(iq, iq + 2))
-    return (
-        np.array(quats, dtype=int).reshape(-1, 4),
-        np.array(complexes, dtype=int).reshape(-1, 2),
-    )
+            blocks.append((slice(iq, iq + 2), "unit complex"))
+    return blocks
 
 
 class Configuration:
@@ -66,12 +63,7 @@ class Configuration:
             raise InvalidInput(f"model must be a pinocchio.Model, got {type(model).__name__}")
         self.model = model
         self.data = data if data is not None else model.createData()
-        self._quat_idx, self._complex_idx = _unit_norm_blocks(model)
-        self._unit_slices = [
-            (slice(int(b[0]), int(b[-1]) + 1), what)
-            for idx, what in ((self._quat_idx, "quaternion"), (self._complex_idx, "unit complex"))
-            for b in idx
-        ]
+        self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
         self._default_limits = None
@@ -212,9 +204,7 @@ class Configuration:
     # ---------------------------------------------------------------- limits
     def check_limits(self, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` if a bounded joint is outside its range."""
-        from .limits.configuration import ConfigurationLimit
-
-        ConfigurationLimit(self.model).check(self.q, tol)
+        self.default_limits()[0].check(self.q, tol)
 
     def default_limits(self) -> list:
         """The model's limits used when ``limits=None``: position and velocity (cached)."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
+import numpy as np
+
 
 class TaskikError(Exception):
     """Base class of every error raised by taskik."""
@@ -70,10 +72,8 @@ class NotWithinConfigurationLimits(TaskikError, ValueError):
 
 def check_finite_array(
     value, name: str, shape: tuple[int, ...] | None = None, dtype=float
-):  # -> np.ndarray
+) -> np.ndarray:
     """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
-    import numpy as np
-
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:

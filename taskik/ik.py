@@ -650,7 +650,9 @@ class _General:
         self.all_tasks = tasks + regularization
         self.asm = get_assembler(conf, self.all_tasks, [])
         self.qp_limits = [ConfigurationLimit(conf.model, gain=1.0)]
-        self.needs_normalize = conf.nq != conf.nv or bool(conf._complex_idx.size)
+        self.needs_normalize = conf.nq != conf.nv or any(
+            what == "unit complex" for _, what in conf._unit_slices
+        )
 
     def _terms(self):
         """Fill the assembler at the current q: A = W J, c = W Kp e (dt = 1)."""

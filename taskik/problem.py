@@ -159,9 +159,7 @@ class Assembler:
         self.dynamic = []  # limits recomputed every step
         hard_lb = np.full(nv, -np.inf)
         hard_ub = np.full(nv, np.inf)
-        self.has_box = False
         self.has_hard = False
-        self.has_soft = False
         for lim in limits:
             if lim.static and lim.hard:
                 box = lim.compute_box(configuration, 1.0)
@@ -170,7 +168,7 @@ class Assembler:
                     self.static_boxes.append(BoxBound(lim, idx, lo, hi))
                     np.maximum.at(hard_lb, idx, lo)
                     np.minimum.at(hard_ub, idx, hi)
-                    self.has_box = self.has_hard = True
+                    self.has_hard = True
                 if lim.compute_inequalities(configuration, 1.0) is not None:
                     self.dynamic.append(lim)
             else:

@@ -9,7 +9,7 @@ import numpy as np
 
 from .configuration import Configuration
 from .limits.limit import Limit
-from .problem import build_ik
+from .problem import build_ik, check_tasks
 from .tasks.task import Task
 
 
@@ -82,7 +82,7 @@ def report(
     """
     problem = build_ik(configuration, tasks, dt, limits)
     statuses = []
-    for task in problem_tasks(tasks):
+    for task in check_tasks(tasks):
         A, c, _ = task.compute_term(configuration, dt)
         e = task.compute_error(configuration)
         we = task.cost * e
@@ -107,7 +107,3 @@ def report(
                     )
                 )
     return StepReport(statuses, active)
-
-
-def problem_tasks(tasks) -> list[Task]:
-    return [tasks] if isinstance(tasks, Task) else list(tasks)

@@ -37,8 +37,9 @@ class Robot:
 def random_configuration(
     model: pin.Model, q0: np.ndarray, rng: np.random.Generator | None = None
 ) -> np.ndarray:
-    """Uniform sample within the finite joint limits; free-flyer at ``q0`` with random yaw-free
-    orientation noise kept small; continuous joints uniform on the circle."""
+    """Uniform sample within the finite joint limits (``q0`` ± π for unbounded 1-DoF joints);
+    continuous joints uniform on the circle; a free-flyer at ``q0``'s position ± 0.1 m with the
+    orientation ``exp3(ω)``, each component of ω uniform in ±0.3 rad."""
     rng = np.random.default_rng() if rng is None else rng
     q = np.array(q0, dtype=float)
     lo, hi = model.lowerPositionLimit, model.upperPositionLimit
