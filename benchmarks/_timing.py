@@ -33,3 +33,29 @@ def interleaved(fns: dict[str, Callable[[], object]], n: int, rounds: int = 5) -
 def stats(us: np.ndarray) -> tuple[float, float]:
     """(median, p95) in µs."""
     return float(np.median(us)), float(np.percentile(us, 95))
+
+
+def closed_loop(configuration, solve: Callable[[], object], q0, dt: float, restart: int = 100):
+    """One call = one control step: ``v = solve()``, then ``integrate_inplace(v, dt)``; the
+    configuration (taskik's or pink's: both have ``update`` and ``integrate_inplace``) goes
+    back to ``q0`` every ``restart`` calls, so successive QPs differ as in a real loop."""
+    count = 0
+
+    def step() -> None:
+        nonlocal count
+        count += 1
+        if count % restart == 0:
+            configuration.update(q0)
+        configuration.integrate_inplace(solve(), dt)
+
+    return step
+
+
+def publish(text: str, path) -> None:
+    """Print a result table and write it (with a final newline) to ``path``."""
+    from pathlib import Path
+
+    print(text)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text.rstrip("\n") + "\n")

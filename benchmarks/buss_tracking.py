@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import stats, time_calls  # noqa: E402
+from _timing import publish, stats, time_calls  # noqa: E402
 
 import taskik  # noqa: E402
 from taskik.backends.dls import solve_dls  # noqa: E402
@@ -175,10 +175,7 @@ def main() -> None:
         "assembled A, c; numpy ref: the textbook NumPy expression of the same formula "
         "(np.linalg.pinv(A) @ c; Aᵀ np.linalg.solve(AAᵀ + λ²I, c)) timed in the same run."
     )
-    text = "\n".join(lines)
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "buss_tracking.txt").write_text(text + "\n")
+    publish("\n".join(lines), RESULTS / "buss_tracking.txt")
     if args.plot:
         plot(curves, args.steps)
 

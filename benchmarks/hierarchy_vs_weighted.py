@@ -23,7 +23,7 @@ import numpy as np
 import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import interleaved, stats  # noqa: E402
+from _timing import closed_loop, interleaved, publish, stats  # noqa: E402
 
 import taskik  # noqa: E402
 from taskik.hierarchy import hierarchy_report  # noqa: E402
@@ -106,21 +106,12 @@ def run(n: int) -> tuple[list[str], str]:
     conf, levels, limits = build(robot, feet, hands, *shifts)
     wconf, wlevels, wlimits = build(robot, feet, hands, *shifts)
     wflat = [t for level in wlevels for t in level]
-    count = {"h": 0, "w": 0}
-
-    def hier_loop():
-        count["h"] += 1
-        if count["h"] % 100 == 0:
-            conf.update(q0)
-        v = taskik.solve_ik(conf, levels, DT, limits=limits, solver="daqp")
-        conf.integrate_inplace(v, DT)
-
-    def weighted_loop():
-        count["w"] += 1
-        if count["w"] % 100 == 0:
-            wconf.update(q0)
-        v = taskik.solve_ik(wconf, wflat, DT, limits=wlimits, solver="daqp")
-        wconf.integrate_inplace(v, DT)
+    hier_loop = closed_loop(
+        conf, lambda: taskik.solve_ik(conf, levels, DT, limits=limits, solver="daqp"), q0, DT
+    )
+    weighted_loop = closed_loop(
+        wconf, lambda: taskik.solve_ik(wconf, wflat, DT, limits=wlimits, solver="daqp"), q0, DT
+    )
 
     res = interleaved({"hierarchy": hier_loop, "weighted": weighted_loop}, n)
     lines.append(row(robot, "closed loop (step + integrate)", res))
@@ -153,9 +144,7 @@ def main() -> None:
         f"{'wtd med':>8} {'wtd p95':>8}   ratio med/p95 (µs; ratio = hierarchy / weighted)",
     ]
     text = "\n".join(header + lines) + "\n\nper-level report of each step:\n" + detail
-    print(text)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text)
+    publish(text, args.out)
 
 
 if __name__ == "__main__":

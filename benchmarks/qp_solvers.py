@@ -15,7 +15,7 @@ import numpy as np
 import qpsolvers
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import interleaved, stats  # noqa: E402
+from _timing import interleaved, publish, stats  # noqa: E402
 from step_vs_pink import DT, build_taskik, scenario  # noqa: E402
 
 import taskik  # noqa: E402
@@ -53,9 +53,7 @@ def main() -> None:
             cells.append(f"{med:>10.1f} / {p95:<7.1f}")
         lines.append(f"{name:<7}" + "".join(f"{c:>20}" for c in cells))
     lines.append(f"default solver: {taskik.default_solver()}")
-    text = "\n".join(lines)
-    print(text)
-    Path(args.out).write_text(text + "\n")
+    publish("\n".join(lines), args.out)
 
 
 if __name__ == "__main__":

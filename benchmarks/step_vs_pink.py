@@ -17,7 +17,7 @@ import pinocchio as pin
 import qpsolvers
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import interleaved, stats  # noqa: E402
+from _timing import closed_loop, interleaved, publish, stats  # noqa: E402
 
 import taskik  # noqa: E402
 from taskik.solve import get_assembler  # noqa: E402
@@ -140,21 +140,12 @@ def run(name: str, n: int) -> list[tuple]:
     # successive QPs differ as in a real control loop
     lconf, ltasks, llimits = build_taskik(model, q, frames, with_com, posture_cost)
     lpconf, lptasks, lplimits = build_pink(model, q, frames, with_com, posture_cost)
-    counters = {"taskik": 0, "pink": 0}
-
-    def taskik_loop():
-        counters["taskik"] += 1
-        if counters["taskik"] % 100 == 0:
-            lconf.update(q)
-        v = taskik.solve_ik(lconf, ltasks, DT, limits=llimits, solver="daqp")
-        lconf.integrate_inplace(v, DT)
-
-    def pink_loop():
-        counters["pink"] += 1
-        if counters["pink"] % 100 == 0:
-            lpconf.update(q)
-        v = pink.solve_ik(lpconf, lptasks, DT, solver="daqp", limits=lplimits)
-        lpconf.integrate_inplace(v, DT)
+    taskik_loop = closed_loop(
+        lconf, lambda: taskik.solve_ik(lconf, ltasks, DT, limits=llimits, solver="daqp"), q, DT
+    )
+    pink_loop = closed_loop(
+        lpconf, lambda: pink.solve_ik(lpconf, lptasks, DT, solver="daqp", limits=lplimits), q, DT
+    )
 
     res = interleaved(
         {
@@ -212,10 +203,7 @@ def main() -> None:
                 lines.append(
                     f"{robot:<7}{nv:>4}  {key:<24}{med:>11.1f}{p95:>10.1f}{rm:>11.2f}x{rp:>11.2f}x"
                 )
-    text = "\n".join(lines)
-    print(text)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text + "\n")
+    publish("\n".join(lines), args.out)
 
 
 if __name__ == "__main__":

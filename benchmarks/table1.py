@@ -37,6 +37,9 @@ import pinocchio as pin
 import taskik
 from taskik.robots.models import UR5_DH_A, UR5_DH_ALPHA, UR5_DH_D
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import publish  # noqa: E402
+
 # Table 1 of Haviland & Corke (part 1): (method, searches, iterations) →
 # (mean it., median it., infeasible count, infeasible %, mean searches, max searches)
 PUBLISHED = {
@@ -276,12 +279,8 @@ def main() -> None:
         f"  best published row: LM Chan λ = 0.1, 100 × 30: mean 15.33 iterations. "
         f"Largest tutorial E (eq. 37) at our solutions: {worst:.3g} (tolerance 1e-6)."
     )
-    text = "\n".join(lines)
-    print(text)
-    out = Path(__file__).parent / "results"
-    out.mkdir(exist_ok=True)
     suffix = "" if n == 10_000 else f"_{n}"
-    (out / f"table1{suffix}.txt").write_text(text + "\n")
+    publish("\n".join(lines), Path(__file__).parent / "results" / f"table1{suffix}.txt")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,9 @@ import pinocchio as pin
 import taskik
 from taskik.limits import ConfigurationLimit
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import publish  # noqa: E402
+
 PUBLISHED = {"ur5": (99.17, 0.37), "panda": (99.88, 0.37)}
 FRAMES = {"ur5": "tool0", "panda": "panda_hand"}
 TOL = 0.5 * 1e-5**2
@@ -95,12 +98,8 @@ def main() -> None:
             f"{its.mean():8.1f} || {pub[0]:.2f} %, {pub[1]:.2f} ms"
         )
         print(lines[-1], file=sys.stderr)
-    text = "\n".join(lines)
-    print(text)
-    out = Path(__file__).parent / "results"
-    out.mkdir(exist_ok=True)
     suffix = "" if n == 10_000 else f"_{n}"
-    (out / f"trac_ik_style{suffix}.txt").write_text(text + "\n")
+    publish("\n".join(lines), Path(__file__).parent / "results" / f"trac_ik_style{suffix}.txt")
 
 
 if __name__ == "__main__":

@@ -480,3 +480,21 @@ def test_wrap_keeps_values_on_the_bounds_inside(panda):
     q = panda.model.lowerPositionLimit.copy()
     limits.wrap(q)
     ConfigurationLimit(panda.model).check(q, tol=0.0)
+
+
+def test_lean_lm_chan_loop_takes_the_same_iterates_as_the_general_loop(ur5):
+    """The default single-pose loop is a hand-specialised copy of the general one (no time
+    budget, no projection): both must walk through the same iterates."""
+    rng = np.random.default_rng(21)
+    for _ in range(20):
+        task = _pose_target(ur5, "tool0", rng)
+        q0 = ur5.random_configuration(rng)
+        lean = solve_posture(ur5.model, [task], q0=q0, rng=3, joint_limits="ignore")
+        # a time budget routes the same search through the general loop
+        general = solve_posture(
+            ur5.model, [task], q0=q0, rng=3, joint_limits="ignore", time_budget=1e6
+        )
+        assert lean.iterations == general.iterations
+        assert lean.searches == general.searches
+        assert lean.success == general.success
+        assert np.array_equal(lean.q, general.q)

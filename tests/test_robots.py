@@ -1,7 +1,5 @@
 """Bundled robots, URDF loading and example-robot-data."""
 
-import importlib.util
-
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -94,11 +92,8 @@ def test_load_urdf_missing_file(tmp_path):
         taskik.robots.load_urdf(tmp_path / "nope.urdf")
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("example_robot_data") is None,
-    reason="example-robot-data is the optional 'robots' extra",
-)
 def test_example_robot_data_robots_load():
+    """example-robot-data is the 'robots' extra, and part of the test tools (dev extra)."""
     talos = taskik.robots.load("talos")
     assert talos.model.nv == 38
     conf = talos.configuration()
