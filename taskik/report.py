@@ -81,12 +81,14 @@ def report(
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
     problem = build_ik(configuration, tasks, dt, limits)
+    residual = problem.A @ v - problem.c  # the stacked rows W (J v − Kp e / dt), task by task
     statuses = []
+    start = 0
     for task in check_tasks(tasks):
-        A, c, _ = task.compute_term(configuration, dt)
         e = task.compute_error(configuration)
         we = task.cost * e
-        res = A @ v - c
+        res = residual[start : start + len(e)]
+        start += len(e)
         statuses.append(
             TaskStatus(repr(task), float(np.linalg.norm(e)), float(we @ we), float(res @ res))
         )
