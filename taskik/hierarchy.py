@@ -35,6 +35,17 @@ IEEE T-RA 1997): since ``N_{k−1} = Z_{k−1} Z_{k−1}ᵀ`` is the augmented p
 
     v_k = v_{k−1} + (A_k N_{k−1})^{#λ} (c_k − A_k v_{k−1}),   X^{#λ} = Xᵀ (X Xᵀ + λ I)⁻¹.
 
+Limits that bind a level. A constraint active at level ``k`` with a nonzero multiplier
+holds with equality at every optimum of that level (complementary slackness; for a bound,
+the multiplier is the level's gradient component, the same at every optimum), so the lower
+levels keep it as an equality: a bound fixes its coordinate, which leaves the basis ``Z``,
+and the constraint leaves the lower levels' QPs (as in the hierarchical QP of Escande,
+Mansard and Wieber, "Hierarchical quadratic programming: fast online humanoid-robot motion
+generation", IJRR 2014). This makes the lower QPs smaller, and it keeps every level exactly
+optimal: a lower level can no longer move a coordinate off a bound that a higher level
+needs by trading a sliver of that level's optimum within the solver's tolerance. A
+multiplier counts when it exceeds ``STRONG_RTOL`` times the level's gradient scale.
+
 ``method="nullspace"`` computes only that (no QP); ``method="cascade"`` calls the QP solver at
 every level; ``method="auto"`` (default) takes the null-space path when no limit gives an
 inequality, and otherwise solves each level's QP only when the level's unconstrained optimum
@@ -63,7 +74,13 @@ from scipy.linalg.lapack import dgeqp3 as _dgeqp3
 from scipy.linalg.lapack import dorgqr as _dorgqr
 from scipy.linalg.lapack import dposv as _dposv
 
-from .backends.qp import check_solver, daqp_constraints, default_solver, solve_qp_arrays
+from .backends.qp import (
+    DaqpWorkspace,
+    check_solver,
+    daqp_constraints,
+    default_solver,
+    solve_qp_arrays,
+)
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
@@ -226,15 +243,23 @@ def _feasible(v, lb, ub, G, h) -> bool:
 
 def _daqp(P, f, rows, upper, lower, kwargs) -> tuple:
     """DAQP on ``lower ≤ [I; rows] x ≤ upper`` (the first ``len(upper) − len(rows)`` entries
-    bound x directly); returns ``(x | None, status, any constraint active)``."""
+    bound x directly); returns ``(x | None, status, multipliers)``."""
     x, _, exitflag, info = daqp.solve(P, f, rows, upper, lower, **kwargs)
     if exitflag <= 0:
-        return None, f"DAQP exit flag {exitflag}", True
-    return np.asarray(x), "optimal", bool(np.any(info["lam"]))
+        return None, f"DAQP exit flag {exitflag}", None
+    return np.asarray(x), "optimal", np.asarray(info["lam"])
 
 
-def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs) -> tuple:
-    """``min ½ zᵀPz + fᵀz  s.t. lower ≤ rows z ≤ upper``; ``(z | None, status, active)``."""
+def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs, ws) -> tuple:
+    """``min ½ zᵀPz + fᵀz  s.t. lower ≤ rows z ≤ upper``; ``(z | None, status, multipliers)``.
+
+    ``ws``: the level's warm-started DAQP workspace (DAQP without options), else None. The
+    multipliers (one per row; None when the solver does not give them) are those of DAQP.
+    """
+    if ws is not None:
+        z = ws.solve(P, f, lower, upper, rows)
+        if z is not None:
+            return z, "optimal", ws.lam
     if solver == "daqp":
         # z = 0 (the higher levels' solution) is feasible: warm start from the constraints it
         # makes active, unless they outnumber the unknowns (a degenerate start is slower)
@@ -242,11 +267,11 @@ def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs) -> tuple:
             n_active = np.count_nonzero(upper <= 0.0) + np.count_nonzero(lower >= 0.0)
             if 0 < n_active <= P.shape[0]:
                 kwargs = {**kwargs, "primal_start": np.zeros(P.shape[0])}
-        z, status, active = _daqp(P, f, rows, upper, lower, kwargs)
+        z, status, lam = _daqp(P, f, rows, upper, lower, kwargs)
         if z is None and "primal_start" in kwargs:  # retry without the warm start
             kwargs = {k: a for k, a in kwargs.items() if k != "primal_start"}
-            z, status, active = _daqp(P, f, rows, upper, lower, kwargs)
-        return z, status, active
+            z, status, lam = _daqp(P, f, rows, upper, lower, kwargs)
+        return z, status, lam
     up = np.isfinite(upper)
     lo = np.isfinite(lower)
     G = np.vstack([rows[up], -rows[lo]])
@@ -254,52 +279,69 @@ def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs) -> tuple:
     qp = qpsolvers.Problem(P, f, G if len(h) else None, h if len(h) else None)
     sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
     if not sol.found:
-        return None, f"not found ({sol.extras or 'no details'})", True
-    return np.asarray(sol.x), "optimal", True
+        return None, f"not found ({sol.extras or 'no details'})", None
+    return np.asarray(sol.x), "optimal", None
 
 
-def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs) -> tuple:
-    """QP of level 0 (no higher level): ``v`` and whether a constraint is active."""
+def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs, ws) -> tuple:
+    """QP of level 0 (no higher level): ``(v, multipliers | None)``, the multipliers in
+    DAQP's layout (nv simple bounds, then the rows of G)."""
     if solver == "daqp":
         rows, upper, lower = daqp_constraints(len(f), G, h, lb, ub)
-        v, _, active = _daqp(P, f, rows, upper, lower, kwargs)
+        if ws is not None:
+            v = ws.solve(P, f, lower, upper, rows)
+            if v is not None:
+                return v, ws.lam
+        v, _, lam = _daqp(P, f, rows, upper, lower, kwargs)
         if v is not None and math.isfinite(v @ v):
-            return v, active
+            return v, lam
     # other solvers, or DAQP failed: the core's call, which names the conflicting limits
     v = solve_qp_arrays(P, f, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **kwargs)
-    return v, True
+    return v, None
 
 
-def _level_qp(P, g, Z, v, lb, ub, G, h, solver, kwargs, k) -> tuple:
+def _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, kwargs, k, ws) -> tuple:
     """QP of level ``k > 0`` in null-space coordinates: ``v = v_{k−1} + Z z`` within the limits.
 
-    ``min ½ zᵀPz − gᵀz`` (``P = BᵀB + λI``) s.t. ``lb − v ≤ Z z ≤ ub − v`` (rows with a
-    finite bound) and ``G Z z ≤ h − G v``. ``z = 0`` is feasible (the higher levels' solution).
-    Returns ``(z, whether a constraint is active)``.
+    ``min ½ zᵀPz − gᵀz`` (``P = BᵀB + λI``) s.t. ``lb − v ≤ Z z ≤ ub − v`` and
+    ``G Z z ≤ h − G v``, on the constraints ``keep`` (indices into the box rows, then the
+    rows of G; None for all). ``z = 0`` is feasible (the higher levels' solution). Returns
+    ``(z, multipliers | None)``, one multiplier per kept constraint.
     """
     r = Z.shape[1]
-    parts, lower, upper = [], [], []
-    if lb is not None:
-        bounded = np.isfinite(lb) | np.isfinite(ub)
-        parts.append(Z[bounded])
-        vb = v[bounded]
-        lower.append(lb[bounded] - vb)
-        upper.append(ub[bounded] - vb)
-    if G is not None:
-        parts.append(G @ Z)
-        upper.append(h - G @ v)
-        lower.append(np.full(len(h), -np.inf))
-    if len(parts) == 1:
-        rows, lower, upper = parts[0], lower[0], upper[0]
-    elif parts:
-        rows, lower, upper = np.vstack(parts), np.concatenate(lower), np.concatenate(upper)
+    nv = Z.shape[0]
+    if lb is not None and G is None:
+        if keep is None:
+            rows, lower, upper = np.ascontiguousarray(Z), lb - v, ub - v
+        else:
+            vk = v[keep]
+            rows, lower, upper = Z[keep], lb[keep] - vk, ub[keep] - vk
     else:
-        rows, lower, upper = _no_rows(r), np.zeros(0), np.zeros(0)
+        parts, lower, upper = [], [], []
+        if lb is not None:
+            parts.append(Z)
+            lower.append(lb - v)
+            upper.append(ub - v)
+        if G is not None:
+            parts.append(G @ Z)
+            upper.append(h - G @ v)
+            lower.append(np.full(len(h), -np.inf))
+        if len(parts) == 1:
+            rows, lower, upper = parts[0], lower[0], upper[0]
+        elif parts:
+            rows, lower, upper = np.vstack(parts), np.concatenate(lower), np.concatenate(upper)
+        else:
+            rows, lower, upper = _no_rows(r), np.zeros(0), np.zeros(0)
+        if keep is not None:
+            if lb is None:  # the rows are those of G only
+                keep = keep - nv
+            rows, lower, upper = rows[keep], lower[keep], upper[keep]
+        rows = np.ascontiguousarray(rows)
     # z = 0 must stay feasible: where the higher levels' solution sits outside a bound by the
     # solver's tolerance, the bound is moved onto it (this level cannot change it)
     np.minimum(lower, 0.0, out=lower)
     np.maximum(upper, 0.0, out=upper)
-    z, status, active = _solve_reduced_qp(P, -g, rows, lower, upper, solver, kwargs)
+    z, status, lam = _solve_reduced_qp(P, -g, rows, lower, upper, solver, kwargs, ws)
     if z is None or not math.isfinite(z @ z):
         raise NoSolutionFound(
             solver,
@@ -310,7 +352,55 @@ def _level_qp(P, g, Z, v, lb, ub, G, h, solver, kwargs, k) -> tuple:
                 "a single point, which some solvers do not handle; 'daqp' and 'quadprog' do)"
             ],
         )
-    return z, active
+    return z, lam
+
+
+#: A constraint whose multiplier exceeds ``STRONG_RTOL`` times the level's gradient scale is
+#: active at every optimum of the level, hence kept as an equality by the lower levels.
+STRONG_RTOL = 1e-7
+
+#: A constraint whose row in the lower levels' coordinates is below this (the basis is
+#: orthonormal) is kept by the basis itself and leaves the lower levels' QPs.
+FIXED_TOL = 1e-10
+
+
+def _strongly_active(lam: np.ndarray, f: np.ndarray, natural: float) -> np.ndarray:
+    """Indices of the constraints with a clearly nonzero multiplier: above ``STRONG_RTOL``
+    times the level's gradient scale (``‖f‖∞``, or ``natural = ‖A_k‖‖c_k‖`` when larger)."""
+    if not lam.size:
+        return np.zeros(0, dtype=np.intp)
+    a = np.abs(lam)
+    scale = max(float(np.abs(f).max()) if f.size else 0.0, natural)
+    return np.flatnonzero(a > STRONG_RTOL * scale)
+
+
+def _constraint_rows(idx: np.ndarray, nv: int, Z, G, unit: bool = True) -> np.ndarray:
+    """Rows of the constraints ``idx`` (sorted; nv box rows, then the rows of G) in the
+    level's coordinates (``v`` when ``Z`` is None, else ``z`` with ``v = v_{k−1} + Z z``);
+    rows of G scaled to unit norm when ``unit`` (box rows have norm ≤ 1)."""
+    n_box = int(np.searchsorted(idx, nv))
+    box = idx[:n_box]
+    C = _eye(nv)[box] if Z is None else Z[box]
+    if n_box < len(idx):
+        gen = idx[n_box:] - nv
+        Cg = G[gen] if Z is None else G[gen] @ Z
+        if unit:
+            norms = np.sqrt(np.einsum("ij,ij->i", Cg, Cg))
+            norms[norms == 0.0] = 1.0
+            Cg /= norms[:, None]
+        C = np.vstack([C, Cg])
+    return C
+
+
+@cache
+def _eye(n: int) -> np.ndarray:
+    return np.eye(n)
+
+
+def _fro(x: np.ndarray) -> float:
+    """Frobenius norm (of a contiguous array)."""
+    flat = x.reshape(-1)
+    return math.sqrt(float(flat @ flat))
 
 
 @cache
@@ -343,6 +433,8 @@ class _Plan:
             start = stop
         #: per level: the level's last QP had an active constraint (try the QP first)
         self.qp_hint = [False] * len(self.levels)
+        #: per level: a warm-started DAQP workspace (consecutive steps have similar QPs)
+        self.workspaces = [DaqpWorkspace() for _ in self.levels]
 
     def level_dampings(self, dt: float, damping: float) -> list[float]:
         """``λ_k = μ_k + damping`` with ``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over level k.
@@ -427,7 +519,7 @@ def solve_hierarchy(
         damping = check_damping(damping)
     plan = _get_plan(configuration, levels, limits)
     asm = plan.asm
-    _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping, normal=False)
     constrained = lb is not None or G is not None
     if method == "nullspace" and constrained:
         raise InvalidInput(
@@ -440,13 +532,18 @@ def solve_hierarchy(
     lams = plan.level_dampings(dt, damping)
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
+    workspaces = plan.workspaces if solver == "daqp" and not solver_kwargs else None
 
-    v = np.zeros(configuration.nv)
+    nv = configuration.nv
+    v = np.zeros(nv)
     Z = None  # basis of the directions the higher levels leave free; None = all of them
     w = None  # Zᵀ v
+    keep = None  # constraints the lower levels' QPs still see (None: all of them)
+    fixed = None  # constraints a higher level turned into equalities kept by Z
     last = len(plan.rows) - 1
     for k, rows in enumerate(plan.rows):
         A, lam = A_all[rows], lams[k]
+        norm_a = _fro(A)
         if Z is None:
             B, d = A, c_all[rows]
         else:
@@ -456,9 +553,9 @@ def solve_hierarchy(
         # Without inequalities, or when the level's unconstrained optimum is feasible, that
         # optimum is the level's QP solution. A level whose QP had an active constraint at the
         # previous step goes to its QP directly.
-        step = split = None
+        step = split = mult = None
         if not (always_qp or (use_qp and hint[k])):
-            split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
+            split = LevelSplit(B, norm_a if Z is not None else 0.0)
             z = split.solve(d, lam, w)
             step = z if Z is None else Z @ z
             if use_qp and not _feasible(v + step, lb, ub, G, h):
@@ -471,19 +568,62 @@ def solve_hierarchy(
             g = d @ B
             if lam and w is not None:
                 g -= lam * w
+            ws = workspaces and workspaces[k]
             if Z is None:
-                v, hint[k] = _first_level_qp(P, -g, G, h, lb, ub, solver, asm, solver_kwargs)
+                v, mult = _first_level_qp(P, -g, G, h, lb, ub, solver, asm, solver_kwargs, ws)
             else:
-                z, hint[k] = _level_qp(P, g, Z, v, lb, ub, G, h, solver, solver_kwargs, k)
+                z, mult = _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, solver_kwargs, k, ws)
                 v += Z @ z
+            hint[k] = mult is None or bool(mult.any())
         if k == last:
             break  # (the last level's factorisation is needed only for its own step)
-        if split is None:
-            split = LevelSplit(B, _norm(A) if Z is not None else 0.0)
-        null = split.null
-        Z = null if Z is None else Z @ null
+        # Constraints strongly active at this level (nonzero multiplier) hold at every optimum
+        # of the level: the lower levels keep them as equalities, in the basis Z.
+        strong = None
+        if mult is not None:
+            strong = _strongly_active(mult, g, norm_a * _fro(c_all[rows]))
+            if not strong.size:
+                strong = None
+            elif keep is not None:
+                strong = keep[strong]  # constraint indices: nv box rows, then the rows of G
+            elif Z is not None and lb is None:
+                strong = strong + nv
+        if strong is not None and Z is None and strong[-1] < nv:
+            # top level, bounds only: the fixed coordinates leave the basis
+            free = np.ones(nv, dtype=bool)
+            free[strong] = False
+            null = LevelSplit(B[:, free]).null
+            Z = np.zeros((nv, null.shape[1]))
+            Z[free] = null
+            exact = True  # the rows of the fixed coordinates in Z are zeros
+        else:
+            exact = False
+            if strong is not None:
+                C = _constraint_rows(strong, nv, Z, G)
+                C *= norm_a / math.sqrt(len(A))  # on the scale of the level's own rows
+                split = LevelSplit(np.vstack([B, C]), norm_a if Z is not None else 0.0)
+            elif split is None:
+                split = LevelSplit(B, norm_a if Z is not None else 0.0)
+            null = split.null
+            Z = null if Z is None else Z @ null
         if Z.shape[1] == 0:
             break  # no freedom left: the lower levels cannot move v
+        if strong is not None:
+            # the lower levels' QPs no longer see the constraints Z keeps exactly
+            if not exact:
+                residue = _constraint_rows(strong, nv, Z, G, unit=False)
+                strong = strong[np.abs(residue).max(axis=1) <= FIXED_TOL]
+            if strong.size:
+                if fixed is None:
+                    fixed = np.zeros(nv + (0 if G is None else len(h)), dtype=bool)
+                    # coordinates without a finite bound constrain nothing
+                    fixed[:nv] = True if lb is None else ~(np.isfinite(lb) | np.isfinite(ub))
+                fixed[strong] = True
+                keep = np.flatnonzero(~fixed)
+    if lb is not None:
+        # QP solvers meet bounds up to their tolerance (1e-6 for DAQP): limits hold exactly
+        np.maximum(v, lb, out=v)
+        np.minimum(v, ub, out=v)
     return v
 
 

@@ -227,8 +227,14 @@ class Assembler:
         ]
         self._last_dt = None
 
-    def assemble(self, configuration: Configuration, dt: float, damping: float):
-        """Fill and return ``(P, r, G, h, lb, ub)`` for the current configuration."""
+    def assemble(
+        self, configuration: Configuration, dt: float, damping: float, normal: bool = True
+    ):
+        """Fill and return ``(P, r, G, h, lb, ub)`` for the current configuration.
+
+        ``normal=False`` fills only the rows ``A``, ``c`` and the limits (``P`` and ``r``
+        are then stale), for solvers that do not use the normal equations.
+        """
         versions = self._versions
         stale = False
         for k, (task, A_i, c_i, _) in enumerate(self.slices):
@@ -249,10 +255,11 @@ class Assembler:
             np.multiply(self.wk, 1.0 / dt, out=self._wk_dt)
             self._last_dt = dt
         c *= self._wk_dt
-        np.matmul(A.T, A, out=self.P)
-        self._P_diag += mu
-        np.matmul(c, A, out=self.r)
-        np.negative(self.r, out=self.r)
+        if normal:
+            np.matmul(A.T, A, out=self.P)
+            self._P_diag += mu
+            np.matmul(c, A, out=self.r)
+            np.negative(self.r, out=self.r)
         self.mu = mu - damping
 
         if self._single_soft is not None:

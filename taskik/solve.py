@@ -136,7 +136,7 @@ def solve_ik(
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:
-            workspace = asm.qp_workspace = DaqpWorkspace(asm.nv)
+            workspace = asm.qp_workspace = DaqpWorkspace()
         x = workspace.solve(P, r, lb, ub)
         if x is not None:
             # remove the solver's feasibility tolerance (≤ 1e-6): limits hold exactly

@@ -251,6 +251,51 @@ def test_joint_limit_at_the_top_is_kept_by_every_level(planar_2r):
     assert v[0] <= 1e-12
 
 
+def binding_humanoid_levels(conf, rng):
+    """Feet and CoM / both hands / posture, targets far enough for velocity limits to bind."""
+    feet = [FrameTask(f) for f in FEET]
+    for t in feet:
+        t.set_target_from_configuration(conf)
+    com = ComTask()
+    com.set_target(conf.com + rng.normal(0.0, 0.015, 3))
+    hands = [frame_task(conf, f, rng.normal(0.0, 0.05, 3), rng=rng) for f in HANDS]
+    posture = PostureTask(1e-2)
+    posture.set_target(conf.q)
+    return [[*feet, com], hands, [posture]]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_binding_limits_lower_levels_keep_the_top_level_optimal(humanoid, seed):
+    """With velocity limits binding at every level, the final step is still an optimum of
+    the top level (KKT of ``min ‖A₀v − c₀‖²`` over the box): a lower level never buys its
+    own progress with a sliver of the top level's. Stationarity: the top level's gradient
+    vanishes on the coordinates strictly inside their bounds and points outwards at a bound.
+    """
+    rng = np.random.default_rng(seed)
+    q = humanoid.q0.copy()
+    if seed % 2:
+        q[7:] += rng.normal(0.0, 0.2, humanoid.model.nq - 7)
+    conf = humanoid.configuration(q)
+    levels = binding_humanoid_levels(conf, rng)
+    slow = VelocityLimit(humanoid.model, {name: 0.5 for name in humanoid.model.names[2:]})
+    limits = [taskik.ConfigurationLimit(humanoid.model), slow]
+    v = taskik.solve_ik(conf, levels, 0.01, limits=limits)
+    plan = taskik.build_ik(conf, [t for level in levels for t in level], 0.01, limits=limits)
+    lb, ub = plan.lb, plan.ub
+    A0, c0, _ = level_rows(conf, levels[0], 0.01)
+    grad = A0.T @ (A0 @ v - c0)
+    at_lower, at_upper = v <= lb + 1e-9, v >= ub - 1e-9
+    inside = ~(at_lower | at_upper)
+    assert (at_lower | at_upper).sum() >= 5  # the limits bind, not decorative
+    scale = np.abs(A0.T @ c0).max()
+    assert np.abs(grad).max() > 1e-3 * scale  # the limits keep the top level from its target
+    tol = 1e-4 * np.abs(grad).max()
+    assert np.abs(grad[inside]).max() <= tol
+    assert grad[at_lower].min(initial=0.0) >= -tol  # decreasing v_i would lower the cost
+    assert grad[at_upper].max(initial=0.0) <= tol
+    assert np.all(v >= lb) and np.all(v <= ub)
+
+
 # ------------------------------------------------------ cascade vs null-space vs textbook
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("damping", [1e-12, 1e-3])

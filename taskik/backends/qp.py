@@ -53,29 +53,39 @@ def _empty_rows(nv: int) -> np.ndarray:
 
 
 class DaqpWorkspace:
-    """A DAQP workspace reused from one step to the next (box constraints only).
+    """A DAQP workspace reused from one solve to the next.
 
-    The workspace keeps its memory and its last active set, which warm-starts the next
-    solve: consecutive control steps have similar QPs. ``solve`` returns None on failure
-    (and drops the workspace), so the caller can fall back to a cold, checked solve.
+    Solves ``min ½xᵀPx + rᵀx`` s.t. ``lower ≤ [x; A x] ≤ upper`` (the first
+    ``len(upper) − len(A)`` entries bound x directly). The workspace keeps its memory and its
+    last active set, which warm-starts the next solve: consecutive control steps have
+    similar QPs. A change of dimensions sets it up anew. ``solve`` returns None on failure
+    (and drops the workspace), so the caller can fall back to a cold, checked solve;
+    ``lam`` holds the multipliers of the last successful solve.
     """
 
-    __slots__ = ("model", "nv")
+    __slots__ = ("model", "shape", "lam")
 
-    def __init__(self, nv: int):
+    def __init__(self):
         self.model = None
-        self.nv = nv
+        self.shape = None
+        self.lam = None
 
-    def solve(self, P, r, lb, ub):
+    def solve(self, P, r, lower, upper, A=None):
+        n = len(r)
+        rows = _empty_rows(n) if A is None else A
+        shape = (n, len(upper), rows.shape[0])
         model = self.model
-        if model is None:
+        if model is None or shape != self.shape:
             model = daqp.Model()
-            model.setup(P, r, _empty_rows(self.nv), ub, lb)
-            self.model = model
+            model.setup(P, r, rows, upper, lower)
+            self.model, self.shape = model, shape
+        elif shape[2]:
+            model.update(H=P, f=r, A=rows, bupper=upper, blower=lower)
         else:
-            model.update(H=P, f=r, bupper=ub, blower=lb)
-        x, _, exitflag, _ = model.solve()
+            model.update(H=P, f=r, bupper=upper, blower=lower)
+        x, _, exitflag, info = model.solve()
         if exitflag > 0 and math.isfinite(x @ x):
+            self.lam = info["lam"]
             return x
         self.model = None
         return None
