@@ -355,23 +355,14 @@ def _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, kwargs, k, ws) -> tuple:
     return z, lam
 
 
-#: A constraint whose multiplier exceeds ``STRONG_RTOL`` times the level's gradient scale is
-#: active at every optimum of the level, hence kept as an equality by the lower levels.
+#: A constraint whose multiplier exceeds ``STRONG_RTOL ‖A_k‖ ‖c_k − A_k v_{k−1}‖`` (a bound
+#: on the level's gradient) is active at every optimum of the level, hence kept as an
+#: equality by the lower levels.
 STRONG_RTOL = 1e-7
 
 #: A constraint whose row in the lower levels' coordinates is below this (the basis is
 #: orthonormal) is kept by the basis itself and leaves the lower levels' QPs.
 FIXED_TOL = 1e-10
-
-
-def _strongly_active(lam: np.ndarray, f: np.ndarray, natural: float) -> np.ndarray:
-    """Indices of the constraints with a clearly nonzero multiplier: above ``STRONG_RTOL``
-    times the level's gradient scale (``‖f‖∞``, or ``natural = ‖A_k‖‖c_k‖`` when larger)."""
-    if not lam.size:
-        return np.zeros(0, dtype=np.intp)
-    a = np.abs(lam)
-    scale = max(float(np.abs(f).max()) if f.size else 0.0, natural)
-    return np.flatnonzero(a > STRONG_RTOL * scale)
 
 
 def _constraint_rows(idx: np.ndarray, nv: int, Z, G, unit: bool = True) -> np.ndarray:
@@ -457,6 +448,16 @@ class _Plan:
 
 
 def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
+    plans = configuration._plans
+    last = plans.get("last levels")  # (levels, limits, their snapshots, plan) of the last call
+    if (
+        last is not None
+        and last[0] is levels
+        and last[1] is limits
+        and last[2] == levels  # same task objects: the lists may have been edited in place
+        and (limits is None or last[3] == limits)
+    ):
+        return last[4]
     try:
         key = (
             "levels",
@@ -466,13 +467,21 @@ def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
     except TypeError:
         check_levels(levels)  # raises the precise error
         raise InvalidInput(f"limits must be a list of Limit objects, got {limits!r}") from None
-    plans = configuration._plans
     plan = plans.get(key)
     if plan is None:
         plan = _Plan(configuration, levels, limits)
         if len(plans) >= _MAX_CACHED_PLANS:
             plans.clear()
         plans[key] = plan
+    if isinstance(levels, list) and all(isinstance(level, list) for level in levels):
+        snapshot = [list(level) for level in levels]
+        plans["last levels"] = (
+            levels,
+            limits,
+            snapshot,
+            None if limits is None else list(limits),
+            plan,
+        )
     return plan
 
 
@@ -564,7 +573,8 @@ def solve_hierarchy(
             v += step
         else:
             P = B.T @ B
-            P.reshape(-1)[:: P.shape[0] + 1] += lam
+            if lam:
+                P.reshape(-1)[:: P.shape[0] + 1] += lam
             g = d @ B
             if lam and w is not None:
                 g -= lam * w
@@ -574,14 +584,17 @@ def solve_hierarchy(
             else:
                 z, mult = _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, solver_kwargs, k, ws)
                 v += Z @ z
-            hint[k] = mult is None or bool(mult.any())
+            if mult is not None:
+                mult = np.abs(mult)
+            hint[k] = mult is None or mult.any()
         if k == last:
             break  # (the last level's factorisation is needed only for its own step)
         # Constraints strongly active at this level (nonzero multiplier) hold at every optimum
         # of the level: the lower levels keep them as equalities, in the basis Z.
         strong = None
         if mult is not None:
-            strong = _strongly_active(mult, g, norm_a * _fro(c_all[rows]))
+            # multipliers are gradient components, at most ‖A_k‖‖d‖ in size
+            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d))
             if not strong.size:
                 strong = None
             elif keep is not None:
