@@ -12,7 +12,10 @@ from the task costs ``w``) until the weighted error
     E = ½ eᵀ W_e e = ½ Σ_i ‖W_i e_i‖²
 
 drops below ``tol``; a search that has not converged after ``max_iterations`` (or that
-stagnates) is restarted from a new random valid configuration, up to ``max_searches``.
+stagnates) is restarted from a new configuration, up to ``max_searches``. Without a given
+start, a single :class:`FrameTask` starts from the nearest entry of a seed memory (stored
+configurations and their frame poses), then from the next nearest entries, then from
+random valid configurations (``starts`` of :func:`solve_posture`).
 
 Methods (Haviland & Corke, "Manipulator Differential Kinematics", part 1, eqs. 45–51):
 
@@ -45,7 +48,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
@@ -79,10 +82,16 @@ DEFAULT_DAMPING = {"lm-wampler": 1e-4, "lm-chan": 0.1, "lm-sugihara": 1e-3, "qp"
 
 JOINT_LIMIT_POLICIES = ("clip", "reject", "ignore")
 
+#: Where the searches start when no start is given (``starts`` of :func:`solve_posture`).
+STARTS = ("memory", "random")
+
+POSE_ERRORS = ("log6", "world")
+
 _TWO_PI = 2.0 * math.pi
+_remainder = math.remainder
 
 
-@dataclass
+@dataclass(slots=True)
 class PostureResult:
     """Outcome of :func:`solve_posture`.
 
@@ -108,7 +117,6 @@ class PostureResult:
     time: float
     reason: str
     method: str = "lm-chan"
-    history: list = field(default_factory=list, repr=False)
 
     def __str__(self) -> str:
         state = "success" if self.success else "FAILED"
@@ -182,7 +190,7 @@ class _Limits:
         hi = np.array(model.upperPositionLimit[idx], dtype=float)
         finite = (np.abs(lo) < 1e300) & (np.abs(hi) < 1e300) & (lo <= hi)
         self.idx = idx
-        self.all_q = len(idx) == model.nq and np.array_equal(idx, np.arange(model.nq))
+        self.all_q = len(idx) == model.nq == model.nv and np.array_equal(idx, np.arange(model.nq))
         self.rev = rev
         self.lo = np.where(finite, lo, -np.inf)
         self.hi = np.where(finite, hi, np.inf)
@@ -209,9 +217,24 @@ class _Limits:
         if not self.any_rev:
             return
         if self.all_rev:  # common case: every coordinate is a revolute angle
-            w = np.remainder(q + math.pi, _TWO_PI)
-            w -= math.pi
-            if self.contains_pi or ((w >= self.lo) & (w <= self.hi)).all():
+            # on a few values, Python floats are cheaper than numpy calls
+            x = q.tolist()
+            if self.contains_pi:
+                pi = math.pi
+                for v in x:
+                    if not -pi < v <= pi:
+                        break
+                else:
+                    return  # already wrapped
+            # math.remainder(v, 2π) is in [−π, π]
+            w = [_remainder(v, _TWO_PI) for v in x]
+            if -math.pi in w:
+                w = [math.pi if v == -math.pi else v for v in w]
+            if self.contains_pi:
+                q[:] = w
+                return
+            w = np.array(w)
+            if ((w >= self.lo) & (w <= self.hi)).all():
                 q[:] = w
                 return
         x = q[self.idx]
@@ -269,7 +292,7 @@ class _Sampler:
         self.model = model
         self._rng = rng  # a Generator, a seed or None: the Generator is made on first use
         self.limits = limits
-        self.q_ref = q_ref.copy()
+        self.q_ref = q_ref  # read only
         self.vector = limits.all_q
         self.lo = self.hi = None
 
@@ -279,13 +302,18 @@ class _Sampler:
             self._rng = _default_rng() if self._rng is None else np.random.default_rng(self._rng)
         return self._rng
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Sampling box of the vector case: the limits, or ``q_ref ± π`` where unbounded."""
+        if self.lo is None:
+            lim = self.limits
+            self.lo = np.where(lim.bounded, lim.lo, self.q_ref - math.pi)
+            self.hi = np.where(lim.bounded, lim.hi, self.q_ref + math.pi)
+        return self.lo, self.hi
+
     def __call__(self) -> np.ndarray:
         if self.vector:
-            if self.lo is None:
-                lim = self.limits
-                self.lo = np.where(lim.bounded, lim.lo, self.q_ref - math.pi)
-                self.hi = np.where(lim.bounded, lim.hi, self.q_ref + math.pi)
-            return self.rng.uniform(self.lo, self.hi)
+            lo, hi = self.bounds()
+            return self.rng.uniform(lo, hi)
         from .robots import random_configuration
 
         return random_configuration(self.model, self.q_ref, self.rng)
@@ -301,14 +329,22 @@ def _default_rng() -> np.random.Generator:
     return _DEFAULT_RNG[0]
 
 
-def _check_options(method, joint_limits, tol, max_iterations, max_searches, time_budget):
+def _check_options(
+    method, joint_limits, tol, max_iterations, max_searches, time_budget, starts, pose_error
+):
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if joint_limits not in JOINT_LIMIT_POLICIES:
         raise InvalidInput(
             f"joint_limits must be one of {', '.join(JOINT_LIMIT_POLICIES)}, got {joint_limits!r}"
         )
-    if not (isinstance(tol, float | int) and 0.0 < tol < math.inf):
+    if starts not in STARTS:
+        raise InvalidInput(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
+    if pose_error not in POSE_ERRORS:
+        raise InvalidInput(f"pose_error must be 'log6' or 'world', got {pose_error!r}")
+    if not (type(tol) is float and 0.0 < tol < math.inf) and not (
+        isinstance(tol, float | int) and not isinstance(tol, bool) and 0.0 < tol < math.inf
+    ):
         raise InvalidInput(f"tol must be finite and > 0, got {tol!r}")
     for name, value in (("max_iterations", max_iterations), ("max_searches", max_searches)):
         if type(value) is int and value >= 1:
@@ -319,6 +355,16 @@ def _check_options(method, joint_limits, tol, max_iterations, max_searches, time
         isinstance(time_budget, float | int) and 0.0 < time_budget < math.inf
     ):
         raise InvalidInput(f"time_budget must be None or finite and > 0 (s), got {time_budget!r}")
+
+
+def _check_stagnation(stagnation) -> float:
+    try:
+        x = float(stagnation)
+    except (TypeError, ValueError):
+        x = math.nan
+    if not (0.0 <= x < 1.0):
+        raise InvalidInput(f"stagnation must be in [0, 1), got {stagnation!r}")
+    return x
 
 
 def _check_damping(method: str, damping, nv: int):
@@ -352,8 +398,92 @@ def _unit_cost(task: Task) -> bool:
     return unit
 
 
+class _SeedMemory:
+    """Stored starts for one frame of one model: ``size`` configurations within the joint
+    limits and the frame's pose at each, spread over the poses the frame can take.
+
+    Built once (fixed internal seed, so every process builds the same memory): ``POOL``
+    configurations are drawn uniformly within the limits, and ``size`` of them are kept by
+    farthest-point sampling in the pose metric below, so that the kept poses cover the
+    workspace evenly (fewer iterations from the nearest entry than ``size`` uniform draws).
+
+    The distance of entry ``i`` to a target pose ``(p, R)`` is
+
+        d_i = |p_i − p|² + w (3 − tr(R_iᵀR))        (m²; 3 − tr(R_iᵀR) = 2 (1 − cos θ_i),
+                                                      θ_i the angle between R_i and R)
+
+    and the score ``s_i = d_i − |p|² − 3w = |p_i|² − 2 p_iᵀp − w tr(R_iᵀR)`` orders the
+    entries the same way. One matrix–vector product ``G h`` gives every score: row ``i`` of
+    ``G`` holds ``−w R_i``, ``−2 p_i`` and ``|p_i|²`` in the layout of the flattened
+    homogeneous matrix ``h = [[R, p], [0, 1]]`` of the target. ``size × 16`` stays below
+    OpenBLAS's threshold for a multithreaded matrix–vector product: waking its threads
+    would cost more than the product.
+    """
+
+    SIZE = 512
+    POOL = 8192
+    ORIENTATION_WEIGHT = 0.1  # w, m² per unit of 3 − tr(R_iᵀR)
+    SEED = 20240515
+
+    def __init__(
+        self, ctx: _Context, fid: int, size: int = SIZE, weight: float = ORIENTATION_WEIGHT
+    ):
+        model, data = ctx.model, ctx.model.createData()
+        sampler = _Sampler(model, ctx.limits, ctx.neutral, np.random.default_rng(self.SEED))
+        if sampler.vector:
+            lo, hi = sampler.bounds()
+            pool = sampler.rng.uniform(lo, hi, (self.POOL, model.nq))
+        else:  # floating base or multi-DoF joints: slower sampling, smaller pool
+            pool = np.array([sampler() for _ in range(self.POOL // 4)])
+        n = len(pool)
+        features = np.empty((n, 12))  # [p, √(w/2) vec(R)]: squared distances are d_i
+        scale = math.sqrt(0.5 * weight)
+        for i in range(n):
+            ctx.limits.wrap(pool[i])  # same kinematics; angles into (−π, π] where in range
+            pin.forwardKinematics(model, data, pool[i])
+            M = pin.updateFramePlacement(model, data, fid)
+            features[i, :3] = M.translation
+            features[i, 3:] = scale * M.rotation.ravel()
+        keep = _farthest_points(features, min(size, n))
+        P = features[keep, :3]
+        R = features[keep, 3:] / scale
+        G = np.zeros((len(keep), 4, 4))
+        G[:, :3, :3] = -weight * R.reshape(-1, 3, 3)
+        G[:, :3, 3] = -2.0 * P
+        G[:, 3, 3] = np.einsum("ij,ij->i", P, P)
+        # column-major: the fastest product G h (the scores, lower is nearer)
+        self.G = np.asfortranarray(G.reshape(len(keep), 16))
+        self.Q = pool[keep]
+        self.size = len(keep)
+        # pose and LOCAL Jacobian of the frame at each entry: the first iteration of a
+        # search from an entry needs no kinematics (the same values it would compute)
+        self.Q.flags.writeable = False
+        self.rows = list(self.Q)  # row views, indexed faster than the array
+        self.starts = []
+        for q in self.rows:
+            pin.forwardKinematics(model, data, q)
+            M = pin.SE3(pin.updateFramePlacement(model, data, fid))
+            J = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL)
+            self.starts.append((M, J))
+
+
+def _farthest_points(features: np.ndarray, count: int) -> np.ndarray:
+    """Indices of ``count`` rows picked greedily, each the farthest (Euclidean) from the
+    rows already picked, starting from row 0."""
+    norms = np.einsum("ij,ij->i", features, features)
+    keep = np.empty(count, dtype=int)
+    keep[0] = 0
+    dist = norms - 2.0 * features @ features[0] + norms[0]
+    for k in range(1, count):
+        i = int(dist.argmax())
+        keep[k] = i
+        np.minimum(dist, norms - 2.0 * features @ features[i] + norms[i], out=dist)
+    return keep
+
+
 class _Context:
-    """What :func:`solve_posture` keeps per model between calls (kinematics data, limits)."""
+    """What :func:`solve_posture` keeps per model between calls (kinematics data, limits,
+    seed memories by frame)."""
 
     def __init__(self, model: pin.Model):
         self.model = model
@@ -362,6 +492,15 @@ class _Context:
         self.data = model.createData()
         self.limits = _Limits(model)
         self.eye = np.eye(model.nv)
+        self.memories: dict[int, _SeedMemory] = {}
+        self.fast_poses: dict[tuple[int, str], _FastPose] = {}
+
+    def memory(self, fid: int) -> _SeedMemory:
+        """The seed memory of frame ``fid``, built on first use."""
+        memory = self.memories.get(fid)
+        if memory is None:
+            memory = self.memories[fid] = _SeedMemory(self, fid)
+        return memory
 
 
 _CONTEXTS: dict[int, _Context] = {}
@@ -388,10 +527,11 @@ def solve_posture(
     max_iterations: int = 15,
     max_searches: int = 100,
     q0: np.ndarray | None = None,
+    starts: str = "memory",
     joint_limits: str = "clip",
     regularization: Sequence[Task] = (),
     stagnation: float = 1e-3,
-    patience: int = 8,
+    patience: int = 3,
     rng: np.random.Generator | int | None = None,
     time_budget: float | None = None,
     pose_error: str = "log6",
@@ -402,12 +542,12 @@ def solve_posture(
     until ``E = ½ Σ_i ‖W_i e_i‖² < tol``. A search ends after ``max_iterations``
     evaluations of E, or earlier when it stagnates (the best E of the search has not dropped
     by the fraction ``stagnation`` in the last ``patience`` iterations), or when a step
-    cannot be computed (singular matrix); the next search starts from a random valid
-    configuration. Iterations are counted across searches.
+    cannot be computed (singular matrix); the next search starts elsewhere (see
+    ``starts``). Iterations are counted across searches.
 
     Args:
         conf_or_model: a :class:`Configuration` (its q is the first start; it is not
-            modified) or a ``pinocchio.Model`` (first start ``q0`` or a random one).
+            modified) or a ``pinocchio.Model`` (first start ``q0``, or chosen by ``starts``).
         tasks: the tasks to satisfy (targets set). Their costs ``W_i`` weight the errors,
             their gains scale the correction of each step, and a task's own ``lm_damping``
             adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``.
@@ -416,13 +556,36 @@ def solve_posture(
             ``lm-sugihara`` (1e-3, scalar or nv-vector); unused by NR/GN.
         tol: convergence threshold on E (units of the squared weighted errors).
         max_iterations: evaluations of E per search (≥ 1).
-        max_searches: searches (≥ 1); each after the first starts from a random valid q.
+        max_searches: searches (≥ 1).
         q0: first start when a model is given (size nq).
+        starts: where the searches start when no start is given (a model without ``q0``),
+            one of :data:`STARTS`:
+
+            - ``"memory"`` (default): when ``tasks`` is a single :class:`FrameTask`, the
+              first search starts from the nearest entry of a seed memory: 512
+              configurations within the joint limits whose frame poses cover the
+              workspace (kept by farthest-point sampling among 8192 uniform draws; built
+              on first use, once per model and frame, in about 0.1 s, with a fixed seed:
+              results are reproducible). Nearest means the lowest
+              ``|p_i − p*|² + 0.1 m² · (3 − tr(R_iᵀR*))`` for entry pose ``(p_i, R_i)``
+              and target ``(p*, R*)`` (positions in m; ``3 − tr(R_iᵀR*) = 2 (1 − cos θ)``
+              with θ the angle between the two orientations; with non-unit costs the two
+              terms are weighted by the mean squared position and orientation costs). The
+              next searches start from the next nearest entries (8 of them), then from
+              random valid configurations. For any other task list, the same as
+              ``"random"``.
+            - ``"random"``: every search from a random valid configuration (uniform within
+              the joint limits, ``± π`` around the neutral configuration for unbounded
+              joints), as in Haviland & Corke's Table 1.
+
+            With a :class:`Configuration` or ``q0``, that q is the first start and the
+            next searches start from random valid configurations, whatever ``starts``.
+            The lookup in the memory is not counted in ``iterations``.
         joint_limits: ``"clip"``, ``"reject"`` or ``"ignore"`` (module docstring).
         regularization: tasks added to every step (e.g. a low-cost :class:`PostureTask`)
             but not to E: they shape the solution without blocking convergence.
         stagnation, patience: stagnation test of a search (see above).
-        rng: numpy Generator or seed for the restarts (None: fresh entropy).
+        rng: numpy Generator or seed for the random starts (None: fresh entropy).
         time_budget: wall-clock limit (s) for the whole solve; None for none.
         pose_error: for a single :class:`FrameTask` only, the pose error of the step and of
             E: ``"log6"`` (the task's own error ``log6(T⁻¹T*)`` with the frame Jacobian) or
@@ -437,17 +600,36 @@ def solve_posture(
         InvalidInput: bad option, task list or starting configuration.
     """
     t_start = time.perf_counter()
-    _check_options(method, joint_limits, tol, max_iterations, max_searches, time_budget)
-    if pose_error not in ("log6", "world"):
-        raise InvalidInput(f"pose_error must be 'log6' or 'world', got {pose_error!r}")
-    if isinstance(conf_or_model, Configuration):
-        model = conf_or_model.model
-        q_first = conf_or_model.q.copy()
-        if q0 is not None:
-            q_first = conf_or_model.check_q(q0).copy()
-    elif isinstance(conf_or_model, pin.Model):
+    if not (  # the common case in one expression; otherwise the checks that name the problem
+        method in METHODS
+        and joint_limits in JOINT_LIMIT_POLICIES
+        and starts in STARTS
+        and pose_error in POSE_ERRORS
+        and type(tol) is float
+        and 0.0 < tol < math.inf
+        and type(max_iterations) is int
+        and max_iterations >= 1
+        and type(max_searches) is int
+        and max_searches >= 1
+        and time_budget is None
+    ):
+        _check_options(
+            method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
+            pose_error,
+        )  # fmt: skip
+        tol, max_iterations, max_searches = float(tol), int(max_iterations), int(max_searches)
+    if not (type(patience) is int and patience >= 1):
+        raise InvalidInput(f"patience must be an integer >= 1, got {patience!r}")
+    if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):
+        stagnation = _check_stagnation(stagnation)
+    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator)):
+        raise InvalidInput(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
+    if type(conf_or_model) is pin.Model or isinstance(conf_or_model, pin.Model):
         model = conf_or_model
         q_first = q0
+    elif isinstance(conf_or_model, Configuration):
+        model = conf_or_model.model
+        q_first = conf_or_model.q if q0 is None else q0
     else:
         raise InvalidInput(
             "conf_or_model must be a taskik.Configuration or a pinocchio.Model, got "
@@ -455,80 +637,158 @@ def solve_posture(
         )
     if isinstance(tasks, Task):
         tasks = [tasks]
-    tasks = list(tasks) if isinstance(tasks, list | tuple) else tasks
-    if not isinstance(tasks, list) or not tasks or not all(isinstance(t, Task) for t in tasks):
+    elif type(tasks) is not list:
+        tasks = list(tasks) if isinstance(tasks, tuple) else None
+    if not tasks or not (
+        isinstance(tasks[0], Task) if len(tasks) == 1 else all(isinstance(t, Task) for t in tasks)
+    ):
         raise InvalidInput("tasks must be a non-empty list of Task objects")
-    regularization = list(regularization)
-    if not all(isinstance(t, Task) for t in regularization):
-        raise InvalidInput("regularization must be a list of Task objects")
-    damping = _check_damping(method, damping, model.nv)
-    if not isinstance(patience, int) or patience < 1:
-        raise InvalidInput(f"patience must be an integer >= 1, got {patience!r}")
-    stagnation = float(stagnation)
-    if not (0.0 <= stagnation < 1.0):
-        raise InvalidInput(f"stagnation must be in [0, 1), got {stagnation!r}")
-    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator)):
-        raise InvalidInput(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
+    if regularization:
+        regularization = list(regularization)
+        if not all(isinstance(t, Task) for t in regularization):
+            raise InvalidInput("regularization must be a list of Task objects")
+    else:
+        regularization = []
+    if damping is None and method == "lm-chan":
+        damping = DEFAULT_DAMPING["lm-chan"]
+    else:
+        damping = _check_damping(method, damping, model.nv)
 
     ctx = _context(model)
     limits = ctx.limits
     conf = ctx.conf  # a work configuration: the caller's is never modified
-    if q_first is not None:
-        q_first = conf.check_q(q_first).copy()
-    sampler = _Sampler(model, limits, ctx.neutral if q_first is None else q_first, rng)
-    if q_first is None:
-        q_first = sampler()
+    given = q_first is not None
+    if given:
+        q_first = conf.check_q(q_first)
     deadline = None if time_budget is None else t_start + float(time_budget)
 
+    task = tasks[0]
+    single_frame = len(tasks) == 1 and isinstance(task, FrameTask)
+    if single_frame:
+        require_target(task.target, task)
+        fid = task.frame.id(conf)
     fast = (
-        len(tasks) == 1
+        single_frame
+        and type(task) is FrameTask
         and not regularization
-        and type(tasks[0]) is FrameTask
         and method != "qp"
         and limits.all_q
-        and model.nq == model.nv
-        and tasks[0].gain == 1.0
-        and tasks[0].lm_damping == 0.0
-        and _unit_cost(tasks[0])
+        and task._gain == 1.0
+        and task._lm_damping == 0.0
+        and _unit_cost(task)
     )
-    if pose_error == "world" and not (
-        len(tasks) == 1 and type(tasks[0]) is FrameTask and not regularization
-    ):
-        raise InvalidInput("pose_error='world' applies to a single FrameTask only")
     if pose_error == "world" and not fast:
+        if not (single_frame and type(task) is FrameTask and not regularization):
+            raise InvalidInput("pose_error='world' applies to a single FrameTask only")
         raise InvalidInput(
             "pose_error='world' needs unit costs, gain 1, no lm_damping, a fixed-base model "
             "with 1-DoF joints and a method other than 'qp'"
         )
-    runner = _FastPose(ctx, tasks[0], pose_error) if fast else _General(conf, tasks, regularization)
-    out = _search_loop(
+    if fast:
+        runner = ctx.fast_poses.get((fid, pose_error))
+        if runner is None:
+            runner = ctx.fast_poses[fid, pose_error] = _FastPose(ctx, fid, pose_error)
+        runner.target = task.target
+    else:
+        runner = _General(conf, tasks, regularization)
+    start = None  # (pose, Jacobian) at q_first when the seed memory knows them
+    memory = None
+    if not given:
+        if single_frame and starts == "memory":
+            memory = ctx.memory(fid)
+            h = task.target.homogeneous.ravel()
+            if not _unit_cost(task):
+                h = h * _memory_weights(task)
+            scores = memory.G.dot(h)
+            k = int(scores.argmin())
+            q_first = memory.rows[k]  # read-only view: copied before any change
+            start = memory.starts[k]
+        else:
+            q_first = _Sampler(model, limits, ctx.neutral, rng)()
+    first = None
+    if fast and method == "lm-chan" and deadline is None and runner.lean(joint_limits):
+        # the default case: the first search without the restart loop's bookkeeping
+        first = runner._search_chan(
+            q_first, damping, tol, max_iterations, stagnation, patience, start
+        )
+        if first[3] == "converged":
+            its, E, q = first[:3]
+            if q is q_first:
+                q = q.copy()
+            if joint_limits == "clip":
+                limits.wrap(q)
+            else:
+                _wrap_only(limits, q)
+            return PostureResult(
+                q, True, its, 1, E, (E,), time.perf_counter() - t_start, _converged(tol), method
+            )
+    restart = _Sampler(model, limits, q_first if given else ctx.neutral, rng)
+    if memory is not None:
+        restart = _NearestStarts(memory, scores, k, restart)
+    q, success, iterations, searches, E, reason = _search_loop(
         runner,
         joint_limits,
         method,
         damping,
-        float(tol),
-        int(max_iterations),
-        int(max_searches),
+        tol,
+        max_iterations,
+        max_searches,
         limits,
-        sampler,
+        restart,
         q_first,
         stagnation,
         patience,
         deadline,
+        first,
     )
-    q, success, iterations, searches, E, reason = out
-    residuals = (E,) if fast else runner.residuals(q)
     return PostureResult(
-        q=q,
-        success=success,
-        iterations=iterations,
-        searches=searches,
-        error=E,
-        residuals=residuals,
-        time=time.perf_counter() - t_start,
-        reason=reason,
-        method=method,
+        q,
+        success,
+        iterations,
+        searches,
+        E,
+        (E,) if fast else runner.residuals(q),
+        time.perf_counter() - t_start,
+        reason,
+        method,
     )
+
+
+class _NearestStarts:
+    """Restarts after a first search from entry ``first`` of a seed memory: each call
+    returns the next nearest entry (``NEXT`` of them, by ``scores``), then a random valid
+    configuration from ``sampler``."""
+
+    NEXT = 8
+
+    __slots__ = ("memory", "order", "sampler", "taken")
+
+    def __init__(self, memory: _SeedMemory, scores: np.ndarray, first: int, sampler: _Sampler):
+        k = min(self.NEXT + 1, scores.size)
+        near = np.argpartition(scores, k - 1)[:k]
+        near = near[np.argsort(scores[near], kind="stable")]
+        self.memory = memory
+        self.order = [i for i in near.tolist() if i != first][: self.NEXT]
+        self.sampler = sampler
+        self.taken = 0
+
+    def __call__(self) -> np.ndarray:
+        if self.taken < len(self.order):
+            self.taken += 1
+            return self.memory.Q[self.order[self.taken - 1]].copy()
+        return self.sampler()
+
+
+def _memory_weights(task: FrameTask) -> np.ndarray:
+    """Multipliers of the flattened target pose so that the memory scores weigh position
+    and orientation by the task's mean squared costs."""
+    cost = task._cost
+    a = float(np.mean(cost[:3] ** 2))
+    b = float(np.mean(cost[3:] ** 2))
+    w = np.full(16, b)
+    w[[3, 7, 11, 15]] = a
+    w[12:15] = 0.0
+    return w
 
 
 # ----------------------------------------------------------------------- search loop
@@ -546,7 +806,10 @@ def _search_loop(
     stagnation,
     patience,
     deadline,
+    first=None,
 ):
+    """Run up to ``max_searches`` searches (``first``: the result of the first one, when the
+    caller has run it already); return (q, success, iterations, searches, E, reason)."""
     total = 0
     best_q, best_E = None, math.inf
     last_end = ""
@@ -560,20 +823,23 @@ def _search_loop(
             last_end = "time budget exhausted"
             break
         searches = search + 1
-        q = q_first.copy() if search == 0 else sampler()
-        if clip:
-            limits.clip(q)
-        its, E, q, end = runner.search(
-            q,
-            method,
-            damping,
-            tol,
-            max_iterations,
-            stagnation,
-            patience,
-            limits if clip else None,
-            deadline,
-        )
+        if search == 0 and first is not None:
+            its, E, q, end = first
+        else:
+            q = q_first.copy() if search == 0 else sampler()
+            if clip:
+                limits.clip(q)
+            its, E, q, end = runner.search(
+                q,
+                method,
+                damping,
+                tol,
+                max_iterations,
+                stagnation,
+                patience,
+                limits if clip else None,
+                deadline,
+            )
         total += its
         if end == "converged":
             if policy != "ignore":
@@ -582,7 +848,7 @@ def _search_loop(
                 _wrap_only(limits, q)
             bad = limits.violation(q) if policy == "reject" else None
             if bad is None:
-                return q, True, total, searches, E, f"converged: E = {E:.3g} < tol = {tol:g}"
+                return q, True, total, searches, E, _converged(tol)
             rejected += 1
             last_end = f"converged but {bad}"
             E_cmp = math.inf
@@ -607,6 +873,19 @@ def _search_loop(
         reason += "; the best q violates the joint limits"
     E_best = runner.error(best_q)
     return best_q, False, total, searches, E_best, reason
+
+
+_CONVERGED: dict[float, str] = {}
+
+
+def _converged(tol: float) -> str:
+    """The reason of a converged solve (one string per tolerance)."""
+    reason = _CONVERGED.get(tol)
+    if reason is None:
+        if len(_CONVERGED) > 64:
+            _CONVERGED.clear()
+        reason = _CONVERGED[tol] = f"converged: E < tol = {tol:g}"
+    return reason
 
 
 def _wrap_only(limits: _Limits, q: np.ndarray) -> None:
@@ -742,15 +1021,25 @@ class _FastPose:
     few small arrays numpy returns.
     """
 
-    def __init__(self, ctx: _Context, task: FrameTask, pose_error: str):
-        require_target(task.target, task)
+    def __init__(self, ctx: _Context, fid: int, pose_error: str):
         self.model = ctx.model
         self.data = ctx.data
-        self.fid = task.frame.id(ctx.conf)
-        self.target = task.target
+        self.fid = fid
+        self.target = None  # set before each solve
         self.world = pose_error == "world"
         self.eye = ctx.eye
         self.square = ctx.model.nv == 6
+        self.needs_clip = ctx.limits.needs_clip
+
+    def lean(self, policy: str) -> bool:
+        """True when :meth:`_search_chan` runs the searches (log6 error, LAPACK at hand, no
+        projection of the iterates, no check of the limits after convergence)."""
+        return (
+            not self.world
+            and _dposv is not None
+            and policy != "reject"
+            and not (policy == "clip" and self.needs_clip)
+        )
 
     def _e(self, q):
         model, data, fid = self.model, self.data, self.fid
@@ -785,9 +1074,11 @@ class _FastPose:
             q, method, damping, tol, max_iterations, stagnation, patience, limits, deadline
         )
 
-    def _search_chan(self, q, lam, tol, max_iterations, stagnation, patience):
+    def _search_chan(self, q, lam, tol, max_iterations, stagnation, patience, start=None):
         """The default case, LM Chan on log6 with no projection and no deadline: the same
-        iterates as :meth:`_search_any`, with the fewest Python operations per iteration."""
+        iterates as :meth:`_search_any`, with the fewest Python operations per iteration.
+        ``start`` = (frame pose, LOCAL Jacobian) at q when known (a seed-memory entry): the
+        first iteration then skips the kinematics."""
         model, data, fid, Mt = self.model, self.data, self.fid, self.target
         fk = pin.forwardKinematics
         ufp = pin.updateFramePlacement
@@ -806,9 +1097,12 @@ class _FastPose:
         i = 0
         while i < max_iterations:
             i += 1
-            fk(model, data, q)
-            e = log6(ufp(model, data, fid).actInv(Mt)).vector
-            ee = e @ e
+            if start is None:
+                fk(model, data, q)
+                e = log6(ufp(model, data, fid).actInv(Mt)).vector
+            else:
+                e = log6(start[0].actInv(Mt)).vector
+            ee = float(e.dot(e))
             if ee < tol2:
                 return i, 0.5 * ee, q, "converged"
             if ee < best_ee:
@@ -825,10 +1119,14 @@ class _FastPose:
                     return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
             if i == max_iterations:
                 break
-            J = cfj(model, data, q, fid, LOCAL)
-            _, dq, info = posv(
-                syrk(1.0, J, half_lam * ee, eye, trans=1), J.T @ e, overwrite_a=1, overwrite_b=1
-            )
+            if start is None:
+                J = cfj(model, data, q, fid, LOCAL)  # C-ordered: J.T is Fortran-ordered
+            else:
+                J = start[1]
+                start = None
+            # JᵀJ + μI (upper triangle), Jᵀe, Cholesky solve in place (positional flags:
+            # lower = 0, overwrite_a = overwrite_b = 1, cheaper than keywords)
+            _, dq, info = posv(syrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
             if info:
                 return i, 0.5 * best_ee, best_q, "singular step matrix"
             q = q + dq
@@ -866,7 +1164,7 @@ class _FastPose:
                 )
             else:
                 e = log6(M.actInv(Mt)).vector
-            ee = e @ e
+            ee = float(e.dot(e))
             if ee != ee:  # NaN: the iterate diverged
                 return i, 0.5 * best_ee, best_q, "non-finite error (diverged)"
             if ee < tol2:
@@ -894,10 +1192,10 @@ class _FastPose:
                     mu = damping
                 else:
                     mu = 0.5 * ee
-                H = _dsyrk(1.0, J, mu, eye, trans=1)
+                H = _dsyrk(1.0, J.T, mu, eye)  # JᵀJ + μI (upper triangle)
                 if wbar is not None:
                     H += wbar
-                _, dq, info = _dposv(H, J.T @ e, overwrite_a=1, overwrite_b=1)
+                _, dq, info = _dposv(H, e.dot(J), 0, 1, 1)
                 if info != 0:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
             elif method == "nr" and lapack:

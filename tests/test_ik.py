@@ -246,13 +246,11 @@ def test_restarts_count_iterations_across_searches(ur5):
 def test_seeded_rng_is_reproducible(ur5):
     rng = np.random.default_rng(16)
     task = _pose_target(ur5, "tool0", rng)
-    runs = [
-        solve_posture(ur5.model, [task], max_iterations=4, max_searches=200, rng=123)
-        for _ in range(2)
-    ]
+    opts = dict(max_iterations=4, max_searches=200, starts="random")
+    runs = [solve_posture(ur5.model, [task], rng=123, **opts) for _ in range(2)]
     assert runs[0].iterations == runs[1].iterations
     np.testing.assert_array_equal(runs[0].q, runs[1].q)
-    other = solve_posture(ur5.model, [task], max_iterations=4, max_searches=200, rng=124)
+    other = solve_posture(ur5.model, [task], rng=124, **opts)
     assert not np.array_equal(other.q, runs[0].q) or other.iterations != runs[0].iterations
 
 
@@ -415,6 +413,8 @@ def test_time_budget_stops_the_solve(ur5):
         ({"q0": np.zeros(5)}, "shape"),
         ({"pose_error": "local"}, "pose_error"),
         ({"rng": "seed"}, "rng"),
+        ({"starts": "nearest"}, "starts must be one of memory, random, got 'nearest'"),
+        ({"starts": None}, "starts must be one of memory, random"),
     ],
 )
 def test_bad_options_raise(ur5, kwargs, match):
@@ -498,3 +498,166 @@ def test_lean_lm_chan_loop_takes_the_same_iterates_as_the_general_loop(ur5):
         assert lean.searches == general.searches
         assert lean.success == general.success
         assert np.array_equal(lean.q, general.q)
+
+
+# ------------------------------------------------------------------------ seed memory
+def _nearest_entries(model, frame, target: pin.SE3) -> np.ndarray:
+    """Indices of the seed-memory entries by the documented distance, computed here from
+    the stored configurations: |p_i − p*|² + 0.1 (3 − tr(R_iᵀR*)), nearest first."""
+    from taskik.ik import _context
+
+    fid = model.getFrameId(frame)
+    Q = _context(model).memory(fid).Q
+    data = model.createData()
+    d = []
+    for q in Q:
+        pin.framesForwardKinematics(model, data, q)
+        M = data.oMf[fid]
+        dp = M.translation - target.translation
+        d.append(dp @ dp + 0.1 * (3.0 - np.trace(M.rotation.T @ target.rotation)))
+    return Q, np.argsort(d, kind="stable")
+
+
+class _StartSpy:
+    """Records the start of every search of the single-pose loop."""
+
+    def __init__(self, monkeypatch):
+        from taskik.ik import _FastPose
+
+        self.starts = []
+        inner = _FastPose._search_chan
+
+        def spy(runner, q, *args, **kwargs):
+            self.starts.append(np.array(q))
+            return inner(runner, q, *args, **kwargs)
+
+        monkeypatch.setattr(_FastPose, "_search_chan", spy)
+
+
+def test_memory_is_the_first_start_without_a_given_start(ur5, monkeypatch):
+    rng = np.random.default_rng(30)
+    task = _pose_target(ur5, "tool0", rng)
+    Q, order = _nearest_entries(ur5.model, "tool0", task.target)
+    spy = _StartSpy(monkeypatch)
+    res = solve_posture(ur5.model, [task], max_iterations=1, max_searches=1)
+    np.testing.assert_array_equal(spy.starts[0], Q[order[0]])
+    np.testing.assert_array_equal(res.q, Q[order[0]])  # the only iterate: the start
+    assert res.searches == 1 and res.iterations == 1
+    # and the solve itself converges from there, whatever the rng
+    a = solve_posture(ur5.model, [task], rng=1)
+    b = solve_posture(ur5.model, [task], rng=2)
+    assert a.success and b.success
+    np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_given_start_is_the_first_start_and_restarts_are_random(ur5, monkeypatch):
+    rng = np.random.default_rng(31)
+    task = _pose_target(ur5, "tool0", rng)
+    q0 = ur5.random_configuration(rng)
+    spy = _StartSpy(monkeypatch)
+    res = solve_posture(ur5.model, [task], q0=q0, max_iterations=1, max_searches=1)
+    np.testing.assert_array_equal(spy.starts[0], q0)
+    assert res.iterations == 1
+    conf = ur5.configuration(q0)
+    spy.starts.clear()
+    solve_posture(conf, [task], max_iterations=1, max_searches=3, rng=5)
+    np.testing.assert_array_equal(spy.starts[0], q0)
+    Q, _ = _nearest_entries(ur5.model, "tool0", task.target)
+    for q in spy.starts[1:]:  # random restarts, not memory entries
+        assert not any(np.array_equal(q, entry) for entry in Q)
+
+
+def test_restarts_take_the_next_nearest_entries_then_random(ur5, monkeypatch):
+    from taskik.ik import _NearestStarts
+
+    task = taskik.FrameTask("tool0")
+    task.set_target(pin.SE3(np.eye(3), np.array([3.0, 0.0, 0.5])))  # unreachable: all fail
+    Q, order = _nearest_entries(ur5.model, "tool0", task.target)
+    spy = _StartSpy(monkeypatch)
+    n = _NearestStarts.NEXT
+    res = solve_posture(ur5.model, [task], max_iterations=1, max_searches=n + 3, rng=0)
+    assert not res.success and res.searches == n + 3
+    for k in range(n + 1):
+        np.testing.assert_array_equal(spy.starts[k], Q[order[k]])
+    for q in spy.starts[n + 1 :]:
+        assert not any(np.array_equal(q, entry) for entry in Q)
+
+
+def test_memory_starts_are_reproducible(ur5):
+    """The memory is built with a fixed seed: rebuilding it (a new process, or the cache
+    dropped) gives the same entries and the same solutions."""
+    from taskik import ik
+
+    rng = np.random.default_rng(32)
+    tasks = [_pose_target(ur5, "tool0", rng) for _ in range(5)]
+    before = [solve_posture(ur5.model, [t], rng=0) for t in tasks]
+    Q = ik._context(ur5.model).memory(ur5.model.getFrameId("tool0")).Q.copy()
+    ik._CONTEXTS.clear()
+    after = [solve_posture(ur5.model, [t], rng=0) for t in tasks]
+    np.testing.assert_array_equal(ik._context(ur5.model).memory(ur5.model.getFrameId("tool0")).Q, Q)
+    for a, b in zip(before, after, strict=True):
+        assert a.success and b.success
+        assert a.iterations == b.iterations and a.searches == b.searches
+        np.testing.assert_array_equal(a.q, b.q)
+
+
+def test_starts_random_switches_the_memory_off(ur5, monkeypatch):
+    rng = np.random.default_rng(33)
+    task = _pose_target(ur5, "tool0", rng)
+    Q, _ = _nearest_entries(ur5.model, "tool0", task.target)
+    spy = _StartSpy(monkeypatch)
+    a = solve_posture(ur5.model, [task], starts="random", rng=7, max_iterations=1)
+    b = solve_posture(ur5.model, [task], starts="random", rng=7, max_iterations=1)
+    c = solve_posture(ur5.model, [task], starts="random", rng=8, max_iterations=1)
+    np.testing.assert_array_equal(a.q, b.q)
+    assert not np.array_equal(a.q, c.q)
+    assert not any(np.array_equal(q, entry) for q in spy.starts for entry in Q)
+    ok = solve_posture(ur5.model, [task], starts="random", rng=7)
+    assert ok.success
+
+
+def test_memory_on_the_general_path(ur5):
+    """A FrameTask the single-pose loop does not take (a subclass, other costs) starts from
+    the memory too; with an orientation cost of zero only the positions are compared."""
+    rng = np.random.default_rng(34)
+    task = _pose_target(ur5, "tool0", rng, _GeneralFrameTask)
+    Q, order = _nearest_entries(ur5.model, "tool0", task.target)
+    res = solve_posture(ur5.model, [task], max_iterations=1, max_searches=1)
+    np.testing.assert_array_equal(res.q, Q[order[0]])
+    task.set_costs(orientation_cost=0.0)
+    data = ur5.model.createData()
+    fid = ur5.model.getFrameId("tool0")
+    dist = []
+    for q in Q:
+        pin.framesForwardKinematics(ur5.model, data, q)
+        dist.append(np.sum((data.oMf[fid].translation - task.target.translation) ** 2))
+    res = solve_posture(ur5.model, [task], max_iterations=1, max_searches=1)
+    np.testing.assert_array_equal(res.q, Q[int(np.argmin(dist))])
+    full = solve_posture(ur5.model, [task], rng=0)
+    assert full.success
+
+
+def test_memory_start_takes_the_same_iterates_as_the_general_loop(ur5):
+    """The first search from a memory entry reuses the stored pose and Jacobian: it must
+    walk through the iterates the general loop computes from the same entry."""
+    rng = np.random.default_rng(35)
+    for _ in range(10):
+        task = _pose_target(ur5, "tool0", rng)
+        lean = solve_posture(ur5.model, [task], rng=3, joint_limits="ignore")
+        general = solve_posture(ur5.model, [task], rng=3, joint_limits="ignore", time_budget=1e6)
+        assert lean.iterations == general.iterations
+        assert lean.searches == general.searches
+        assert np.array_equal(lean.q, general.q)
+
+
+def test_memory_entries_are_within_the_limits(panda):
+    from taskik import ik
+
+    memory = ik._context(panda.model).memory(panda.model.getFrameId("panda_hand"))
+    limit = ConfigurationLimit(panda.model)
+    for q in memory.Q:
+        limit.check(q, tol=0.0)
+    task = _pose_target(panda, "panda_hand", np.random.default_rng(36))
+    res = solve_posture(panda.model, [task], rng=0)
+    assert res.success
+    limit.check(res.q)
