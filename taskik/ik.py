@@ -819,8 +819,8 @@ def _search_loop(
     clip = policy == "clip" and limits.needs_clip
     searches = 0
     for search in range(max_searches):
-        if deadline is not None and time.perf_counter() > deadline:
-            last_end = "time budget exhausted"
+        if search and deadline is not None and time.perf_counter() > deadline:
+            last_end = "time budget exhausted"  # (the first search always runs)
             break
         searches = search + 1
         if search == 0 and first is not None:

@@ -396,6 +396,17 @@ def test_time_budget_stops_the_solve(ur5):
     assert res.time < 0.5
 
 
+def test_tiny_time_budget_still_returns_a_result(ur5):
+    """A budget spent before the first search (here: by building the seed memory of a new
+    model) still gives one evaluation and a result, never an exception."""
+    model = pin.Model(ur5.model)  # a new model object: its memory is built in this call
+    task = taskik.FrameTask("tool0")
+    task.set_target(pin.SE3(np.eye(3), np.array([3.0, 0.0, 0.5])))
+    res = solve_posture(model, [task], time_budget=1e-9)
+    assert not res.success and res.searches == 1 and res.iterations >= 1
+    assert "time budget" in res.reason
+
+
 # ------------------------------------------------------------------------ bad inputs
 @pytest.mark.parametrize(
     "kwargs, match",
