@@ -67,8 +67,7 @@ class Configuration:
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
         self._default_limits = None
-        self._plans: dict = {}  # step assemblers cached by solve_ik
-        self._last_plan = None  # (tasks, limits, their snapshots, assembler) of the last step
+        self._plans: dict = {}  # step assemblers and hierarchy plans (solve.cached_plan)
         self._frame_jacobians: dict = {}  # LOCAL frame Jacobians of this update, by frame id
         self.q = np.empty(model.nq)
         self.update(q)

@@ -86,7 +86,7 @@ from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
 from .problem import Assembler, check_damping, check_tasks, resolve_limits
 from .report import ActiveBound, format_active_bounds, report
-from .solve import _MAX_CACHED_PLANS
+from .solve import cached_plan
 from .tasks.task import Task
 
 try:
@@ -447,42 +447,25 @@ class _Plan:
         return out
 
 
-def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
-    plans = configuration._plans
-    last = plans.get("last levels")  # (levels, limits, their snapshots, plan) of the last call
-    if (
-        last is not None
-        and last[0] is levels
-        and last[1] is limits
-        and last[2] == levels  # same task objects: the lists may have been edited in place
-        and (limits is None or last[3] == limits)
-    ):
-        return last[4]
-    try:
-        key = (
-            "levels",
-            tuple(tuple(map(id, level)) for level in levels),
-            None if limits is None else tuple(map(id, limits)),
-        )
-    except TypeError:
-        check_levels(levels)  # raises the precise error
-        raise InvalidInput(f"limits must be a list of Limit objects, got {limits!r}") from None
-    plan = plans.get(key)
-    if plan is None:
-        plan = _Plan(configuration, levels, limits)
-        if len(plans) >= _MAX_CACHED_PLANS:
-            plans.clear()
-        plans[key] = plan
+def _levels_key(levels) -> tuple:
+    return tuple(tuple(map(id, level)) for level in levels)
+
+
+def _levels_snapshot(levels) -> list | None:
     if isinstance(levels, list) and all(isinstance(level, list) for level in levels):
-        snapshot = [list(level) for level in levels]
-        plans["last levels"] = (
-            levels,
-            limits,
-            snapshot,
-            None if limits is None else list(limits),
-            plan,
-        )
-    return plan
+        return [list(level) for level in levels]
+    return None
+
+
+def _bad_levels(levels, limits):
+    check_levels(levels)  # raises the precise error
+    raise InvalidInput(f"limits must be a list of Limit objects, got {limits!r}") from None
+
+
+def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
+    return cached_plan(
+        configuration, "levels", levels, limits, _levels_key, _levels_snapshot, _Plan, _bad_levels
+    )
 
 
 # ---------------------------------------------------------------------------- solve

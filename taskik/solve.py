@@ -17,16 +17,20 @@ _MAX_CACHED_PLANS = 16
 _DEFAULT_SOLVER = default_solver()
 
 
-def get_assembler(
-    configuration: Configuration, tasks: Sequence[Task], limits: Sequence[Limit] | None
-) -> Assembler:
-    """The cached :class:`Assembler` for this task and limit list (built on first use).
+def cached_plan(configuration: Configuration, tag: str, tasks, limits, key, snapshot, build, bad):
+    """The plan cached on ``configuration`` for ``tasks`` and ``limits`` (``build()`` on first
+    use), shared by the one-level step (``tag`` "step") and the hierarchy ("levels").
 
-    The cache key is the identity of every task and limit object, so editing a list in place
-    (adding or removing a task) selects another assembler; the assembler holds references to
-    its tasks and limits, so identities are not reused while it is cached.
+    The cache key is ``(tag, key(tasks), ids of the limits)``, ``key`` giving the identity of
+    every task, so editing a list in place (adding or removing a task) selects another plan;
+    a plan holds references to its tasks and limits, so identities are not reused while it is
+    cached. Repeated calls with the same lists take a one-entry fast path: the last lists and
+    a ``snapshot(tasks)`` of their contents (None: no fast path), compared by identity.
+    ``build(configuration, tasks, limits)`` makes a plan; ``bad(tasks, limits)`` raises the
+    error for lists that cannot be keyed.
     """
-    last = configuration._last_plan
+    plans = configuration._plans
+    last = plans.get(tag)  # (tasks, limits, their snapshots, plan) of the last call
     if (
         last is not None
         and last[0] is tasks
@@ -36,27 +40,55 @@ def get_assembler(
     ):
         return last[4]
     try:
-        key = (tuple(map(id, tasks)), None if limits is None else tuple(map(id, limits)))
+        full_key = (tag, key(tasks), None if limits is None else tuple(map(id, limits)))
     except TypeError:
-        raise InvalidInput(
-            f"tasks and limits must be lists, got {type(tasks).__name__}, {type(limits).__name__}"
-        ) from None
-    plans = configuration._plans
-    asm = plans.get(key)
-    if asm is None:
-        asm = Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits))
+        bad(tasks, limits)
+        raise
+    plan = plans.get(full_key)
+    if plan is None:
+        plan = build(configuration, tasks, limits)
         if len(plans) >= _MAX_CACHED_PLANS:
             plans.clear()
-        plans[key] = asm
-    if isinstance(tasks, list):
-        configuration._last_plan = (
-            tasks,
-            limits,
-            list(tasks),
-            None if limits is None else list(limits),
-            asm,
-        )
-    return asm
+        plans[full_key] = plan
+    snap = snapshot(tasks)
+    if snap is not None:
+        plans[tag] = (tasks, limits, snap, None if limits is None else list(limits), plan)
+    return plan
+
+
+def _step_key(tasks) -> tuple:
+    return tuple(map(id, tasks))
+
+
+def _step_snapshot(tasks) -> list | None:
+    return list(tasks) if isinstance(tasks, list) else None
+
+
+def _step_assembler(configuration, tasks, limits) -> Assembler:
+    return Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits))
+
+
+def _bad_task_lists(tasks, limits):
+    raise InvalidInput(
+        f"tasks and limits must be lists, got {type(tasks).__name__}, {type(limits).__name__}"
+    ) from None
+
+
+def get_assembler(
+    configuration: Configuration, tasks: Sequence[Task], limits: Sequence[Limit] | None
+) -> Assembler:
+    """The cached :class:`Assembler` for this task and limit list (built on first use; see
+    :func:`cached_plan`)."""
+    return cached_plan(
+        configuration,
+        "step",
+        tasks,
+        limits,
+        _step_key,
+        _step_snapshot,
+        _step_assembler,
+        _bad_task_lists,
+    )
 
 
 def is_hierarchy(tasks) -> bool:
