@@ -16,10 +16,12 @@ import pinocchio as pin
 from .exceptions import (
     InvalidConfiguration,
     InvalidInput,
+    NotWithinConfigurationLimits,
     UnknownName,
     check_finite_array,
     check_positive_scalar,
 )
+from .plan_cache import PlanCache
 
 LOCAL = pin.ReferenceFrame.LOCAL
 
@@ -44,8 +46,70 @@ def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
     return blocks
 
 
+def finite_limit_mask(values: np.ndarray) -> np.ndarray:
+    """Pinocchio writes 'no limit' as ±max double; treat |x| ≥ 1e300 as unbounded."""
+    return np.isfinite(values) & (np.abs(values) < 1e300)
+
+
+def velocity_index_name(model: pin.Model, i: int) -> str:
+    """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
+    for jid in range(1, model.njoints):
+        j = model.joints[jid]
+        if j.idx_v <= i < j.idx_v + j.nv:
+            name = model.names[jid]
+            return name if j.nv == 1 else f"{name}[{i - j.idx_v}]"
+    return f"v[{i}]"
+
+
+class PositionRanges:
+    """The finite position ranges ``[lower, upper]`` of a model's 1-DoF joints (revolute,
+    prismatic): ``q[q_indices]`` is bounded, ``v[v_indices]`` moves it. Continuous joints,
+    spherical joints and the floating base have no such range and are left out.
+
+    Raises:
+        InvalidInput: a joint's lower limit is above its upper limit.
+    """
+
+    __slots__ = ("model", "q_indices", "v_indices", "lower", "upper")
+
+    def __init__(self, model: pin.Model):
+        iq, iv = [], []
+        lo, hi = model.lowerPositionLimit, model.upperPositionLimit
+        for joint in model.joints[1:]:
+            if joint.nq == 1 and joint.nv == 1:
+                k = joint.idx_q
+                if finite_limit_mask(lo[k : k + 1])[0] and finite_limit_mask(hi[k : k + 1])[0]:
+                    iq.append(k)
+                    iv.append(joint.idx_v)
+        self.model = model
+        self.q_indices = np.array(iq, dtype=int)
+        self.v_indices = np.array(iv, dtype=int)
+        self.lower = np.array(lo[self.q_indices], dtype=float)
+        self.upper = np.array(hi[self.q_indices], dtype=float)
+        bad = np.flatnonzero(self.lower > self.upper)
+        if bad.size:
+            k = self.q_indices[bad[0]]
+            raise InvalidInput(f"joint position limits at q[{k}] have lower > upper")
+
+    def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
+        """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
+        qs = np.asarray(q)[self.q_indices]
+        bad = np.flatnonzero((qs < self.lower - tol) | (qs > self.upper + tol))
+        if bad.size:
+            k = bad[0]
+            name = velocity_index_name(self.model, self.v_indices[k])
+            raise NotWithinConfigurationLimits(
+                f"joint {name} at {qs[k]:.6g} is outside [{self.lower[k]:.6g}, {self.upper[k]:.6g}]"
+            )
+
+
 class Configuration:
     """A robot model, its data and a configuration ``q``, with cached kinematics.
+
+    Besides the kinematics, a configuration owns ``plans`` (a ``taskik.plan_cache.PlanCache``):
+    what the solvers build once per task list and reuse at every step (stacked buffers,
+    priority layouts, warm-started QP workspaces). It never changes a result, only the time
+    to get it; :meth:`copy` starts with an empty one.
 
     Args:
         model: Pinocchio model.
@@ -66,8 +130,9 @@ class Configuration:
         self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
-        self._default_limits = None
-        self._plans: dict = {}  # step assemblers and hierarchy plans (solve.cached_plan)
+        self._position_ranges: PositionRanges | None = None
+        #: The solvers' plans for the task lists solved on this configuration.
+        self.plans = PlanCache()
         self._frame_jacobians: dict = {}  # LOCAL frame Jacobians of this update, by frame id
         self.q = np.empty(model.nq)
         self.update(q)
@@ -202,17 +267,11 @@ class Configuration:
 
     # ---------------------------------------------------------------- limits
     def check_limits(self, tol: float = 1e-6) -> None:
-        """Raise :class:`NotWithinConfigurationLimits` if a bounded joint is outside its range."""
-        self.default_limits()[0].check(self.q, tol)
-
-    def default_limits(self) -> list:
-        """The model's limits used when ``limits=None``: position and velocity (cached)."""
-        if self._default_limits is None:
-            from .limits.configuration import ConfigurationLimit
-            from .limits.velocity import VelocityLimit
-
-            self._default_limits = [ConfigurationLimit(self.model), VelocityLimit(self.model)]
-        return self._default_limits
+        """Raise :class:`NotWithinConfigurationLimits` if a bounded joint is outside its range
+        (by more than ``tol``)."""
+        if self._position_ranges is None:
+            self._position_ranges = PositionRanges(self.model)
+        self._position_ranges.check(self.q, tol)
 
     def copy(self) -> Configuration:
         """An independent configuration on the same model."""

@@ -86,7 +86,6 @@ from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
 from .problem import Assembler, check_damping, check_tasks, resolve_limits
 from .report import ActiveBound, format_active_bounds, report
-from .solve import cached_plan
 from .tasks.task import Task
 
 try:
@@ -447,25 +446,9 @@ class _Plan:
         return out
 
 
-def _levels_key(levels) -> tuple:
-    return tuple(tuple(map(id, level)) for level in levels)
-
-
-def _levels_snapshot(levels) -> list | None:
-    if isinstance(levels, list) and all(isinstance(level, list) for level in levels):
-        return [list(level) for level in levels]
-    return None
-
-
-def _bad_levels(levels, limits):
-    check_levels(levels)  # raises the precise error
-    raise InvalidInput(f"limits must be a list of Limit objects, got {limits!r}") from None
-
-
 def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
-    return cached_plan(
-        configuration, "levels", levels, limits, _levels_key, _levels_snapshot, _Plan, _bad_levels
-    )
+    """The plan of these levels and limits, from the configuration's plan cache."""
+    return configuration.plans.levels(levels, limits, lambda: _Plan(configuration, levels, limits))
 
 
 # ---------------------------------------------------------------------------- solve

@@ -922,7 +922,7 @@ class _General:
 
     def __init__(self, conf: Configuration, tasks: list[Task], regularization: list[Task]):
         from .limits.configuration import ConfigurationLimit
-        from .solve import get_assembler
+        from .problem import get_assembler
 
         self.conf = conf
         self.tasks = tasks

@@ -12,7 +12,8 @@ The same ``(A, c)`` is the least-squares system ``A v ≈ c`` of the unconstrain
 
 An :class:`Assembler` is built once for a list of tasks and limits: it allocates the stacked
 buffers, merges the limits that do not depend on q (velocity limits) once, and then fills
-the buffers in place at every step. :func:`solve_ik` keeps one per task list.
+the buffers in place at every step. :func:`get_assembler` finds the one of a task list again
+in the configuration's plan cache.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
+from .limits import default_limits
 from .limits.limit import Limit
 from .tasks.task import Task
 
@@ -178,7 +180,9 @@ class Assembler:
                 "(none)", "inconsistent hard bounds", box_conflicts(self.static_boxes, nv)
             )
         self.hard_lb, self.hard_ub = hard_lb, hard_ub
-        self.qp_workspace = None  # solver state kept between steps (set by solve_ik)
+        # solver state kept between steps with this plan (set by the solvers)
+        self.qp_workspace = None  # warm-started DAQP workspace of the QP step
+        self.unconstrained_plan = None  # row groups of the unconstrained backends
         self.bounds = np.empty((2, nv))  # [lb; ub] of the last step
         self.lb, self.ub = self.bounds[0], self.bounds[1]
         # Fast path: one soft box limit (position limits), hard boxes all static.
@@ -342,8 +346,28 @@ class Assembler:
 def resolve_limits(configuration: Configuration, limits) -> list[Limit]:
     """``None`` → the model's position and velocity limits; otherwise a validated list."""
     if limits is None:
-        return configuration.default_limits()
+        return default_limits(configuration.model)
     return check_limits(limits)
+
+
+def is_hierarchy(tasks) -> bool:
+    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first.
+
+    Decided on the first element; the hierarchy solver validates every level.
+    """
+    return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
+
+
+def get_assembler(
+    configuration: Configuration, tasks: Sequence[Task], limits: Sequence[Limit] | None
+) -> Assembler:
+    """The :class:`Assembler` of this task and limit list, built on first use and kept in
+    ``configuration.plans`` (a ``taskik.plan_cache.PlanCache``)."""
+    return configuration.plans.step(
+        tasks,
+        limits,
+        lambda: Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits)),
+    )
 
 
 def build_ik(

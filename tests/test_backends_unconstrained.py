@@ -169,7 +169,7 @@ def test_errors_name_the_problem(ur5, rng):
     with pytest.raises(InvalidInput, match="unknown backend 'lu'.*'qp'.*'dls'"):
         solve_ik(conf, [task], DT, backend="lu")
     with pytest.raises(InvalidInput, match="only backend='qp' accepts limits"):
-        solve_ik(conf, [task], DT, limits=conf.default_limits(), backend="pinv")
+        solve_ik(conf, [task], DT, limits=taskik.limits.default_limits(conf.model), backend="pinv")
     with pytest.raises(InvalidInput, match="unknown option 'lambda' for backend 'dls'.*lam"):
         solve_ik(conf, [task], DT, backend="dls", **{"lambda": 0.1})
     with pytest.raises(InvalidInput, match="unknown option 'lam' for backend 'pinv'"):

@@ -50,7 +50,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput
-from ..problem import check_limits
+from ..problem import check_limits, get_assembler, is_hierarchy
 from ..tasks.frame import FrameTask
 from ..tasks.orientation import OrientationTask
 from ..tasks.position import PositionTask
@@ -148,15 +148,12 @@ class UnconstrainedPlan:
         self._reg_params = None
 
 
-def _plan(configuration: Configuration, tasks, backend_key: str) -> UnconstrainedPlan:
-    from ..solve import get_assembler
-
+def _plan(configuration: Configuration, tasks) -> UnconstrainedPlan:
+    """The plan of this task list, kept with its assembler."""
     asm = get_assembler(configuration, tasks, [])
-    key = ("unconstrained", backend_key, tuple(map(id, tasks)))
-    plan = configuration._plans.get(key)
-    if plan is None or plan.asm is not asm:
-        plan = UnconstrainedPlan(asm)
-        configuration._plans[key] = plan
+    plan = asm.unconstrained_plan
+    if plan is None:
+        plan = asm.unconstrained_plan = UnconstrainedPlan(asm)
     return plan
 
 
@@ -245,8 +242,6 @@ def solve_unconstrained(
             levels, or a damping term the backend has no place for.
     """
     _check_backend(backend)
-    from ..solve import is_hierarchy
-
     if is_hierarchy(tasks):
         raise InvalidInput(
             f"strict priorities (a list of task levels) need backend='qp', not {backend!r}"
@@ -258,7 +253,7 @@ def solve_unconstrained(
         )
     if options:
         _check_options(backend, options)
-    plan = _plan(configuration, tasks, backend)
+    plan = _plan(configuration, tasks)
     asm = plan.asm
     P, r, _, _, _, _ = asm.assemble(configuration, dt, damping)
     A, c = asm.A, asm.c

@@ -1,7 +1,16 @@
 """Limits: bounds on the step velocity."""
 
+import pinocchio as pin
+
 from .configuration import ConfigurationLimit
 from .limit import Limit
 from .velocity import VelocityLimit
 
-__all__ = ["ConfigurationLimit", "Limit", "VelocityLimit"]
+
+def default_limits(model: pin.Model) -> list[Limit]:
+    """The limits a step uses when given ``limits=None``: the model's joint position range
+    (:class:`ConfigurationLimit`, gain 0.5) and its velocity limits (:class:`VelocityLimit`)."""
+    return [ConfigurationLimit(model), VelocityLimit(model)]
+
+
+__all__ = ["ConfigurationLimit", "Limit", "VelocityLimit", "default_limits"]

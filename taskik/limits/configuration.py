@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration
-from ..exceptions import InvalidInput, NotWithinConfigurationLimits
-from .limit import Limit, finite_limit_mask
+from ..configuration import Configuration, PositionRanges
+from ..exceptions import InvalidInput
+from .limit import Limit
 
 
 class ConfigurationLimit(Limit):
@@ -42,24 +42,13 @@ class ConfigurationLimit(Limit):
             raise InvalidInput(f"ConfigurationLimit gain must be in (0, 1], got {gain!r}")
         self.gain = gain
         self.model = model
-        iq, iv = [], []
-        lo, hi = model.lowerPositionLimit, model.upperPositionLimit
-        for joint in model.joints[1:]:
-            if joint.nq == 1 and joint.nv == 1:
-                k = joint.idx_q
-                if finite_limit_mask(lo[k : k + 1])[0] and finite_limit_mask(hi[k : k + 1])[0]:
-                    iq.append(k)
-                    iv.append(joint.idx_v)
-        self.q_indices = np.array(iq, dtype=int)
-        self.indices = np.array(iv, dtype=int)
-        self.q_min = np.array(lo[self.q_indices], dtype=float)
-        self.q_max = np.array(hi[self.q_indices], dtype=float)
+        self.ranges = PositionRanges(model)
+        self.q_indices = self.ranges.q_indices
+        self.indices = self.ranges.v_indices
+        self.q_min = self.ranges.lower
+        self.q_max = self.ranges.upper
         self._stacked = np.vstack([self.q_min, self.q_max])
         self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
-        bad = np.flatnonzero(self.q_min > self.q_max)
-        if bad.size:
-            k = self.q_indices[bad[0]]
-            raise InvalidInput(f"joint position limits at q[{k}] have lower > upper")
 
     def compute_box(self, configuration: Configuration, dt: float):
         idx, bounds = self.compute_stacked_box(configuration, dt)
@@ -74,14 +63,7 @@ class ConfigurationLimit(Limit):
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
-        qs = np.asarray(q)[self.q_indices]
-        bad = np.flatnonzero((qs < self.q_min - tol) | (qs > self.q_max + tol))
-        if bad.size:
-            k = bad[0]
-            name = self.describe_index(self.model, self.indices[k])
-            raise NotWithinConfigurationLimits(
-                f"joint {name} at {qs[k]:.6g} is outside [{self.q_min[k]:.6g}, {self.q_max[k]:.6g}]"
-            )
+        self.ranges.check(q, tol)
 
     def __repr__(self) -> str:
         return f"ConfigurationLimit(gain={self.gain}, joints={len(self.indices)})"

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..configuration import Configuration
+from ..configuration import Configuration, finite_limit_mask, velocity_index_name
+
+__all__ = ["Limit", "finite_limit_mask", "velocity_index_name"]
 
 
 class Limit:
@@ -51,18 +53,3 @@ class Limit:
     def describe_index(self, model, i: int) -> str:
         """Human-readable name of velocity index ``i`` (the joint that owns it)."""
         return velocity_index_name(model, i)
-
-
-def velocity_index_name(model, i: int) -> str:
-    """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
-    for jid in range(1, model.njoints):
-        j = model.joints[jid]
-        if j.idx_v <= i < j.idx_v + j.nv:
-            name = model.names[jid]
-            return name if j.nv == 1 else f"{name}[{i - j.idx_v}]"
-    return f"v[{i}]"
-
-
-def finite_limit_mask(values: np.ndarray) -> np.ndarray:
-    """Pinocchio writes 'no limit' as ±max double; treat |x| ≥ 1e300 as unbounded."""
-    return np.isfinite(values) & (np.abs(values) < 1e300)

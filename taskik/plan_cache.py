@@ -1,0 +1,106 @@
+"""Plans the solvers keep between steps, per configuration.
+
+A *plan* is what a solver builds once for a list of tasks and limits and reuses at every
+step: the stacked buffers of the assembly (:class:`taskik.problem.Assembler`), the layout of
+priority levels, warm-started QP workspaces. Building one costs far more than a step, so
+each :class:`~taskik.configuration.Configuration` owns a :class:`PlanCache`
+(``configuration.plans``) that finds the plan of a task list again.
+
+The cache knows nothing of tasks or solvers: it keys a plan on the identity of every task
+(nested lists for levels) and of every limit, and calls ``build()`` on a miss. A plan
+holds references to its tasks and limits, so their identities are not reused while it is
+cached. Editing a list in place (adding, removing or reordering tasks) selects another
+plan. Repeated calls with the same list objects take a one-entry fast path per kind of
+plan: the last lists and copies of their contents, compared by identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Plans kept per configuration (the oldest are dropped together when it is full).
+MAX_PLANS = 16
+
+
+class PlanCache:
+    """The plans of one configuration: one method per kind of plan, each with a
+    ``build()`` callback that makes the plan on a miss (and validates the lists).
+
+    Lists that cannot be keyed (not a list or tuple) are not cached: ``build()`` runs every
+    time and raises the error that names the problem.
+    """
+
+    __slots__ = ("_plans", "_last")
+
+    def __init__(self) -> None:
+        self._plans: dict[tuple, Any] = {}
+        self._last: dict[str, tuple] = {}  # kind → (tasks, limits, their copies, plan)
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+    def clear(self) -> None:
+        """Drop every plan (they are rebuilt on next use)."""
+        self._plans.clear()
+        self._last.clear()
+
+    def step(self, tasks, limits, build: Callable[[], T]) -> T:
+        """The plan of a flat task list (one weighted level)."""
+        last = self._last.get("step")
+        if (
+            last is not None
+            and last[0] is tasks
+            and last[1] is limits
+            and last[2] == tasks  # same objects in the same order (the list may be edited)
+            and (limits is None or last[3] == limits)
+        ):
+            return last[4]
+        if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
+            return build()
+        return self._find(("step", tuple(map(id, tasks)), _limit_ids(limits)), tasks, limits, build)
+
+    def levels(self, levels, limits, build: Callable[[], T]) -> T:
+        """The plan of a list of priority levels (lists of tasks)."""
+        last = self._last.get("levels")
+        if (
+            last is not None
+            and last[0] is levels
+            and last[1] is limits
+            and last[2] == levels  # list of lists: compared level by level, task by task
+            and (limits is None or last[3] == limits)
+        ):
+            return last[4]
+        if (
+            not (type(levels) is list or type(levels) is tuple)
+            or not all(type(level) is list or type(level) is tuple for level in levels)
+            or not _keyable(limits)
+        ):
+            return build()
+        key = ("levels", tuple(tuple(map(id, level)) for level in levels), _limit_ids(limits))
+        return self._find(key, levels, limits, build)
+
+    def _find(self, key: tuple, tasks, limits, build: Callable[[], T]) -> T:
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = build()
+            if len(self._plans) >= MAX_PLANS:
+                self._plans.clear()
+            self._plans[key] = plan
+        kind = key[0]
+        if type(tasks) is list and all(type(x) is not tuple for x in tasks):
+            copy = [list(x) if type(x) is list else x for x in tasks]
+            self._last[kind] = (tasks, limits, copy, None if limits is None else list(limits), plan)
+        else:
+            self._last.pop(kind, None)  # tuples compare unequal to the copies: no fast path
+        return plan
+
+
+def _keyable(limits) -> bool:
+    return limits is None or type(limits) is list or type(limits) is tuple
+
+
+def _limit_ids(limits) -> tuple | None:
+    return None if limits is None else tuple(map(id, limits))
