@@ -22,8 +22,10 @@ affected by the memory.
 
     python benchmarks/table1.py [--targets N] [--seed S] [--skip-table]
 
-Progress goes to stderr; the table goes to stdout and benchmarks/results/table1.txt
-(table1_<N>.txt when N is not 10,000; ``_head_to_head`` is added with --skip-table).
+Progress goes to stderr; the table goes to stdout and to benchmarks/results/table1.txt, the
+committed result. Any other run (N other than 10,000, or --skip-table) writes
+benchmarks/results/partial/table1_<N>[_head_to_head].txt instead: that folder is ignored by
+git, so a quick run leaves the checkout clean.
 """
 
 from __future__ import annotations
@@ -315,10 +317,16 @@ def main() -> None:
         f"  best published row: LM Chan λ = 0.1, 100 × 30: mean 15.33 iterations. "
         f"Largest tutorial E (eq. 37) at our solutions: {worst:.4g} (tolerance 1e-6)."
     )
-    suffix = "" if n == 10_000 else f"_{n}"
-    if args.skip_table:  # the committed file keeps the whole table
-        suffix += "_head_to_head"
-    publish("\n".join(lines), Path(__file__).parent / "results" / f"table1{suffix}.txt")
+    publish("\n".join(lines), result_path(n, args.skip_table))
+
+
+def result_path(n: int, skip_table: bool) -> Path:
+    """Where a run's table goes: the committed file for the full run (10,000 targets, the
+    whole table), an ignored file under results/partial/ for any other run."""
+    results = Path(__file__).resolve().parent / "results"
+    if n == 10_000 and not skip_table:
+        return results / "table1.txt"
+    return results / "partial" / f"table1_{n}{'_head_to_head' if skip_table else ''}.txt"
 
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ import ast
 import difflib
 import os
 import runpy
+import shutil
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Sequence
@@ -51,12 +53,32 @@ class Progress:
 
 
 def _summary(path: Path) -> str:
-    """First line of a script's docstring."""
+    """First paragraph of a script's docstring, on one line (it may span several lines)."""
     try:
         doc = ast.get_docstring(ast.parse(path.read_text())) or ""
     except (SyntaxError, UnicodeDecodeError):
         doc = ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
+    return " ".join(doc.strip().split("\n\n", 1)[0].split())
+
+
+def _print_listing(rows: Sequence[tuple[str, str]], width: int) -> None:
+    """``name  summary`` rows, the summaries whole, wrapped to the terminal's width and
+    aligned after the names (a name wider than ``width`` gets its summary on the next line)."""
+    columns = shutil.get_terminal_size((100, 24)).columns
+    text_width = max(columns - width - 1, 30)
+    indent = " " * (width + 1)
+    for name, summary in rows:
+        lines = textwrap.wrap(
+            summary, text_width, break_long_words=False, break_on_hyphens=False
+        ) or [""]
+        if len(name) > width:
+            print(name)
+            first = indent + lines[0]
+        else:
+            first = f"{name:<{width}} {lines[0]}"
+        print(first.rstrip())
+        for line in lines[1:]:
+            print(indent + line)
 
 
 def _close(name: str, choices: Sequence[str]) -> str:
@@ -130,8 +152,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         return 2
     if args.list:
-        for name, path in examples.items():
-            print(f"{name:<24} {_summary(path)}")
+        _print_listing([(name, _summary(path)) for name, path in examples.items()], 24)
         return 0
     if args.name not in examples:
         print(
@@ -265,9 +286,9 @@ def cmd_bench_script(script: str, extra: list[str]) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     if args.list:
-        print("steps  (built in) one solve_ik step per robot, median / p95 µs")
-        for name, path in _benchmark_scripts().items():
-            print(f"{name:<22} {_summary(path)}")
+        rows = [("steps", "(built in) one solve_ik step per robot, median / p95 µs")]
+        rows += [(name, _summary(path)) for name, path in _benchmark_scripts().items()]
+        _print_listing(rows, 22)
         return 0
     if args.calls < 1:
         print(f"taskik bench: --calls must be at least 1, got {args.calls}", file=sys.stderr)

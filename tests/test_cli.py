@@ -81,6 +81,33 @@ def test_demo_lists_runs_and_rejects(capsys, monkeypatch):
     assert sys.argv == argv
 
 
+def test_demo_list_prints_whole_descriptions(capsys, monkeypatch, tmp_path):
+    # the first paragraph of each docstring, however many lines it spans, wrapped to the width
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "demo", "--list")
+    assert code == 0
+    assert max(len(line) for line in out.splitlines()) <= 80
+    flat = " ".join(out.split())
+    for name, path in cli._examples().items():
+        summary = cli._summary(path)
+        assert f"{name} {summary}" in flat, name
+    # buss_double_y's first sentence spans two source lines; it used to stop at "out of"
+    assert "out of reach, with the classic unconstrained backends of taskik." in flat
+
+    words = " ".join(f"word{i}" for i in range(60))
+    (tmp_path / "long.py").write_text(f'"""{words[:200]}\n{words[200:]}\n\nNot this."""\n')
+    (tmp_path / "a_rather_long_example_name_indeed.py").write_text('"""Short."""\n')
+    monkeypatch.setenv("TASKIK_EXAMPLES", str(tmp_path))
+    code, out, _ = run(capsys, "demo", "--list")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[:2] == ["a_rather_long_example_name_indeed", " " * 25 + "Short."]
+    assert lines[2].startswith("long" + " " * 21 + "word0 word1")
+    assert all(line.startswith(" " * 25 + "word") for line in lines[3:])
+    assert " ".join(" ".join(lines[2:]).split()[1:]) == words
+    assert "Not this" not in out
+
+
 def test_demo_without_examples_folder(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("TASKIK_EXAMPLES", str(tmp_path / "nowhere"))
     code, _, err = run(capsys, "demo")
@@ -123,3 +150,49 @@ def test_bench_script_shows_progress_while_quiet(capsys, monkeypatch, tmp_path):
     assert "result ['--calls', '3']" in out  # the remaining arguments go to the script
     assert re.search(r"… slow running, \d+ s", err)  # a heartbeat while it printed nothing
     assert "slow finished in" in err
+
+
+def test_partial_table1_run_leaves_the_checkout_clean():
+    """``taskik bench table1 --targets N`` writes under the ignored benchmarks/results/partial/."""
+    root = Path(cli.CHECKOUT)
+    if shutil.which("git") is None or not (root / ".git").exists():
+        pytest.skip("not a git checkout")
+
+    def status() -> str:
+        return subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", "benchmarks"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+
+    output = root / "benchmarks" / "results" / "partial" / "table1_7.txt"
+    existed = output.exists()
+    before = status()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "taskik.cli", "bench", "table1", "--targets", "7"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert "7 targets" in result.stdout
+        assert output.is_file()
+        assert status() == before
+    finally:
+        if not existed:
+            output.unlink(missing_ok=True)
+
+
+def test_readme_lists_the_robots_that_taskik_robots_prints(capsys):
+    code, out, _ = run(capsys, "robots")
+    assert code == 0
+    table = out.split("\n\n", 1)[0].splitlines()[1:]
+    bundled = [line.split()[0] for line in table]
+    readme = (Path(cli.CHECKOUT) / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `robots.load(name)`"))
+    listed = re.search(r"bundled robots \(([^)]*)\)", row).group(1)
+    assert re.findall(r"`(\w+)`", listed) == bundled
