@@ -172,6 +172,14 @@ def test_docstring_roles_became_links(site):
     assert {f"#{module}.METHODS", f"#{module}.STARTS"} <= targets
 
 
+def test_concept_pages_link_into_the_api_reference(site):
+    page = (site / "concepts" / "solve_to_pose.html").read_text()
+    targets = _link_targets(page)
+    assert {"../api.html#taskik.solve_ik", "../api.html#taskik.solve_posture"} <= targets
+    pink = (site / "coming_from_pink.html").read_text()
+    assert "api.html#taskik.Configuration" in _link_targets(pink)
+
+
 def test_every_role_in_the_package_resolves():
     """Every role of every docstring (rendered or not) names an object of the package."""
     griffe = pytest.importorskip("griffe")
