@@ -153,3 +153,6 @@ class SphinxRoles(Extension):
             for role in unresolved:
                 self.unresolved.append((obj.path, role))
                 _logger.warning("%s: cannot resolve %s to a documented object", obj.path, role)
+
+    # Older griffe releases name the same event on_package_loaded; the rewrite is idempotent.
+    on_package_loaded = on_package
