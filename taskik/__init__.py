@@ -5,7 +5,7 @@ One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``,
 joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 """
 
-from . import backends, hierarchy, limits, metrics, plots, robots, steps, tasks
+from . import backends, hierarchy, limits, metrics, plots, posture, robots, steps, tasks
 from .backends import default_solver
 from .configuration import Configuration
 from .exceptions import (
@@ -18,8 +18,8 @@ from .exceptions import (
     UnknownName,
 )
 from .hierarchy import hierarchy_report
-from .ik import PostureResult, solve_posture
 from .limits import ConfigurationLimit, Limit, VelocityLimit
+from .posture import PostureResult, solve_posture
 from .problem import Problem, build_ik
 from .report import StepReport, report
 from .solve import solve_ik
@@ -67,6 +67,7 @@ __all__ = [
     "limits",
     "metrics",
     "plots",
+    "posture",
     "report",
     "robots",
     "solve_ik",

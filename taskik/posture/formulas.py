@@ -1,0 +1,91 @@
+"""The step of each method (Haviland & Corke, "Manipulator Differential Kinematics", part 1,
+eqs. 45–51) on the weighted system ``A Δq ≈ c`` (``A = W J``, ``c = W e``)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..exceptions import InvalidInput
+
+METHODS = (
+    "nr",
+    "nr-pinv",
+    "gn",
+    "gn-pinv",
+    "lm-wampler",
+    "lm-chan",
+    "lm-sugihara",
+    "qp",
+)
+
+#: Default λ of each damped method (Wampler: λ; Chan: λ; Sugihara: w̄; QP: Chan's λ).
+DEFAULT_DAMPING = {"lm-wampler": 1e-4, "lm-chan": 0.1, "lm-sugihara": 1e-3, "qp": 0.1}
+
+#: The Levenberg–Marquardt methods (a damping matrix ``W_n`` on the diagonal).
+LM_METHODS = ("lm-wampler", "lm-chan", "lm-sugihara")
+
+
+def damping_matrix(method: str, E: float, nv: int, damping) -> np.ndarray:
+    """The damping matrix ``W_n`` of a Levenberg–Marquardt method (Haviland & Corke 49–51).
+
+    - ``lm-wampler``: ``W_n = λ I``;
+    - ``lm-chan``: ``W_n = λ E I``;
+    - ``lm-sugihara``: ``W_n = E I + diag(w̄)`` (``damping`` = w̄, scalar or nv-vector);
+    - ``gn``/``nr`` and their pinv variants: ``0``.
+    """
+    if method == "lm-wampler":
+        return float(damping) * np.eye(nv)
+    if method in ("lm-chan", "qp"):
+        return float(damping) * E * np.eye(nv)
+    if method == "lm-sugihara":
+        return E * np.eye(nv) + np.diag(np.broadcast_to(np.asarray(damping, float), (nv,)))
+    return np.zeros((nv, nv))
+
+
+def step_direction(method: str, A: np.ndarray, c: np.ndarray, E: float, damping) -> np.ndarray:
+    """One step ``Δq`` of ``method`` for the weighted system ``A Δq ≈ c``.
+
+    ``A = W J`` and ``c = W e`` (so ``AᵀA = JᵀW_eJ`` and ``Aᵀc = JᵀW_e e`` with
+    ``W_e = W²``). Raises ``np.linalg.LinAlgError`` when the matrix to invert is singular.
+    """
+    if method == "nr":
+        if A.shape[0] != A.shape[1]:
+            raise InvalidInput(
+                f"method 'nr' needs a square task Jacobian, got {A.shape}; use 'nr-pinv' or 'gn'"
+            )
+        return np.linalg.solve(A, c)
+    if method == "nr-pinv":
+        return np.linalg.pinv(A) @ c
+    H = A.T @ A
+    g = A.T @ c
+    if method == "gn":
+        return np.linalg.solve(H, g)
+    if method == "gn-pinv":
+        return np.linalg.pinv(H) @ g
+    H += damping_matrix(method, E, A.shape[1], damping)
+    return np.linalg.solve(H, g)
+
+
+def check_damping(method: str, damping, nv: int):
+    """The method's λ (or Sugihara's w̄ as an nv-vector), its default when None; 0 for the
+    undamped methods."""
+    if method not in DEFAULT_DAMPING:
+        return 0.0
+    if damping is None:
+        damping = DEFAULT_DAMPING[method]
+    if method == "lm-sugihara":
+        arr = np.asarray(damping, dtype=float)
+        if arr.ndim == 0:
+            arr = np.full(nv, float(arr))
+        if arr.shape != (nv,) or not np.isfinite(arr).all() or (arr < 0).any():
+            raise InvalidInput(
+                f"Sugihara's w̄ must be a scalar or an nv={nv} vector of finite values >= 0, "
+                f"got {damping!r}"
+            )
+        return arr
+    x = float(damping)
+    if not (x >= 0.0 and math.isfinite(x)):
+        raise InvalidInput(f"damping λ must be finite and >= 0, got {damping!r}")
+    return x

@@ -1,0 +1,286 @@
+"""The entry point :func:`solve_posture`: check the options, pick the search loop (the
+single-pose loop for one plain frame task, the general loop otherwise) and where the
+searches start, then run the searches."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration
+from ..exceptions import InvalidInput
+from ..tasks._frames import require_target
+from ..tasks.frame import FrameTask
+from ..tasks.task import Task
+from .context import context
+from .fast_pose import FastPose
+from .formulas import DEFAULT_DAMPING, METHODS, check_damping
+from .general import GeneralSearch
+from .joint_limits import JOINT_LIMIT_POLICIES
+from .result import PostureResult
+from .search import SearchOptions, search_loop
+from .starts import STARTS, NearestStarts, RandomStarts, memory_weights
+
+#: Pose errors of the single-pose loop (``pose_error`` of :func:`solve_posture`).
+POSE_ERRORS = ("log6", "world")
+
+
+def solve_posture(
+    conf_or_model: Configuration | pin.Model,
+    tasks: Sequence[Task],
+    *,
+    method: str = "lm-chan",
+    damping=None,
+    tol: float = 1e-6,
+    max_iterations: int = 15,
+    max_searches: int = 100,
+    q0: np.ndarray | None = None,
+    starts: str = "memory",
+    joint_limits: str = "clip",
+    regularization: Sequence[Task] = (),
+    stagnation: float = 1e-3,
+    patience: int = 3,
+    rng: np.random.Generator | int | None = None,
+    time_budget: float | None = None,
+    pose_error: str = "log6",
+) -> PostureResult:
+    """Find a configuration ``q`` at which every task's weighted error is (near) zero.
+
+    Iterates ``q ← q ⊕ A⁻¹ g`` (see the module docstring for ``A``, ``g`` and the methods)
+    until ``E = ½ Σ_i ‖W_i e_i‖² < tol``. A search ends after ``max_iterations``
+    evaluations of E, or earlier when it stagnates (for ``patience`` iterations in a row, E
+    has not dropped below ``1 − stagnation`` times the E of its last such drop), or when a
+    step cannot be computed (singular matrix); the next search starts elsewhere (see
+    ``starts``). Iterations are counted across searches.
+
+    Args:
+        conf_or_model: a :class:`Configuration` (its q is the first start; it is not
+            modified) or a ``pinocchio.Model`` (first start ``q0``, or chosen by ``starts``).
+        tasks: the tasks to satisfy (targets set). Their costs ``W_i`` weight the errors,
+            their gains scale the correction of each step, and a task's own ``lm_damping``
+            adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``.
+        method: one of :data:`METHODS` (default ``"lm-chan"``).
+        damping: λ of ``lm-wampler`` (default 1e-4), ``lm-chan`` and ``qp`` (0.1); w̄ of
+            ``lm-sugihara`` (1e-3, scalar or nv-vector); unused by NR/GN.
+        tol: convergence threshold on E (units of the squared weighted errors).
+        max_iterations: evaluations of E per search (≥ 1).
+        max_searches: searches (≥ 1).
+        q0: first start when a model is given (size nq).
+        starts: where the searches start when no start is given (a model without ``q0``),
+            one of :data:`STARTS`:
+
+            - ``"memory"`` (default): when ``tasks`` is a single :class:`FrameTask`, the
+              first search starts from the nearest entry of a seed memory: 512
+              configurations within the joint limits whose frame poses cover the
+              workspace (kept by farthest-point sampling among 8192 uniform draws; built
+              on first use, once per model and frame, in about 0.1 s, with a fixed seed:
+              results are reproducible). Nearest means the lowest
+              ``|p_i − p*|² + 0.1 m² · (3 − tr(R_iᵀR*))`` for entry pose ``(p_i, R_i)``
+              and target ``(p*, R*)`` (positions in m; ``3 − tr(R_iᵀR*) = 2 (1 − cos θ)``
+              with θ the angle between the two orientations; with non-unit costs the two
+              terms are weighted by the mean squared position and orientation costs). The
+              next searches start from the next nearest entries (8 of them), then from
+              random valid configurations. For any other task list, the same as
+              ``"random"``.
+            - ``"random"``: every search from a random valid configuration (uniform within
+              the joint limits, ``± π`` around the neutral configuration for unbounded
+              joints), as in Haviland & Corke's Table 1.
+
+            With a :class:`Configuration` or ``q0``, that q is the first start and the
+            next searches start from random valid configurations, whatever ``starts``.
+            The lookup in the memory is not counted in ``iterations``.
+        joint_limits: ``"clip"``, ``"reject"`` or ``"ignore"`` (module docstring).
+        regularization: tasks added to every step (e.g. a low-cost :class:`PostureTask`)
+            but not to E: they shape the solution without blocking convergence.
+        stagnation, patience: stagnation test of a search (see above).
+        rng: numpy Generator or seed for the random starts (None: fresh entropy).
+        time_budget: wall-clock limit (s) for the whole solve; None for none.
+        pose_error: for a single :class:`FrameTask` only, the pose error of the step and of
+            E: ``"log6"`` (the task's own error ``log6(T⁻¹T*)`` with the frame Jacobian) or
+            ``"world"`` (Haviland & Corke eq. 37: ``[p* − p; α(R* Rᵀ)]`` with the
+            world-aligned Jacobian), used to reproduce their Table 1.
+
+    Returns:
+        A :class:`PostureResult`; never raises for an unreachable target (``success`` is
+        False, ``q`` is the best configuration found and ``reason`` says why it stopped).
+
+    Raises:
+        InvalidInput: bad option, task list or starting configuration.
+    """
+    t_start = time.perf_counter()
+    if not (  # the common case in one expression; otherwise the checks that name the problem
+        method in METHODS
+        and joint_limits in JOINT_LIMIT_POLICIES
+        and starts in STARTS
+        and pose_error in POSE_ERRORS
+        and type(tol) is float
+        and 0.0 < tol < math.inf
+        and type(max_iterations) is int
+        and max_iterations >= 1
+        and type(max_searches) is int
+        and max_searches >= 1
+        and time_budget is None
+    ):
+        _check_options(
+            method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
+            pose_error,
+        )  # fmt: skip
+        tol, max_iterations, max_searches = float(tol), int(max_iterations), int(max_searches)
+    if not (type(patience) is int and patience >= 1):
+        raise InvalidInput(f"patience must be an integer >= 1, got {patience!r}")
+    if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):
+        stagnation = _check_stagnation(stagnation)
+    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator)):
+        raise InvalidInput(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
+    if type(conf_or_model) is pin.Model or isinstance(conf_or_model, pin.Model):
+        model = conf_or_model
+        q_first = q0
+    elif isinstance(conf_or_model, Configuration):
+        model = conf_or_model.model
+        q_first = conf_or_model.q if q0 is None else q0
+    else:
+        raise InvalidInput(
+            "conf_or_model must be a taskik.Configuration or a pinocchio.Model, got "
+            f"{type(conf_or_model).__name__}"
+        )
+    if isinstance(tasks, Task):
+        tasks = [tasks]
+    elif type(tasks) is not list:
+        tasks = list(tasks) if isinstance(tasks, tuple) else None
+    if not tasks or not (
+        isinstance(tasks[0], Task) if len(tasks) == 1 else all(isinstance(t, Task) for t in tasks)
+    ):
+        raise InvalidInput("tasks must be a non-empty list of Task objects")
+    if regularization:
+        regularization = list(regularization)
+        if not all(isinstance(t, Task) for t in regularization):
+            raise InvalidInput("regularization must be a list of Task objects")
+    else:
+        regularization = []
+    if damping is None and method == "lm-chan":
+        damping = DEFAULT_DAMPING["lm-chan"]
+    else:
+        damping = check_damping(method, damping, model.nv)
+
+    ctx = context(model)
+    limits = ctx.limits
+    conf = ctx.conf  # a work configuration: the caller's is never modified
+    given = q_first is not None
+    if given:
+        q_first = conf.check_q(q_first)
+    deadline = None if time_budget is None else t_start + float(time_budget)
+
+    task = tasks[0]
+    single_frame = len(tasks) == 1 and isinstance(task, FrameTask)
+    if single_frame:
+        require_target(task.target, task)
+        fid = task.frame.id(conf)
+    fast = (
+        single_frame
+        and type(task) is FrameTask
+        and not regularization
+        and method != "qp"
+        and limits.all_q
+        and task._gain == 1.0
+        and task._lm_damping == 0.0
+        and unit_cost(task)
+    )
+    if pose_error == "world" and not fast:
+        if not (single_frame and type(task) is FrameTask and not regularization):
+            raise InvalidInput("pose_error='world' applies to a single FrameTask only")
+        raise InvalidInput(
+            "pose_error='world' needs unit costs, gain 1, no lm_damping, a fixed-base model "
+            "with 1-DoF joints and a method other than 'qp'"
+        )
+    runner: FastPose | GeneralSearch
+    if fast:
+        runner = ctx.fast_pose(fid, pose_error)
+        runner.target = task.target
+    else:
+        runner = GeneralSearch(conf, tasks, regularization)
+    start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them
+    memory = scores = None
+    nearest = 0
+    if not given:
+        if single_frame and starts == "memory":
+            memory = ctx.memory(fid)
+            h = task.target.homogeneous.ravel()
+            if not unit_cost(task):
+                h = h * memory_weights(task)
+            scores = memory.G.dot(h)
+            nearest = int(scores.argmin())
+            q_first = memory.rows[nearest]  # read-only view: copied before any change
+            if fast and pose_error == "log6":
+                start = memory.starts[nearest]
+        else:
+            q_first = RandomStarts(model, limits, ctx.neutral, rng)()
+
+    def restarts():
+        sampler = RandomStarts(model, limits, q_first if given else ctx.neutral, rng)
+        if memory is None:
+            return sampler
+        return NearestStarts(memory, scores, nearest, sampler)
+
+    options = SearchOptions(
+        method, damping, tol, max_iterations, stagnation, patience, deadline
+    )  # fmt: skip
+    q, success, iterations, searches, E, reason = search_loop(
+        runner, options, joint_limits, limits, max_searches, q_first, start, restarts
+    )
+    residuals = (E,) if fast else runner.residuals(q)
+    return PostureResult(
+        q, success, iterations, searches, E, residuals, time.perf_counter() - t_start, reason,
+        method,
+    )  # fmt: skip
+
+
+def _check_options(
+    method, joint_limits, tol, max_iterations, max_searches, time_budget, starts, pose_error
+):
+    if method not in METHODS:
+        raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    if joint_limits not in JOINT_LIMIT_POLICIES:
+        raise InvalidInput(
+            f"joint_limits must be one of {', '.join(JOINT_LIMIT_POLICIES)}, got {joint_limits!r}"
+        )
+    if starts not in STARTS:
+        raise InvalidInput(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
+    if pose_error not in POSE_ERRORS:
+        raise InvalidInput(f"pose_error must be 'log6' or 'world', got {pose_error!r}")
+    if not (type(tol) is float and 0.0 < tol < math.inf) and not (
+        isinstance(tol, float | int) and not isinstance(tol, bool) and 0.0 < tol < math.inf
+    ):
+        raise InvalidInput(f"tol must be finite and > 0, got {tol!r}")
+    for name, value in (("max_iterations", max_iterations), ("max_searches", max_searches)):
+        if type(value) is int and value >= 1:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
+    if time_budget is not None and not (
+        isinstance(time_budget, float | int) and 0.0 < time_budget < math.inf
+    ):
+        raise InvalidInput(f"time_budget must be None or finite and > 0 (s), got {time_budget!r}")
+
+
+def _check_stagnation(stagnation) -> float:
+    try:
+        x = float(stagnation)
+    except (TypeError, ValueError):
+        x = math.nan
+    if not (0.0 <= x < 1.0):
+        raise InvalidInput(f"stagnation must be in [0, 1), got {stagnation!r}")
+    return x
+
+
+def unit_cost(task: Task) -> bool:
+    """True when every cost of ``task`` is 1 (cached per cost version of the task)."""
+    cached = getattr(task, "_ik_unit_cost", None)
+    if cached is not None and cached[0] == task._version:
+        return cached[1]
+    unit = bool((task._cost == 1.0).all())
+    task._ik_unit_cost = (task._version, unit)
+    return unit
