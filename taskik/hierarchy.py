@@ -65,14 +65,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 import qpsolvers
-from scipy.linalg.lapack import dgeqp3 as _dgeqp3
-from scipy.linalg.lapack import dorgqr as _dorgqr
-from scipy.linalg.lapack import dposv as _dposv
 
 from .backends.qp import (
     DaqpWorkspace,
@@ -84,8 +80,9 @@ from .backends.qp import (
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
-from .problem import Assembler, check_damping, check_tasks, resolve_limits
-from .report import ActiveBound, format_active_bounds, report
+from .nullspace import LevelSplit, null_basis
+from .problem import Assembler, check_damping, check_levels, resolve_limits
+from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
 
 try:
@@ -96,140 +93,16 @@ except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers
 #: Accepted values of the ``method`` keyword of :func:`solve_hierarchy`.
 METHODS = ("auto", "cascade", "nullspace")
 
-_EPS = float(np.finfo(float).eps)
-_norm = np.linalg.norm
-
-#: Directions of ``A_k Z`` with a QR diagonal below ``RANK_RTOL · ‖A_k‖_F`` count as taken by
-#: the higher levels (what remains of them is rounding noise).
-RANK_RTOL = 1e-12
-
-
-def check_levels(levels) -> list[list[Task]]:
-    """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
-    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
-        raise InvalidInput(
-            f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
-        )
-    out = []
-    for k, level in enumerate(levels):
-        if isinstance(level, Task):
-            raise InvalidInput(
-                f"level {k} is a Task, not a list of tasks: write [[task_a], [task_b]] "
-                "for two levels, or [task_a, task_b] for one weighted level"
-            )
-        try:
-            out.append(check_tasks(level))
-        except InvalidInput as exc:
-            raise InvalidInput(f"level {k}: {exc}") from None
-    return out
-
-
-# ------------------------------------------------------------------ linear algebra
-class LevelSplit:
-    """Rank-revealing factorisation of one level's reduced Jacobian ``B = A_k Z`` (m × r).
-
-    Column-pivoted QR (LAPACK ``dgeqp3``) ``Bᵀ Π = [Q1 Q2] R``: the rank counts
-    ``|R_ii| > max(max(m, r) ε |R_00|, RANK_RTOL · scale)``, with ``scale`` the norm of the
-    level's own ``A_k``: once the higher levels have taken its directions, what is left of
-    ``A_k Z`` is rounding noise that must not count as rank. ``Q1`` (r × rank)
-    spans the row space of ``B`` and ``Q2`` (r × (r − rank)) its null space. ``Q`` is formed
-    (LAPACK ``dorgqr``) only when needed.
-    """
-
-    __slots__ = ("B", "rank", "_qr", "_tau", "_Q")
-
-    def __init__(self, B: np.ndarray, scale: float = 0.0):
-        self.B = B
-        m, r = B.shape
-        self._Q = None
-        if min(m, r) == 0:
-            self.rank, self._qr, self._tau = 0, None, None
-            return
-        qr, _, tau, _, info = _dgeqp3(B.T)
-        if info:  # pragma: no cover - only on invalid arguments
-            raise NoSolutionFound("QR", f"LAPACK dgeqp3 info {info}")
-        diag = np.abs(qr.diagonal())
-        tol = max(max(m, r) * _EPS * diag[0], RANK_RTOL * scale)
-        self.rank = int(np.count_nonzero(diag > tol))
-        self._qr, self._tau = qr, tau
-
-    def _q(self) -> np.ndarray:
-        """The full orthogonal ``Q = [Q1 Q2]`` (r × r)."""
-        if self._Q is None:
-            m, r = self.B.shape
-            qr = self._qr
-            if qr is None:
-                self._Q = np.eye(r)
-                return self._Q
-            if m < r:  # dorgqr builds Q in place from the reflectors in the first m columns
-                buf = np.empty((r, r), order="F")
-                buf[:, :m] = qr
-                qr = buf
-            elif m > r:
-                qr = qr[:, :r]
-            self._Q = _dorgqr(qr, self._tau, overwrite_a=1)[0]
-        return self._Q
-
-    @property
-    def null(self) -> np.ndarray:
-        """Orthonormal basis ``Q2`` of the null space of ``B``."""
-        r = self.B.shape[1]
-        if self.rank == r:
-            return np.zeros((r, 0))
-        return self._q()[:, self.rank :]
-
-    def solve(self, d: np.ndarray, lam: float, w: np.ndarray | None) -> np.ndarray:
-        """Unconstrained optimum of the level: ``z = argmin ‖B z − d‖² + λ ‖w + z‖²``.
-
-        ``w = Zᵀ v_{k−1}`` (None when zero); ``λ = 0`` means the limit ``λ → 0⁺`` (least
-        squares, then least ``‖v‖``). Three equivalent forms, chosen for conditioning:
-        independent rows: ``z = Bᵀ (B Bᵀ + λ I)⁻¹ (d + B w) − w`` (damped least squares);
-        independent columns: ``(BᵀB + λ I) z = Bᵀ d − λ w``; otherwise, with ``C = B Q1``
-        (full column rank), ``(CᵀC + λ I) a = Cᵀ d − λ Q1ᵀ w`` and ``z = Q1 (a + Q1ᵀ w) − w``.
-        """
-        B, rank = self.B, self.rank
-        m, r = B.shape
-        if rank == m and m:  # independent rows
-            if w is not None:
-                d = d + B @ w
-            M = B @ B.T
-            M.reshape(-1)[:: m + 1] += lam
-            _, y, info = _dposv(M, d)
-            z = y @ B if not info else np.linalg.lstsq(B, d, rcond=None)[0]
-            if w is not None:
-                z -= w
-            return z
-        if rank == r and r:  # independent columns (no direction left free)
-            M = B.T @ B
-            M.reshape(-1)[:: r + 1] += lam
-            g = d @ B
-            if lam and w is not None:
-                g -= lam * w
-            _, z, info = _dposv(M, g)
-            return z if not info else np.linalg.lstsq(B, d, rcond=None)[0]
-        Q1 = self._q()[:, :rank]
-        if rank:
-            C = B @ Q1
-            M = C.T @ C
-            M.reshape(-1)[:: rank + 1] += lam
-            rhs = d @ C
-            w1 = None if w is None else w @ Q1
-            if lam and w is not None:
-                rhs -= lam * w1
-            _, a, info = _dposv(M, rhs)
-            if info:  # pragma: no cover - C has full column rank
-                a = np.linalg.lstsq(C, d, rcond=None)[0]
-        else:
-            a, w1 = np.zeros(0), None if w is None else np.zeros(0)
-        if w is None:
-            return Q1 @ a
-        return Q1 @ (a + w1) - w
-
-
-def null_basis(B: np.ndarray, scale: float = 0.0) -> tuple[np.ndarray, int]:
-    """Orthonormal basis of the null space of ``B`` and the rank of ``B`` (see LevelSplit)."""
-    split = LevelSplit(B, scale)
-    return split.null, split.rank
+__all__ = [
+    "METHODS",
+    "HierarchyReport",
+    "LevelSplit",
+    "LevelStatus",
+    "check_levels",
+    "hierarchy_report",
+    "null_basis",
+    "solve_hierarchy",
+]
 
 
 # ----------------------------------------------------------------------------- QPs
@@ -604,99 +477,3 @@ def solve_hierarchy(
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)
     return v
-
-
-# ----------------------------------------------------------------------------- report
-@dataclass
-class LevelStatus:
-    """What one level achieved in a step.
-
-    Attributes:
-        index: level index (0 = highest priority).
-        tasks: the tasks' reprs.
-        requested: ``‖c_k‖ = ‖W Kp e / dt‖``, the weighted task velocity the level asked for.
-        residual: ``‖A_k v − c_k‖ = ‖W (J v − Kp e / dt)‖``, what the step left unachieved.
-        satisfied: ``residual ≤ tol · max(1, requested)``: the level got what it asked for.
-        rank: directions of v the level used (rank of its Jacobian in the null space of
-            the higher levels).
-        free_dofs: directions left to the lower levels after this one.
-        error_norm: ``‖e‖`` of the level's stacked task errors before the step.
-    """
-
-    index: int
-    tasks: list[str]
-    requested: float
-    residual: float
-    satisfied: bool
-    rank: int
-    free_dofs: int
-    error_norm: float
-
-
-@dataclass
-class HierarchyReport:
-    """Per-level status of a prioritized step and the bounds it touches; ``print()`` it."""
-
-    levels: list[LevelStatus]
-    active: list[ActiveBound]
-
-    def __str__(self) -> str:
-        lines = [
-            f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
-            f"{'free':>5} {'|e|':>10}  tasks"
-        ]
-        for s in self.levels:
-            names = ", ".join(t.split("(")[0] for t in s.tasks)
-            lines.append(
-                f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
-                f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
-                f"{s.error_norm:>10.3e}  {names}"
-            )
-        return "\n".join(lines + format_active_bounds(self.active))
-
-
-def hierarchy_report(
-    configuration: Configuration,
-    levels: Sequence[Sequence[Task]],
-    dt: float,
-    v: np.ndarray,
-    limits: Sequence[Limit] | None = None,
-    tol: float = 1e-6,
-) -> HierarchyReport:
-    """Explain a prioritized step ``v``: each level's residual, whether it was satisfied,
-    the directions it used and left, and every active bound.
-
-    Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
-    """
-    dt = check_positive_scalar(dt, "dt")
-    levels = check_levels(levels)
-    nv = configuration.nv
-    v = np.asarray(v, dtype=float)
-    if v.shape != (nv,):
-        raise InvalidInput(f"v must have shape ({nv},), got {v.shape}")
-    statuses = []
-    Z = np.eye(nv)
-    for k, tasks in enumerate(levels):
-        terms = [t.compute_term(configuration, dt) for t in tasks]
-        A = np.vstack([a for a, _, _ in terms]) if terms else np.zeros((0, nv))
-        c = np.concatenate([cc for _, cc, _ in terms]) if terms else np.zeros(0)
-        e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
-        residual = float(np.linalg.norm(A @ v - c))
-        requested = float(np.linalg.norm(c))
-        null, rank = null_basis(A @ Z, _norm(A))
-        Z = Z @ null
-        statuses.append(
-            LevelStatus(
-                k,
-                [repr(t) for t in tasks],
-                requested,
-                residual,
-                residual <= tol * max(1.0, requested),
-                rank,
-                Z.shape[1],
-                float(np.linalg.norm(e)),
-            )
-        )
-    flat = [t for tasks in levels for t in tasks]
-    active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
-    return HierarchyReport(statuses, active)

@@ -90,6 +90,26 @@ def check_limits(limits) -> list[Limit]:
     return _check_list(limits, Limit, "limits")
 
 
+def check_levels(levels) -> list[list[Task]]:
+    """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
+    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
+        raise InvalidInput(
+            f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
+        )
+    out = []
+    for k, level in enumerate(levels):
+        if isinstance(level, Task):
+            raise InvalidInput(
+                f"level {k} is a Task, not a list of tasks: write [[task_a], [task_b]] "
+                "for two levels, or [task_a, task_b] for one weighted level"
+            )
+        try:
+            out.append(check_tasks(level))
+        except InvalidInput as exc:
+            raise InvalidInput(f"level {k}: {exc}") from None
+    return out
+
+
 def check_damping(damping: float) -> float:
     d = float(damping)
     if not (d >= 0.0 and np.isfinite(d)):

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .configuration import Configuration
+from .exceptions import InvalidInput, check_positive_scalar
 from .limits.limit import Limit
-from .problem import build_ik, check_tasks
+from .nullspace import null_basis
+from .problem import build_ik, check_levels, check_tasks
 from .tasks.task import Task
 
 
@@ -109,3 +111,99 @@ def report(
                     )
                 )
     return StepReport(statuses, active)
+
+
+# --------------------------------------------------------------- strict priorities
+@dataclass
+class LevelStatus:
+    """What one level achieved in a step.
+
+    Attributes:
+        index: level index (0 = highest priority).
+        tasks: the tasks' reprs.
+        requested: ``‖c_k‖ = ‖W Kp e / dt‖``, the weighted task velocity the level asked for.
+        residual: ``‖A_k v − c_k‖ = ‖W (J v − Kp e / dt)‖``, what the step left unachieved.
+        satisfied: ``residual ≤ tol · max(1, requested)``: the level got what it asked for.
+        rank: directions of v the level used (rank of its Jacobian in the null space of
+            the higher levels).
+        free_dofs: directions left to the lower levels after this one.
+        error_norm: ``‖e‖`` of the level's stacked task errors before the step.
+    """
+
+    index: int
+    tasks: list[str]
+    requested: float
+    residual: float
+    satisfied: bool
+    rank: int
+    free_dofs: int
+    error_norm: float
+
+
+@dataclass
+class HierarchyReport:
+    """Per-level status of a prioritized step and the bounds it touches; ``print()`` it."""
+
+    levels: list[LevelStatus]
+    active: list[ActiveBound]
+
+    def __str__(self) -> str:
+        lines = [
+            f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
+            f"{'free':>5} {'|e|':>10}  tasks"
+        ]
+        for s in self.levels:
+            names = ", ".join(t.split("(")[0] for t in s.tasks)
+            lines.append(
+                f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
+                f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
+                f"{s.error_norm:>10.3e}  {names}"
+            )
+        return "\n".join(lines + format_active_bounds(self.active))
+
+
+def hierarchy_report(
+    configuration: Configuration,
+    levels: Sequence[Sequence[Task]],
+    dt: float,
+    v: np.ndarray,
+    limits: Sequence[Limit] | None = None,
+    tol: float = 1e-6,
+) -> HierarchyReport:
+    """Explain a prioritized step ``v``: each level's residual, whether it was satisfied,
+    the directions it used and left, and every active bound.
+
+    Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
+    """
+    dt = check_positive_scalar(dt, "dt")
+    levels = check_levels(levels)
+    nv = configuration.nv
+    v = np.asarray(v, dtype=float)
+    if v.shape != (nv,):
+        raise InvalidInput(f"v must have shape ({nv},), got {v.shape}")
+    statuses = []
+    Z = np.eye(nv)
+    for k, tasks in enumerate(levels):
+        terms = [t.compute_term(configuration, dt) for t in tasks]
+        A = np.vstack([a for a, _, _ in terms]) if terms else np.zeros((0, nv))
+        c = np.concatenate([cc for _, cc, _ in terms]) if terms else np.zeros(0)
+        e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
+        residual = float(np.linalg.norm(A @ v - c))
+        requested = float(np.linalg.norm(c))
+        null, rank = null_basis(A @ Z, float(np.linalg.norm(A)))
+        Z = Z @ null
+        statuses.append(
+            LevelStatus(
+                k,
+                [repr(t) for t in tasks],
+                requested,
+                residual,
+                residual <= tol * max(1.0, requested),
+                rank,
+                Z.shape[1],
+                float(np.linalg.norm(e)),
+            )
+        )
+    flat = [t for tasks in levels for t in tasks]
+    active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
+    return HierarchyReport(statuses, active)
