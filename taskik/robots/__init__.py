@@ -60,6 +60,17 @@ def random_configuration(
     return q
 
 
+def _buss_y() -> Robot:
+    model = buss.build_y()
+    return Robot("buss_y", model, np.zeros(model.nq), ("effector_1", "effector_2"))
+
+
+def _buss_double_y() -> Robot:
+    model = buss.build_double_y()
+    names = tuple(name for name, _, _ in buss.DOUBLE_Y_EFFECTORS)
+    return Robot("buss_double_y", model, np.zeros(model.nq), names)
+
+
 def _ur5() -> Robot:
     model = models.build_ur5()
     q0 = np.array([0.0, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0])
@@ -110,8 +121,8 @@ _BUNDLED = {
     "planar_2r": _planar_2r,
     "planar_3r": _planar_3r,
     "humanoid": _humanoid,
-    "buss_y": buss.load_y,
-    "buss_double_y": buss.load_double_y,
+    "buss_y": _buss_y,
+    "buss_double_y": _buss_double_y,
 }
 
 

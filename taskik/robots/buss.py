@@ -148,20 +148,3 @@ def double_y_targets(t: float) -> np.ndarray:
             [-1.6 + 1.6 * s(4 * t), 0.3 + 0.6 * s(4 * t), -0.2 + 0.6 * s(3 * t)],
         ]
     )
-
-
-def load_y():
-    """The bundled robot ``buss_y``."""
-    from . import Robot
-
-    model = build_y()
-    return Robot("buss_y", model, np.zeros(model.nq), ("effector_1", "effector_2"))
-
-
-def load_double_y():
-    """The bundled robot ``buss_double_y``."""
-    from . import Robot
-
-    model = build_double_y()
-    names = tuple(name for name, _, _ in DOUBLE_Y_EFFECTORS)
-    return Robot("buss_double_y", model, np.zeros(model.nq), names)
