@@ -450,15 +450,21 @@ def test_bad_tasks_raise(ur5):
 # ------------------------------------------------------ Haviland & Corke Table 1, small
 def test_table1_lm_chan_statistics(ur5):
     """LM Chan λ = 0.1 with the tutorial's error and loop (31 evaluations per search, new
-    random q0 per search) on 150 targets: the mean and median iterations and the one-search
-    failure rate agree with Table 1 (15.33 / 9 with restarts, 9.63 % infeasible with one
-    search of 500) within sampling noise. A wrong sign or factor in the step or the error
-    moves these far outside the bands."""
+    random q0 per search) on 2000 targets: the mean and median iterations and the one-search
+    failure rate agree with Table 1 (15.33 / 9 with restarts; one search of 500: 9.43 / 9,
+    9.63 % infeasible) within sampling noise. A wrong sign or factor in the step or the
+    error moves these far outside the bands, and so does a wrong λ: the mean iterations of
+    the single searches that converge are the most sensitive figure (λ sits near its best
+    value there). Measured on 6 target sets of 2000 (seeds 20–25): λ = 0.1 gives
+    9.08–9.28; λ = 0.3 gives 10.06–10.54 and λ = 0.01 10.15–10.74 (λ = 0.05, 0.2: 9.1–9.3,
+    9.5–9.9). Restarts: mean 14.6–16.8 and median 9 at λ = 0.1, median 10 at λ = 0.3;
+    one-search failures 8.7–11.2 % at every λ (they depend little on it)."""
     rng = np.random.default_rng(20)
     model = ur5.model
-    restart_its, single_fail = [], 0
+    restart_its, single_its, single_fail = [], [], 0
     task = taskik.FrameTask("tool0")
-    for k in range(150):
+    n = 2000
+    for k in range(n):
         task.set_target_from_configuration(ur5.configuration(rng.uniform(-np.pi, np.pi, 6)))
         opts = dict(pose_error="world", joint_limits="ignore", stagnation=0.0, patience=10**9)
         res = solve_posture(
@@ -472,9 +478,13 @@ def test_table1_lm_chan_statistics(ur5):
             max_searches=1, **opts,
         )  # fmt: skip
         single_fail += not one.success
-    assert 11.0 < np.mean(restart_its) < 20.0
-    assert 7 <= np.median(restart_its) <= 11
-    assert single_fail / 150 < 0.2
+        if one.success:
+            single_its.append(one.iterations)
+    # (101 evaluations per single search, not 500: a few slow convergers fewer, published 9.43)
+    assert 8.8 < np.mean(single_its) < 9.7, np.mean(single_its)
+    assert 13.5 < np.mean(restart_its) < 17.5, np.mean(restart_its)
+    assert np.median(restart_its) == 9
+    assert 0.07 < single_fail / n < 0.13, single_fail / n
 
 
 def test_wrap_keeps_values_on_the_bounds_inside(panda):
