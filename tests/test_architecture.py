@@ -89,7 +89,9 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 continue
             targets.add(module)
             # ``from package import submodule`` imports the submodule
-            targets.update(f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in known)
+            targets.update(
+                f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in known
+            )
     edges = set()
     for target in targets:
         parts = target.split(".")
