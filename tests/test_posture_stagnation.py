@@ -38,7 +38,7 @@ def test_small_drops_count_once_they_add_up_to_the_fraction():
     # measured against the last value instead, the same descent would stop at the 4th value
     last, misses, stops = values[0], 0, []
     for E in values[1:]:
-        misses = 0 if E < last * 0.9 else misses + 1
+        misses = 0 if last * 0.9 > E else misses + 1
         last = E
         stops.append(misses >= 3)
     assert any(stops)
