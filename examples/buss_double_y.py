@@ -40,9 +40,11 @@ METHODS = {
 }
 
 
-def tracking() -> None:
+def tracking() -> dict[str, float]:
+    """Returns the mean distance to the targets over the 4 s, per method."""
     robot = taskik.robots.load("buss_double_y")
     print(f"double-Y: {robot.model.nv} joints, end effectors {', '.join(robot.end_effectors)}")
+    means = {}
     for name, options in METHODS.items():
         conf = robot.configuration()
         tasks = [taskik.PositionTask(frame) for frame in robot.end_effectors]
@@ -60,9 +62,12 @@ def tracking() -> None:
                     f"manipulability(effector_1) {m:.3f}"
                 )
         print(f"  mean error over 4 s: {np.mean(errors):.3f} m")
+        means[name] = float(np.mean(errors))
+    return means
 
 
-def solve_to_convergence() -> None:
+def solve_to_convergence() -> dict:
+    """Returns whether DLS' stopped, after how many iterations, and the final distances."""
     robot = taskik.robots.load("buss_double_y")
     conf = robot.configuration()
     tasks = []
@@ -78,11 +83,18 @@ def solve_to_convergence() -> None:
             break
     verdict = "stopped" if stop.delta <= 1e-5 else "did not stop"
     print(f"\nfrozen targets: DLS' {verdict} after {iteration} iterations (pose change ≤ 1e-5)")
+    distances = {}
     for task in tasks:
         distance = np.linalg.norm(task.compute_error(conf))
         print(f"  {task.frame.name}: distance to target {distance:.3f} m")
+        distances[task.frame.name] = float(distance)
+    return {"stopped": stop.delta <= 1e-5, "iterations": iteration, "distances": distances}
+
+
+def main() -> dict:
+    """Both parts; returns their results."""
+    return {"tracking": tracking(), "frozen": solve_to_convergence()}
 
 
 if __name__ == "__main__":
-    tracking()
-    solve_to_convergence()
+    main()

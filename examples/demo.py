@@ -19,7 +19,8 @@ DT = 0.01
 TOL = 1e-5  # pose error norm (m and rad) at which a pose counts as reached
 
 
-def ur5_servoing() -> None:
+def ur5_servoing() -> list[tuple[int, float]]:
+    """Returns (steps taken, final |e|) per pose."""
     robot = taskik.robots.load("ur5")
     conf = robot.configuration()
     tool = taskik.FrameTask("tool0", position_cost=1.0, orientation_cost=0.5, gain=0.5)
@@ -35,6 +36,7 @@ def ur5_servoing() -> None:
     ]
     print("(a) UR5: tool servoing through 4 poses, dt = 10 ms, joint limits on")
     q_min, q_max = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
+    reached = []
     for k, (dp, drot) in enumerate(offsets, 1):
         target = pin.SE3(start.rotation @ pin.exp3(np.array(drot)), start.translation + dp)
         tool.set_target(target)
@@ -50,9 +52,12 @@ def ur5_servoing() -> None:
                 break
         else:
             print(f"stopped after 300 steps at |e| = {err:.1e}")
+        reached.append((step, float(err)))
+    return reached
 
 
-def humanoid_posture() -> None:
+def humanoid_posture() -> dict[str, float]:
+    """Returns the final |e| of each task but the posture."""
     robot = taskik.robots.load("humanoid")
     conf = robot.configuration()
     feet = [
@@ -78,13 +83,20 @@ def humanoid_posture() -> None:
     print(f"600 steps (nv = {robot.model.nv}), {per_step:.0f} µs per step including kinematics")
     v = taskik.solve_ik(conf, tasks, DT)
     print(taskik.report(conf, tasks, DT, v))
+    names = ("left foot", "right foot", "com", "hand")
+    return {
+        n: float(np.linalg.norm(t.compute_error(conf)))
+        for n, t in zip(names, tasks[:4], strict=True)
+    }
 
 
-def main() -> None:
+def main() -> dict:
+    """Runs both parts and returns their results (UR5 poses, humanoid task errors)."""
     t0 = time.perf_counter()
-    ur5_servoing()
-    humanoid_posture()
+    ur5 = ur5_servoing()
+    humanoid = humanoid_posture()
     print(f"\ndemo finished in {1e3 * (time.perf_counter() - t0):.0f} ms")
+    return {"ur5_poses": ur5, "humanoid_errors": humanoid}
 
 
 if __name__ == "__main__":

@@ -32,7 +32,8 @@ def default_robot() -> str:
     return "talos" if "talos" in taskik.robots.list() else "humanoid"
 
 
-def main(robot_name: str | None = None) -> None:
+def main(robot_name: str | None = None) -> dict[str, float | str]:
+    """Runs the example on a robot; returns the final |e| of each task and the joint margin."""
     name = robot_name or default_robot()
     robot = taskik.robots.load(name)
     conf = robot.configuration()
@@ -70,6 +71,16 @@ def main(robot_name: str | None = None) -> None:
     print(f"centre of mass: {np.round(conf.com, 3)} (target {np.round(com.target, 3)})")
     path = recorder.plot_task_errors(OUTPUT / f"{name}_posture_errors.png", title=name)
     print(f"plot: {path}")
+    lower, upper = robot.model.lowerPositionLimit[7:], robot.model.upperPositionLimit[7:]
+    names = ("left foot", "right foot", "com", "left hand", "right hand", "posture")
+    return {
+        "robot": name,
+        **{
+            n: float(np.linalg.norm(t.compute_error(conf)))
+            for n, t in zip(names, tasks, strict=True)
+        },
+        "joint_margin": float(np.minimum(conf.q[7:] - lower, upper - conf.q[7:]).min()),
+    }
 
 
 if __name__ == "__main__":

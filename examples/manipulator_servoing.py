@@ -36,7 +36,8 @@ TARGETS = {
 }
 
 
-def servo(name: str) -> None:
+def servo(name: str) -> list[tuple[float, float]]:
+    """Returns (|e|, distance of the closest joint to its limit) after each target."""
     robot = taskik.robots.load(name)
     conf = robot.configuration()
     frame = robot.end_effectors[0]
@@ -50,6 +51,7 @@ def servo(name: str) -> None:
     lower, upper = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
     print(f"{name}: tool frame {frame}, {len(TARGETS[name])} targets, dt = {DT * 1000:.0f} ms")
     t = 0.0
+    results = []
     for k, (offset, rotation) in enumerate(TARGETS[name], 1):
         tool.set_target(
             pin.SE3(start.rotation @ pin.exp3(np.array(rotation)), start.translation + offset)
@@ -63,6 +65,7 @@ def servo(name: str) -> None:
         margin = np.minimum(conf.q - lower, upper - conf.q)
         joint = int(np.argmin(margin))
         error = np.linalg.norm(tool.compute_error(conf))
+        results.append((float(error), float(margin[joint])))
         print(
             f"  target {k}: |e| = {error:.1e} after {STEPS_PER_TARGET} steps; closest to a"
             f" limit: {robot.model.names[joint + 1]} ({margin[joint]:.4f} rad away)"
@@ -70,11 +73,12 @@ def servo(name: str) -> None:
     errors = recorder.plot_task_errors(OUTPUT / f"{name}_servoing_errors.png", title=name)
     joints = recorder.plot_joints(OUTPUT / f"{name}_servoing_joints.png", title=name)
     print(f"  plots: {errors}\n         {joints}")
+    return results
 
 
-def main() -> None:
-    for name in ("ur5", "panda"):
-        servo(name)
+def main() -> dict[str, list[tuple[float, float]]]:
+    """Servos both arms; returns each one's (|e|, limit margin) after each target."""
+    return {name: servo(name) for name in ("ur5", "panda")}
 
 
 if __name__ == "__main__":

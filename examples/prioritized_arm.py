@@ -30,7 +30,8 @@ def make_tasks(conf: taskik.Configuration, robot):
     return tool, elbow, posture, start
 
 
-def run(prioritized: bool, steps: int = 400) -> None:
+def run(prioritized: bool, steps: int = 400) -> dict[str, float]:
+    """Returns the worst tool pose error over the run and the final elbow error."""
     robot = taskik.robots.load("panda")
     conf = robot.configuration()
     tool, elbow, posture, start = make_tasks(conf, robot)
@@ -49,9 +50,15 @@ def run(prioritized: bool, steps: int = 400) -> None:
     print(f"  elbow still {np.linalg.norm(elbow.compute_error(conf)):.3f} m from its target")
     if prioritized:
         print(hierarchy_report(conf, levels, DT, taskik.solve_ik(conf, levels, DT)))
+    return {"worst_tool": worst_tool, "elbow": float(np.linalg.norm(elbow.compute_error(conf)))}
+
+
+def main() -> dict[str, dict[str, float]]:
+    """Both runs, prioritized then weighted; returns their results."""
+    prioritized = run(prioritized=True)
+    print()
+    return {"prioritized": prioritized, "weighted": run(prioritized=False)}
 
 
 if __name__ == "__main__":
-    run(prioritized=True)
-    print()
-    run(prioritized=False)
+    main()

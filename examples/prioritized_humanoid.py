@@ -38,13 +38,21 @@ def make_levels(conf: taskik.Configuration, robot, hand_target):
     return [[*feet, com], [hand], [posture]]
 
 
-def errors(conf, levels) -> str:
+def errors(conf, levels) -> dict[str, float]:
+    """The largest error of the feet and the CoM, and the hand's."""
     feet_com = max(np.linalg.norm(t.compute_error(conf)) for t in levels[0])
-    hand = np.linalg.norm(levels[1][0].compute_error(conf))
-    return f"feet/CoM max |e| = {feet_com:.1e}, hand |e| = {hand:.3f} m"
+    return {
+        "feet_com": float(feet_com),
+        "hand": float(np.linalg.norm(levels[1][0].compute_error(conf))),
+    }
 
 
-def run(hand_target, prioritized: bool, steps: int) -> None:
+def show(e: dict[str, float]) -> str:
+    return f"feet/CoM max |e| = {e['feet_com']:.1e}, hand |e| = {e['hand']:.3f} m"
+
+
+def run(hand_target, prioritized: bool, steps: int) -> dict[str, float]:
+    """Returns the final errors (see ``errors``)."""
     robot = taskik.robots.load("humanoid")
     conf = robot.configuration()
     levels = make_levels(conf, robot, hand_target)
@@ -53,17 +61,25 @@ def run(hand_target, prioritized: bool, steps: int) -> None:
         v = taskik.solve_ik(conf, tasks, DT)
         conf.integrate_inplace(v, DT)
         if prioritized and step in (1, 10, 100):
-            print(f"  step {step:3d}: {errors(conf, levels)}")
-    print(f"  after {steps} steps: {errors(conf, levels)}")
+            print(f"  step {step:3d}: {show(errors(conf, levels))}")
+    final = errors(conf, levels)
+    print(f"  after {steps} steps: {show(final)}")
     if prioritized:
         print(hierarchy_report(conf, levels, DT, taskik.solve_ik(conf, levels, DT)))
+    return final
+
+
+def main() -> dict[str, dict[str, float]]:
+    """The three runs; returns their final errors."""
+    print("(a) reachable hand target, levels [[feet, CoM], [hand], [posture]]")
+    reachable = run(np.array([0.5, 0.4, 0.9]), prioritized=True, steps=300)
+    far = np.array([8.0, 0.3, 0.0])
+    print("\n(b) hand target out of reach, prioritized")
+    prioritized = run(far, prioritized=True, steps=300)
+    print("\n(c) hand target out of reach, the same tasks weighted in one level")
+    weighted = run(far, prioritized=False, steps=300)
+    return {"reachable": reachable, "far_prioritized": prioritized, "far_weighted": weighted}
 
 
 if __name__ == "__main__":
-    print("(a) reachable hand target, levels [[feet, CoM], [hand], [posture]]")
-    run(np.array([0.5, 0.4, 0.9]), prioritized=True, steps=300)
-    far = np.array([8.0, 0.3, 0.0])
-    print("\n(b) hand target out of reach, prioritized")
-    run(far, prioritized=True, steps=300)
-    print("\n(c) hand target out of reach, the same tasks weighted in one level")
-    run(far, prioritized=False, steps=300)
+    main()

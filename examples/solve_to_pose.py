@@ -17,7 +17,8 @@ import pinocchio as pin
 import taskik
 
 
-def pose_ik() -> None:
+def pose_ik() -> dict:
+    """Returns the result and the reached position and rotation errors (m, rad)."""
     robot = taskik.robots.load("ur5")
     conf = robot.configuration()
     task = taskik.FrameTask("tool0")
@@ -30,9 +31,15 @@ def pose_ik() -> None:
     print("  q =", np.round(result.q, 4))
     reached = robot.configuration(result.q).get_transform_frame_to_world("tool0")
     print("  position error (m):", np.linalg.norm(reached.translation - target.translation))
+    return {
+        "result": result,
+        "position_error": float(np.linalg.norm(reached.translation - target.translation)),
+        "rotation_error": float(np.linalg.norm(pin.log3(target.rotation.T @ reached.rotation))),
+    }
 
 
-def posture_generation() -> None:
+def posture_generation() -> dict:
+    """Returns the result and the tasks (their targets set)."""
     robot = taskik.robots.load("humanoid")
     conf = robot.configuration()
     feet = []
@@ -63,17 +70,23 @@ def posture_generation() -> None:
     ):
         print(f"  {name:10s} E_i = {r:.2e}")
     print("  base quaternion norm:", np.linalg.norm(result.q[3:7]))
+    return {"result": result, "tasks": [*feet, com, hand]}
 
 
-def unreachable() -> None:
+def unreachable() -> dict:
+    """Returns the result."""
     robot = taskik.robots.load("ur5")
     task = taskik.FrameTask("tool0")
     task.set_target(pin.SE3(np.eye(3), np.array([2.0, 0.0, 0.3])))  # beyond the 0.95 m reach
     result = taskik.solve_posture(robot.model, [task], q0=robot.q0, max_searches=5, rng=0)
     print("Unreachable:", result.success, "-", result.reason)
+    return {"result": result}
+
+
+def main() -> dict[str, dict]:
+    """The three parts; returns their results."""
+    return {"pose": pose_ik(), "posture": posture_generation(), "unreachable": unreachable()}
 
 
 if __name__ == "__main__":
-    pose_ik()
-    posture_generation()
-    unreachable()
+    main()

@@ -4,6 +4,7 @@ the examples that support it) and writes its plots outside the repository."""
 from __future__ import annotations
 
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -57,3 +58,121 @@ def test_example_runs(example, tmp_path):
     for pattern in EXPECTED_PLOTS.get(example.stem, []):
         written = list(output.glob(pattern))
         assert written and all(p.stat().st_size > 10_000 for p in written), (pattern, written)
+
+
+# ------------------------------------------------------------------ what each one achieves
+# Each example's main() returns what it printed as numbers; these tests run it in-process,
+# short (TASKIK_SMOKE=1) where it supports that, and check what it demonstrates. Bounds are
+# the values measured when the test was written, with a margin of about 3–5× for errors
+# that should be small (or about 15 % for figures that are not errors to be minimised).
+def run_main(name, monkeypatch, tmp_path, *args):
+    monkeypatch.setenv("TASKIK_SMOKE", "1")
+    monkeypatch.setenv("TASKIK_OUTPUT", str(tmp_path / "out"))
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.chdir(tmp_path)
+    module = runpy.run_path(str(ROOT / "examples" / f"{name}.py"), run_name=f"example_{name}")
+    return module["main"](*args)
+
+
+def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
+    s = run_main("control_loop", monkeypatch, tmp_path)
+    assert s["ticks"] == 30  # 0.3 s at 100 Hz
+    # measured 0.013 mm (one tick of the 314 mm/s circle is 3.1 mm): gain 1 keeps up
+    assert s["error_max_mm"] < 0.05
+    assert s["error_mean_mm"] <= s["error_max_mm"]
+
+
+def test_demo_reaches_every_pose_and_holds_the_feet(monkeypatch, tmp_path):
+    r = run_main("demo", monkeypatch, tmp_path)
+    steps = [step for step, _ in r["ur5_poses"]]
+    assert len(steps) == 4
+    assert all(err < 1e-5 for _, err in r["ur5_poses"])  # TOL: every pose reached
+    assert max(steps) <= 60, steps  # measured 26, 38, 41, 29 steps
+    e = r["humanoid_errors"]
+    assert e["left foot"] < 5e-5 and e["right foot"] < 5e-5  # measured 1.3e-5 (weighted)
+    assert e["com"] < 5e-4  # measured 1.1e-4
+    assert e["hand"] < 3e-4  # measured 6.3e-5
+
+
+@pytest.mark.parametrize("robot", [None, "humanoid"])  # None: Talos when installed
+def test_humanoid_posture_meets_feet_com_and_hands(monkeypatch, tmp_path, robot):
+    r = run_main("humanoid_posture", monkeypatch, tmp_path, robot)
+    # measured after 40 steps (Talos / bundled humanoid): feet 3.7e-6 / 1.8e-6,
+    # CoM 3.8e-5 / 3.5e-5, hands 4.8e-4 / 2.6e-4
+    assert r["left foot"] < 2e-5 and r["right foot"] < 2e-5, r
+    assert r["com"] < 2e-4, r
+    assert r["left hand"] < 2e-3 and r["right hand"] < 2e-3, r
+    assert r["joint_margin"] >= -1e-9  # the joint limits hold
+    assert list((tmp_path / "out").glob(f"{r['robot']}_posture_errors.png"))
+
+
+def test_manipulator_servoing_reaches_targets_within_limits(monkeypatch, tmp_path):
+    r = run_main("manipulator_servoing", monkeypatch, tmp_path)
+    for name, results in r.items():
+        assert len(results) == 2, name
+        assert all(margin >= -1e-9 for _, margin in results), (name, results)  # limits hold
+    (ur5_1, _), (ur5_2, _) = r["ur5"]
+    (panda_1, _), (panda_2, _) = r["panda"]
+    assert ur5_1 < 5e-5 and panda_1 < 5e-5  # measured 7.9e-6, 5.4e-6 after 30 steps
+    assert ur5_2 < 2e-2  # measured 4.5e-3 after 30 steps
+    # the 3 rad turn of the Panda's hand (|e| ≈ 3 at the start) is under way: 0.86 measured
+    assert panda_2 < 1.0
+
+
+def test_prioritized_arm_keeps_the_tool_only_with_levels(monkeypatch, tmp_path):
+    r = run_main("prioritized_arm", monkeypatch, tmp_path)
+    assert r["prioritized"]["worst_tool"] < 3e-4  # measured 8.6e-5 (second-order drift)
+    assert r["weighted"]["worst_tool"] > 1e-3  # measured 4.2e-3: the elbow drags the tool
+    for run in r.values():  # asked to move 0.15 m, 0.035 m short measured in both runs
+        assert run["elbow"] < 0.05, r
+
+
+def test_prioritized_humanoid_feet_and_com_hold(monkeypatch, tmp_path):
+    r = run_main("prioritized_humanoid", monkeypatch, tmp_path)
+    assert r["reachable"]["feet_com"] < 1e-9  # measured 6.7e-16
+    assert r["reachable"]["hand"] < 1e-6  # measured 1.5e-15
+    assert r["far_prioritized"]["feet_com"] < 1e-4  # measured 2.5e-5
+    assert 5.0 < r["far_prioritized"]["hand"] < 6.2  # out of reach; 5.89 m measured (from 8.2)
+    assert r["far_weighted"]["feet_com"] > 0.1  # measured 1.86 m: weighted, the feet give way
+
+
+def test_buss_double_y_tracks_and_stops(monkeypatch, tmp_path):
+    r = run_main("buss_double_y", monkeypatch, tmp_path)
+    dls, dls_clamped, sdls = r["tracking"].values()
+    # mean distances over 4 s, measured 0.556, 0.513, 0.521 m (Buss's targets leave reach)
+    assert dls < 0.64 and dls_clamped < 0.59 and sdls < 0.6, r["tracking"]
+    assert dls_clamped < dls  # ClampMag helps DLS
+    frozen = r["frozen"]
+    assert frozen["stopped"]  # the pose-change test fired, not the iteration cap
+    assert frozen["iterations"] <= 1200  # measured 804
+    d = frozen["distances"]
+    assert d["effector_3"] < 1e-4 and d["effector_4"] < 1e-4, d  # measured 1.9e-6, 2.4e-5
+    assert d["effector_1"] > 2.0, d  # out of reach: 2.42 m measured
+
+
+def test_solve_to_pose_results(monkeypatch, tmp_path):
+    import numpy as np
+    import pinocchio as pin
+
+    import taskik
+
+    r = run_main("solve_to_pose", monkeypatch, tmp_path)
+    pose = r["pose"]
+    assert pose["result"].success and pose["result"].error < 1e-6
+    assert pose["result"].iterations <= 15  # one search (measured 4)
+    assert pose["position_error"] < 1e-3 and pose["rotation_error"] < 2e-3  # 1.1e-4, 3.9e-4
+
+    posture = r["posture"]
+    result = posture["result"]
+    assert result.success and max(result.residuals) < 1e-10  # tol
+    assert abs(np.linalg.norm(result.q[3:7]) - 1.0) < 1e-12
+    conf = taskik.robots.load("humanoid").configuration(result.q)  # checked from q itself
+    for foot in posture["tasks"][:2]:
+        M = conf.get_transform_frame_to_world(foot.frame.name)
+        assert np.linalg.norm(M.translation - foot.target.translation) < 2e-5
+        assert np.linalg.norm(pin.log3(foot.target.rotation.T @ M.rotation)) < 2e-5
+
+    unreachable = r["unreachable"]["result"]
+    assert not unreachable.success and unreachable.searches == 5
+    # 2 m away, reach 0.95 m: E ≥ ½ 1.05² = 0.55; measured 0.606 (best of 5 searches)
+    assert 0.5 < unreachable.error < 0.7
