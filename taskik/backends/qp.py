@@ -95,7 +95,9 @@ def daqp_constraints(nv: int, G, h, lb, ub):
     """``(A, upper, lower)`` in DAQP's layout: the first nv bounds are simple bounds on v
     (±inf = unbounded), the rest bound the rows ``G v ≤ h``."""
     if lb is None:
-        lb, ub = np.full(nv, -np.inf), np.full(nv, np.inf)
+        lb = np.full(nv, -np.inf)
+    if ub is None:
+        ub = np.full(nv, np.inf)
     if G is None:
         return _empty_rows(nv), ub, lb
     upper = np.concatenate([ub, h])
@@ -138,10 +140,11 @@ def solve_qp_arrays(P, r, G, h, lb, ub, solver: str, boxes=(), limits=(), **kwar
             conflicts.append(f"inequality rows from limits {names} may be infeasible")
         raise NoSolutionFound(solver, status, conflicts)
     v = np.array(v, dtype=float)
+    # solvers meet bounds up to their tolerance (1e-6 for DAQP, more for OSQP): project
+    # onto the box so that the limits hold exactly
     if lb is not None:
-        # solvers meet bounds up to their tolerance (1e-6 for DAQP, more for OSQP): project
-        # onto the box so that the limits hold exactly
         np.maximum(v, lb, out=v)
+    if ub is not None:
         np.minimum(v, ub, out=v)
     return v
 
