@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from .exceptions import (
@@ -31,7 +32,7 @@ UNIT_NORM_TOLERANCE = 1e-6
 
 def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
     """Slices of q that must be unit quaternions or unit complex numbers, with their kind."""
-    blocks = []
+    blocks: list[tuple[slice, str]] = []
     for joint in model.joints[1:]:
         kind = joint.shortname()
         iq = joint.idx_q
@@ -72,8 +73,9 @@ class PositionRanges:
 
     __slots__ = ("model", "q_indices", "v_indices", "lower", "upper")
 
-    def __init__(self, model: pin.Model):
-        iq, iv = [], []
+    def __init__(self, model: pin.Model) -> None:
+        iq: list[int] = []
+        iv: list[int] = []
         lo, hi = model.lowerPositionLimit, model.upperPositionLimit
         for joint in model.joints[1:]:
             if joint.nq == 1 and joint.nv == 1:
@@ -122,7 +124,7 @@ class Configuration:
             quaternion.
     """
 
-    def __init__(self, model: pin.Model, q: np.ndarray, data: pin.Data | None = None):
+    def __init__(self, model: pin.Model, q: npt.ArrayLike, data: pin.Data | None = None) -> None:
         if not isinstance(model, pin.Model):
             raise InvalidInput(f"model must be a pinocchio.Model, got {type(model).__name__}")
         self.model = model
@@ -133,7 +135,8 @@ class Configuration:
         self._position_ranges: PositionRanges | None = None
         #: The solvers' plans for the task lists solved on this configuration.
         self.plans = PlanCache()
-        self._frame_jacobians: dict = {}  # LOCAL frame Jacobians of this update, by frame id
+        # LOCAL frame Jacobians of this update, by frame id (other reference frames: (id, frame))
+        self._frame_jacobians: dict[int | tuple[int, pin.ReferenceFrame], np.ndarray] = {}
         self.q = np.empty(model.nq)
         self.update(q)
 
@@ -148,7 +151,7 @@ class Configuration:
         """Size of the tangent space (joint velocities), the decision variable of a step."""
         return self.model.nv
 
-    def check_q(self, q) -> np.ndarray:
+    def check_q(self, q: npt.ArrayLike) -> np.ndarray:
         """Return q as a float array; raise :class:`InvalidConfiguration` saying what is wrong."""
         try:
             q = np.asarray(q, dtype=float)
@@ -171,7 +174,7 @@ class Configuration:
                 )
         return q
 
-    def update(self, q: np.ndarray | None = None) -> None:
+    def update(self, q: npt.ArrayLike | None = None) -> None:
         """Set q (if given) and run the kinematics pass: FK, joint Jacobians, frame placements."""
         if q is not None:
             self.q[:] = self.check_q(q)
@@ -207,7 +210,9 @@ class Configuration:
         rid = root if isinstance(root, int) else self.get_frame_id(root)
         return self.data.oMf[rid].actInv(self.data.oMf[fid])
 
-    def get_frame_jacobian(self, frame: str | int, reference_frame=LOCAL) -> np.ndarray:
+    def get_frame_jacobian(
+        self, frame: str | int, reference_frame: pin.ReferenceFrame = LOCAL
+    ) -> np.ndarray:
         """Frame Jacobian (6 × nv, twist ``[v; ω]``), cached until the next update.
 
         With ``LOCAL`` (default) ``J v`` is the body twist of the frame, expressed in the frame.
@@ -240,7 +245,7 @@ class Configuration:
         return self.data.Jcom
 
     # ------------------------------------------------------------ integration
-    def _check_step(self, v, dt) -> tuple[np.ndarray, float]:
+    def _check_step(self, v: npt.ArrayLike, dt: float) -> tuple[np.ndarray, float]:
         if not (
             type(v) is np.ndarray
             and v.shape == (self.model.nv,)
@@ -252,7 +257,7 @@ class Configuration:
             dt = check_positive_scalar(dt, "dt")
         return v, dt
 
-    def integrate(self, v: np.ndarray, dt: float) -> np.ndarray:
+    def integrate(self, v: npt.ArrayLike, dt: float) -> np.ndarray:
         """Return ``q ⊕ v·dt`` (``pin.integrate``: quaternions, continuous joints)."""
         v, dt = self._check_step(v, dt)
         q = pin.integrate(self.model, self.q, v * dt)
@@ -260,7 +265,7 @@ class Configuration:
             q = pin.normalize(self.model, q)
         return q
 
-    def integrate_inplace(self, v: np.ndarray, dt: float) -> None:
+    def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:
         """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
         self.q[:] = self.integrate(v, dt)
         self.update()

@@ -6,6 +6,7 @@ import difflib
 from collections.abc import Iterable
 
 import numpy as np
+import numpy.typing as npt
 
 
 class TaskikError(Exception):
@@ -23,7 +24,7 @@ class InvalidConfiguration(InvalidInput):
 class UnknownName(TaskikError, KeyError):
     """A frame or joint name does not exist in the model; the message lists close matches."""
 
-    def __init__(self, kind: str, name: str, candidates: Iterable[str]):
+    def __init__(self, kind: str, name: str, candidates: Iterable[str]) -> None:
         names = list(candidates)
         close = difflib.get_close_matches(str(name), names, n=5, cutoff=0.4)
         msg = f"unknown {kind} {name!r}"
@@ -54,7 +55,7 @@ class NoSolutionFound(TaskikError, RuntimeError):
         conflicts: human-readable descriptions of the limits that conflict, if found.
     """
 
-    def __init__(self, solver: str, status: object, conflicts: list[str] | None = None):
+    def __init__(self, solver: str, status: object, conflicts: list[str] | None = None) -> None:
         self.solver = solver
         self.status = status
         self.conflicts = list(conflicts or [])
@@ -71,7 +72,10 @@ class NotWithinConfigurationLimits(TaskikError, ValueError):
 
 
 def check_finite_array(
-    value, name: str, shape: tuple[int, ...] | None = None, dtype=float
+    value: npt.ArrayLike,
+    name: str,
+    shape: tuple[int, ...] | None = None,
+    dtype: npt.DTypeLike = float,
 ) -> np.ndarray:
     """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
     try:
@@ -86,7 +90,7 @@ def check_finite_array(
     return arr
 
 
-def check_positive_scalar(value, name: str) -> float:
+def check_positive_scalar(value: float, name: str) -> float:
     """Return ``value`` as a float, raising :class:`InvalidInput` unless it is finite and > 0."""
     try:
         x = float(value)

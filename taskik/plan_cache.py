@@ -16,7 +16,7 @@ plan: the last lists and copies of their contents, compared by identity.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -36,8 +36,11 @@ class PlanCache:
     __slots__ = ("_plans", "_last")
 
     def __init__(self) -> None:
-        self._plans: dict[tuple, Any] = {}
-        self._last: dict[str, tuple] = {}  # kind → (tasks, limits, their copies, plan)
+        # Plans of every kind (assemblers, hierarchy layouts...): each method's caller knows
+        # the type of the plans it builds, the cache does not.
+        self._plans: dict[tuple[str, object, tuple[int, ...] | None], Any] = {}
+        # kind → (tasks, limits, their copies, plan)
+        self._last: dict[str, tuple[object, object, list[object], list[object] | None, Any]] = {}
 
     def __len__(self) -> int:
         return len(self._plans)
@@ -47,7 +50,12 @@ class PlanCache:
         self._plans.clear()
         self._last.clear()
 
-    def step(self, tasks, limits, build: Callable[[], T]) -> T:
+    def step(
+        self,
+        tasks: Sequence[object],
+        limits: Sequence[object] | None,
+        build: Callable[[], T],
+    ) -> T:
         """The plan of a flat task list (one weighted level)."""
         last = self._last.get("step")
         if (
@@ -62,7 +70,12 @@ class PlanCache:
             return build()
         return self._find(("step", tuple(map(id, tasks)), _limit_ids(limits)), tasks, limits, build)
 
-    def levels(self, levels, limits, build: Callable[[], T]) -> T:
+    def levels(
+        self,
+        levels: Sequence[Sequence[object]],
+        limits: Sequence[object] | None,
+        build: Callable[[], T],
+    ) -> T:
         """The plan of a list of priority levels (lists of tasks)."""
         last = self._last.get("levels")
         if (
@@ -82,7 +95,13 @@ class PlanCache:
         key = ("levels", tuple(tuple(map(id, level)) for level in levels), _limit_ids(limits))
         return self._find(key, levels, limits, build)
 
-    def _find(self, key: tuple, tasks, limits, build: Callable[[], T]) -> T:
+    def _find(
+        self,
+        key: tuple[str, object, tuple[int, ...] | None],
+        tasks: Sequence[object],
+        limits: Sequence[object] | None,
+        build: Callable[[], T],
+    ) -> T:
         plan = self._plans.get(key)
         if plan is None:
             plan = build()
@@ -98,9 +117,9 @@ class PlanCache:
         return plan
 
 
-def _keyable(limits) -> bool:
+def _keyable(limits: object) -> bool:
     return limits is None or type(limits) is list or type(limits) is tuple
 
 
-def _limit_ids(limits) -> tuple | None:
+def _limit_ids(limits: Sequence[object] | None) -> tuple[int, ...] | None:
     return None if limits is None else tuple(map(id, limits))

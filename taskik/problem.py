@@ -18,16 +18,35 @@ in the configuration's plan cache.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
 
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits import default_limits
-from .limits.limit import Limit
+from .limits.limit import Box, Limit
 from .tasks.task import Task
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+    from .backends.qp import DaqpWorkspace
+    from .backends.unconstrained import UnconstrainedPlan
+
+T = TypeVar("T")
+
+#: ``(P, r, G, h, lb, ub)`` of one step; ``G, h`` and ``lb, ub`` may be None (see :class:`Problem`).
+QPArrays: TypeAlias = tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray | None,
+    np.ndarray | None,
+    np.ndarray | None,
+    np.ndarray | None,
+]
 
 
 @dataclass
@@ -57,15 +76,15 @@ class Problem:
     A: np.ndarray
     c: np.ndarray
     mu: float
-    limits: list = field(default_factory=list)
-    boxes: list = field(default_factory=list)
+    limits: list[Limit] = field(default_factory=list)
+    boxes: list[BoxBound] = field(default_factory=list)
 
     @property
     def nv(self) -> int:
         return self.P.shape[0]
 
 
-def _check_list(items, cls: type, what: str) -> list:
+def _check_list(items: object, cls: type[T], what: str) -> list[T]:
     if isinstance(items, cls):
         return [items]
     if isinstance(items, str | bytes) or not isinstance(items, Sequence | set | frozenset):
@@ -80,23 +99,23 @@ def _check_list(items, cls: type, what: str) -> list:
     return list(items)
 
 
-def check_tasks(tasks) -> list[Task]:
+def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
     """Validate the task list (a sequence of :class:`Task`)."""
     return _check_list(tasks, Task, "tasks")
 
 
-def check_limits(limits) -> list[Limit]:
+def check_limits(limits: Iterable[Limit] | Limit) -> list[Limit]:
     """Validate a limit list (a sequence of :class:`Limit`)."""
     return _check_list(limits, Limit, "limits")
 
 
-def check_levels(levels) -> list[list[Task]]:
+def check_levels(levels: Sequence[Sequence[Task]]) -> list[list[Task]]:
     """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
     if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
         raise InvalidInput(
             f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
         )
-    out = []
+    out: list[list[Task]] = []
     for k, level in enumerate(levels):
         if isinstance(level, Task):
             raise InvalidInput(
@@ -119,7 +138,7 @@ def check_damping(damping: float) -> float:
 
 def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
     """Describe every velocity index whose lower bound from one limit exceeds another's upper."""
-    out = []
+    out: list[str] = []
     for i in range(nv):
         pairs = [(b.lower[k], b.upper[k], b) for b in boxes for k in np.flatnonzero(b.indices == i)]
         if not pairs:
@@ -144,13 +163,15 @@ class Assembler:
     box, then intersected, so the merged box is never empty unless two hard limits conflict.
     """
 
-    def __init__(self, configuration: Configuration, tasks: list[Task], limits: list[Limit]):
+    def __init__(
+        self, configuration: Configuration, tasks: list[Task], limits: list[Limit]
+    ) -> None:
         self.model = configuration.model
         self.tasks = tasks
         self.limits = limits
         nv = configuration.nv
         self.nv = nv
-        dims = []
+        dims: list[int] = []
         for task in tasks:
             e, J = task.compute_error_and_jacobian(configuration)
             if J.shape != (len(e), nv):
@@ -169,16 +190,18 @@ class Assembler:
             (task, self.A[a:b], self.c[a:b], slice(a, b))
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
         ]
-        self._versions = [None] * len(tasks)
-        self._lm_tasks = []
+        self._versions: list[int | None] = [None] * len(tasks)
+        # (λ_i, c_i, W_i) of the tasks with a Levenberg–Marquardt term
+        self._lm_tasks: list[tuple[float, np.ndarray, np.ndarray]] = []
         self.P = np.empty((nv, nv))
         self.r = np.empty(nv)
         self._P_diag = self.P.reshape(-1)[:: nv + 1]  # writable view of the diagonal
         self._wk_dt = np.zeros(m)  # W·Kp/dt for the last dt
-        self._last_dt = None
+        self._last_dt: float | None = None
+        self.mu: float  # Σ μ_i of the last step, set by assemble()
 
         self.static_boxes: list[BoxBound] = []
-        self.dynamic = []  # limits recomputed every step
+        self.dynamic: list[Limit] = []  # limits recomputed every step
         hard_lb = np.full(nv, -np.inf)
         hard_ub = np.full(nv, np.inf)
         self.has_hard = False
@@ -201,12 +224,27 @@ class Assembler:
             )
         self.hard_lb, self.hard_ub = hard_lb, hard_ub
         # solver state kept between steps with this plan (set by the solvers)
-        self.qp_workspace = None  # warm-started DAQP workspace of the QP step
-        self.unconstrained_plan = None  # row groups of the unconstrained backends
+        self.qp_workspace: DaqpWorkspace | None = None  # warm-started DAQP workspace of the QP step
+        # row groups of the unconstrained backends
+        self.unconstrained_plan: UnconstrainedPlan | None = None
         self.bounds = np.empty((2, nv))  # [lb; ub] of the last step
         self.lb, self.ub = self.bounds[0], self.bounds[1]
         # Fast path: one soft box limit (position limits), hard boxes all static.
-        self._single_soft = None
+        # (limit, indices, covers all of v, raw box, clipped box, hard lb[idx], hard ub[idx],
+        #  [hard lb; hard ub])
+        self._single_soft: (
+            tuple[
+                Limit,
+                np.ndarray,
+                bool,
+                np.ndarray,
+                np.ndarray,
+                np.ndarray,
+                np.ndarray,
+                np.ndarray,
+            ]
+            | None
+        ) = None
         if (
             len(self.dynamic) == 1
             and not self.dynamic[0].hard
@@ -228,7 +266,7 @@ class Assembler:
                 )
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
-        self._dynamic_boxes: list = []
+        self._dynamic_boxes: list[tuple[Limit, Box]] = []
 
     @property
     def boxes(self) -> list[BoxBound]:
@@ -253,7 +291,7 @@ class Assembler:
 
     def assemble(
         self, configuration: Configuration, dt: float, damping: float, normal: bool = True
-    ):
+    ) -> QPArrays:
         """Fill and return ``(P, r, G, h, lb, ub)`` for the current configuration.
 
         ``normal=False`` fills only the rows ``A``, ``c`` and the limits (``P`` and ``r``
@@ -300,8 +338,9 @@ class Assembler:
                 self.bounds[:, idx] = S
             return self.P, self.r, None, None, self.lb, self.ub
 
-        G_rows, h_rows = [], []
-        boxes = []
+        G_rows: list[np.ndarray] = []
+        h_rows: list[np.ndarray] = []
+        boxes: list[tuple[Limit, Box]] = []
         lb, ub = self.lb, self.ub
         if self.dynamic:
             hard_lb, hard_ub = self.hard_lb, self.hard_ub
@@ -363,14 +402,18 @@ class Assembler:
         return self.P, self.r, G, h, lb, ub
 
 
-def resolve_limits(configuration: Configuration, limits) -> list[Limit]:
+def resolve_limits(
+    configuration: Configuration, limits: Iterable[Limit] | Limit | None
+) -> list[Limit]:
     """``None`` → the model's position and velocity limits; otherwise a validated list."""
     if limits is None:
         return default_limits(configuration.model)
     return check_limits(limits)
 
 
-def is_hierarchy(tasks) -> bool:
+def is_hierarchy(
+    tasks: Sequence[Task] | Sequence[Sequence[Task]],
+) -> TypeIs[Sequence[Sequence[Task]]]:
     """True when ``tasks`` is a list of levels (lists of tasks), highest priority first.
 
     Decided on the first element; the hierarchy solver validates every level.

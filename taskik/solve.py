@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ def solve_ik(
     solver: str | None = None,
     damping: float = 1e-12,
     backend: str = "qp",
-    **solver_kwargs,
+    **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) that best achieves the tasks in one step of ``dt`` seconds.
 
@@ -68,7 +69,7 @@ def solve_ik(
     solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
     P, r, G, h, lb, ub = asm.assemble(configuration, float(dt), damping)
-    if solver == "daqp" and G is None and lb is not None and not solver_kwargs:
+    if solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:

@@ -7,7 +7,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges
 from ..exceptions import InvalidInput
-from .limit import Limit
+from .limit import Box, Limit, StackedBox
 
 
 class ConfigurationLimit(Limit):
@@ -36,7 +36,7 @@ class ConfigurationLimit(Limit):
     hard = False
     name = "configuration"
 
-    def __init__(self, model: pin.Model, gain: float = 0.5):
+    def __init__(self, model: pin.Model, gain: float = 0.5) -> None:
         gain = float(gain)
         if not (0.0 < gain <= 1.0):
             raise InvalidInput(f"ConfigurationLimit gain must be in (0, 1], got {gain!r}")
@@ -50,11 +50,13 @@ class ConfigurationLimit(Limit):
         self._stacked = np.vstack([self.q_min, self.q_max])
         self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
 
-    def compute_box(self, configuration: Configuration, dt: float):
+    def compute_box(self, configuration: Configuration, dt: float) -> Box:
         idx, bounds = self.compute_stacked_box(configuration, dt)
         return idx, bounds[0], bounds[1]
 
-    def compute_stacked_box(self, configuration: Configuration, dt: float, out=None):
+    def compute_stacked_box(
+        self, configuration: Configuration, dt: float, out: np.ndarray | None = None
+    ) -> StackedBox:
         """``(indices, B)`` with ``B = [lower; upper]`` (2 × k), written into ``out`` if given."""
         q = configuration.q if self._all_q else configuration.q[self.q_indices]
         out = np.subtract(self._stacked, q, out=out)

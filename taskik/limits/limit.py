@@ -7,11 +7,32 @@ or inequality rows ``G v ≤ h`` for what is not a box.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypeAlias
+
 import numpy as np
 
 from ..configuration import Configuration, finite_limit_mask, velocity_index_name
 
-__all__ = ["Limit", "finite_limit_mask", "velocity_index_name"]
+if TYPE_CHECKING:
+    import pinocchio as pin
+
+__all__ = [
+    "Box",
+    "Inequalities",
+    "Limit",
+    "StackedBox",
+    "finite_limit_mask",
+    "velocity_index_name",
+]
+
+#: ``(indices, lower, upper)``: the bounds ``lower ≤ v[indices] ≤ upper``.
+Box: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+#: ``(indices, B)`` with ``B = [lower; upper]`` (2 × k): a :data:`Box` stacked.
+StackedBox: TypeAlias = tuple[np.ndarray, np.ndarray]
+
+#: ``(G, h)``: the inequality rows ``G v ≤ h``.
+Inequalities: TypeAlias = tuple[np.ndarray, np.ndarray]
 
 
 class Limit:
@@ -31,11 +52,13 @@ class Limit:
     #: Short name used in reports and error messages.
     name: str = "limit"
 
-    def compute_box(self, configuration: Configuration, dt: float):
+    def compute_box(self, configuration: Configuration, dt: float) -> Box | None:
         """``(indices, lower, upper)``: bounds on ``v[indices]``, or None if no box."""
         return None
 
-    def compute_stacked_box(self, configuration: Configuration, dt: float, out=None):
+    def compute_stacked_box(
+        self, configuration: Configuration, dt: float, out: np.ndarray | None = None
+    ) -> StackedBox | None:
         """``(indices, B)`` with ``B = [lower; upper]`` stacked (2 × k); None if no box."""
         box = self.compute_box(configuration, dt)
         if box is None:
@@ -46,10 +69,10 @@ class Limit:
         out[0], out[1] = lo, hi
         return idx, out
 
-    def compute_inequalities(self, configuration: Configuration, dt: float):
+    def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         """``(G, h)`` with ``G v ≤ h``, or None."""
         return None
 
-    def describe_index(self, model, i: int) -> str:
+    def describe_index(self, model: pin.Model, i: int) -> str:
         """Human-readable name of velocity index ``i`` (the joint that owns it)."""
         return velocity_index_name(model, i)

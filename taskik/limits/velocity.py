@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, UnknownName
-from .limit import Limit, finite_limit_mask
+from .limit import Box, Limit, finite_limit_mask
 
 
 class VelocityLimit(Limit):
@@ -26,7 +27,7 @@ class VelocityLimit(Limit):
     static = True
     name = "velocity"
 
-    def __init__(self, model: pin.Model, limits: Mapping[str, float] | None = None):
+    def __init__(self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | None = None) -> None:
         self.model = model
         if limits is None:
             vmax = np.array(model.velocityLimit, dtype=float)
@@ -38,7 +39,8 @@ class VelocityLimit(Limit):
         else:
             if not isinstance(limits, Mapping):
                 raise InvalidInput("limits must be a mapping joint name -> velocity limit")
-            idx_l, val_l = [], []
+            idx_l: list[int] = []
+            val_l: list[float] = []
             names = list(model.names)
             for name, value in limits.items():
                 if name not in names or name == "universe":
@@ -54,7 +56,7 @@ class VelocityLimit(Limit):
         self.indices = idx[order]
         self.v_max = values[order]
 
-    def compute_box(self, configuration: Configuration, dt: float):
+    def compute_box(self, configuration: Configuration, dt: float) -> Box:
         return self.indices, -self.v_max, self.v_max
 
     def __repr__(self) -> str:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, TargetNotSet, check_finite_array
 
 
-def as_se3(target, name: str = "target") -> pin.SE3:
+def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
     if isinstance(target, pin.SE3):
         R, p = target.rotation, target.translation
@@ -34,11 +37,11 @@ class FrameRef:
 
     __slots__ = ("name", "_model", "_id")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str) -> None:
         if not isinstance(name, str):
             raise InvalidInput(f"frame name must be a string, got {type(name).__name__}")
         self.name = name
-        self._model = None
+        self._model: pin.Model | None = None
         self._id = -1
 
     def id(self, configuration: Configuration) -> int:
@@ -48,9 +51,14 @@ class FrameRef:
         return self._id
 
 
-def require_target(target, task) -> None:
+T = TypeVar("T")
+
+
+def require_target(target: T | None, task: object) -> T:
+    """Return ``target``; raise :class:`TargetNotSet` naming the task's class if it is None."""
     if target is None:
         raise TargetNotSet(
             f"{type(task).__name__} has no target: call set_target() or "
             "set_target_from_configuration() first"
         )
+    return target

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ..configuration import Configuration
 from ..exceptions import check_finite_array
@@ -21,17 +22,21 @@ class ComTask(Task):
 
     dim = 3
 
-    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(
+        self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
+    ) -> None:
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
-    def set_target(self, target) -> None:
+    def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the world frame (m), shape (3,)."""
         self.target = check_finite_array(target, "target", (3,)).copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = configuration.com
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
-        return self.target - configuration.com, configuration.com_jacobian
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
+        return target - configuration.com, configuration.com_jacobian

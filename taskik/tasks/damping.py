@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput
@@ -18,19 +19,20 @@ class DampingTask(Task):
         cost: weight (s/rad), scalar or one per velocity (nv).
     """
 
-    def __init__(self, cost=1.0):
+    def __init__(self, cost: npt.ArrayLike = 1.0) -> None:
         self._eye: np.ndarray | None = None
         super().__init__(cost=cost)
 
-    @Task.cost.setter
-    def cost(self, value) -> None:
+    def _set_cost(self, value: npt.ArrayLike) -> None:
         self._cost = check_cost(value, None)
         self._bump()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """The damping task has no target; provided so task lists can be initialised uniformly."""
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
         nv = configuration.nv
         if self._cost.ndim == 1 and self._cost.shape != (nv,):
             raise InvalidInput(f"DampingTask cost must be a scalar or have shape ({nv},)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -30,18 +31,22 @@ class FrameTask(Task):
     def __init__(
         self,
         frame: str,
-        position_cost=1.0,
-        orientation_cost=1.0,
+        position_cost: npt.ArrayLike = 1.0,
+        orientation_cost: npt.ArrayLike = 1.0,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
-    ):
+    ) -> None:
         self.frame = FrameRef(frame)
         self.target: pin.SE3 | None = None
         super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
         self.set_costs(position_cost, orientation_cost)
 
-    def set_costs(self, position_cost=None, orientation_cost=None) -> None:
+    def set_costs(
+        self,
+        position_cost: npt.ArrayLike | None = None,
+        orientation_cost: npt.ArrayLike | None = None,
+    ) -> None:
         """Change the translation and/or rotation weights."""
         if position_cost is not None:
             self._cost[:3] = check_cost(position_cost, 3, "position_cost")
@@ -57,17 +62,19 @@ class FrameTask(Task):
     def orientation_cost(self) -> np.ndarray:
         return self._cost[3:]
 
-    def set_target(self, target) -> None:
+    def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose in the world frame: ``pin.SE3`` or 4×4 homogeneous matrix."""
         self.target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = configuration.get_transform_frame_to_world(self.frame.name)
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
         fid = self.frame.id(configuration)
-        M = self.target.actInv(configuration.data.oMf[fid])
+        M = target.actInv(configuration.data.oMf[fid])
         e = -pin.log6(M).vector
         J = pin.Jlog6(M) @ configuration.get_frame_jacobian(fid)
         return e, J

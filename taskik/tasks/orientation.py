@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -24,12 +25,19 @@ class OrientationTask(Task):
 
     dim = 3
 
-    def __init__(self, frame: str, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(
+        self,
+        frame: str,
+        cost: npt.ArrayLike = 1.0,
+        *,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
+    ) -> None:
         self.frame = FrameRef(frame)
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
-    def set_target(self, target) -> None:
+    def set_target(self, target: npt.ArrayLike | pin.SE3 | pin.Quaternion) -> None:
         """Target rotation: a 3×3 rotation matrix, a ``pin.SE3`` or a ``pin.Quaternion``."""
         if isinstance(target, pin.SE3):
             target = target.rotation
@@ -42,10 +50,12 @@ class OrientationTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = configuration.get_transform_frame_to_world(self.frame.name).rotation.copy()
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
         fid = self.frame.id(configuration)
-        M = self.target.T @ configuration.data.oMf[fid].rotation
+        M = target.T @ configuration.data.oMf[fid].rotation
         e = -pin.log3(M)
         J = pin.Jlog3(M) @ configuration.get_frame_jacobian(fid)[3:]
         return e, J

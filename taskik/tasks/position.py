@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -35,13 +36,13 @@ class PositionTask(Task):
     def __init__(
         self,
         frame: str,
-        cost=1.0,
-        offset=None,
+        cost: npt.ArrayLike = 1.0,
+        offset: npt.ArrayLike | None = None,
         *,
         gain: float = 1.0,
-        lm_damping=0.0,
+        lm_damping: float = 0.0,
         jacobian: str = "end",
-    ):
+    ) -> None:
         if jacobian not in ("end", "target"):
             raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
         self.jacobian = jacobian
@@ -50,7 +51,7 @@ class PositionTask(Task):
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
-    def set_target(self, target) -> None:
+    def set_target(self, target: npt.ArrayLike) -> None:
         """Target point in the world frame (m), shape (3,)."""
         self.target = check_finite_array(target, "target", (3,)).copy()
 
@@ -62,8 +63,10 @@ class PositionTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = np.array(self.point(configuration))
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
         fid = self.frame.id(configuration)
         T = configuration.data.oMf[fid]
         Jl = configuration.get_frame_jacobian(fid)
@@ -73,8 +76,8 @@ class PositionTask(Task):
             p, Jp = T.act(self.offset), Jl[:3] - pin.skew(self.offset) @ Jl[3:]
         if self.jacobian == "target":  # Buss's alternate Jacobian, at the target point
             R = T.rotation
-            return self.target - p, R @ (Jp - pin.skew(R.T @ (self.target - p)) @ Jl[3:])
-        return self.target - p, T.rotation @ Jp
+            return target - p, R @ (Jp - pin.skew(R.T @ (target - p)) @ Jl[3:])
+        return target - p, T.rotation @ Jp
 
     def __repr__(self) -> str:
         return f"PositionTask({self.frame.name!r}, cost={self.cost.tolist()}, gain={self.gain})"

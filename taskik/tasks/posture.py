@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -29,10 +30,14 @@ class PostureTask(Task):
         cost: weight (1/rad), scalar or one per non-floating velocity (nv − 6 with a free-flyer).
     """
 
-    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
+    def __init__(
+        self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
+    ) -> None:
         self.target: np.ndarray | None = None
-        self._rows: np.ndarray | None = None
-        self._model = None
+        self._rows: np.ndarray  # set with the model, by _bind()
+        self._selection: np.ndarray  # idem, when every non-floating joint is 1-DoF
+        self._q_rows: np.ndarray | None
+        self._model: pin.Model | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def _bind(self, model: pin.Model) -> None:
@@ -55,13 +60,14 @@ class PostureTask(Task):
                     f"{model.name!r}, got {self._cost.shape}"
                 )
 
-    @Task.cost.setter
-    def cost(self, value) -> None:
+    def _set_cost(self, value: npt.ArrayLike) -> None:
         self._cost = check_cost(value, None)
         self._model = None  # re-check the shape against the model at the next use
         self._bump()
 
-    def set_target(self, q_target, configuration: Configuration | None = None) -> None:
+    def set_target(
+        self, q_target: npt.ArrayLike, configuration: Configuration | None = None
+    ) -> None:
         """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
         q_target = np.array(q_target, dtype=float)
         if configuration is not None:
@@ -75,19 +81,21 @@ class PostureTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = configuration.q.copy()
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
         model = configuration.model
         self._bind(model)
-        if self.target.shape != (model.nq,):
+        if target.shape != (model.nq,):
             raise InvalidInput(
-                f"posture target has shape {self.target.shape}, model needs ({model.nq},)"
+                f"posture target has shape {target.shape}, model needs ({model.nq},)"
             )
         q = configuration.q
         if self._q_rows is not None:
             idx = self._q_rows
-            return self.target[idx] - q[idx], self._selection
+            return target[idx] - q[idx], self._selection
         rows = self._rows
-        e = -pin.difference(model, self.target, q)[rows]
-        J = pin.dDifference(model, self.target, q, pin.ArgumentPosition.ARG1)[rows]
+        e = -pin.difference(model, target, q)[rows]
+        J = pin.dDifference(model, target, q, pin.ArgumentPosition.ARG1)[rows]
         return e, J

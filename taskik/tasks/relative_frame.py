@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -26,29 +28,31 @@ class RelativeFrameTask(FrameTask):
         self,
         frame: str,
         root: str,
-        position_cost=1.0,
-        orientation_cost=1.0,
+        position_cost: npt.ArrayLike = 1.0,
+        orientation_cost: npt.ArrayLike = 1.0,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
-    ):
+    ) -> None:
         super().__init__(frame, position_cost, orientation_cost, gain=gain, lm_damping=lm_damping)
         self.root = FrameRef(root)
 
-    def set_target(self, target) -> None:
+    def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose of ``frame`` in ``root``: ``pin.SE3`` or 4×4 homogeneous matrix."""
         self.target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         self.target = configuration.get_transform(self.frame.name, self.root.name)
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
-        require_target(self.target, self)
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        target = require_target(self.target, self)
         fid = self.frame.id(configuration)
         rid = self.root.id(configuration)
         oMf = configuration.data.oMf
         T = oMf[rid].actInv(oMf[fid])
-        M = self.target.actInv(T)
+        M = target.actInv(T)
         J_rel = configuration.get_frame_jacobian(fid) - T.inverse().action @ (
             configuration.get_frame_jacobian(rid)
         )

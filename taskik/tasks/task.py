@@ -13,12 +13,13 @@ the step as the task error grows, so unreachable targets do not produce large mo
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput
 
 
-def check_cost(cost, dim: int | None, name: str = "cost") -> np.ndarray:
+def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
     """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be ≥ 0.
 
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
@@ -52,7 +53,12 @@ class Task:
     #: Number of rows of the task (its error dimension); None when it depends on the model.
     dim: int | None = None
 
-    def __init__(self, cost=1.0, *, gain: float = 1.0, lm_damping: float = 0.0):
+    # (cost version, all costs are 1), cached by taskik.posture.solve.unit_cost
+    _ik_unit_cost: tuple[int, bool]
+
+    def __init__(
+        self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
+    ) -> None:
         self.cost = cost
         self.gain = gain
         self.lm_damping = lm_damping
@@ -66,13 +72,17 @@ class Task:
         return view
 
     @cost.setter
-    def cost(self, value) -> None:
+    def cost(self, value: npt.ArrayLike) -> None:
+        self._set_cost(value)
+
+    def _set_cost(self, value: npt.ArrayLike) -> None:
+        """Validate and store new costs; tasks whose size depends on the model override it."""
         self._cost = check_cost(value, self.dim)
         self._bump()
 
     def _bump(self) -> None:
         """Mark cost or gain as changed, so cached step assemblers refresh their weights."""
-        self._version = getattr(self, "_version", 0) + 1
+        self._version: int = getattr(self, "_version", 0) + 1
 
     @property
     def gain(self) -> float:
@@ -109,7 +119,9 @@ class Task:
         """Task Jacobian ``J`` (dim × nv) with ``ẋ = J v`` (so ``ė = −J v`` to first order)."""
         return self.compute_error_and_jacobian(configuration)[1]
 
-    def compute_error_and_jacobian(self, configuration: Configuration):
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(e, J)`` in one pass; subclasses implement this."""
         raise NotImplementedError
 
@@ -117,7 +129,9 @@ class Task:
         """Set the target to the task value at ``configuration``."""
         raise NotImplementedError
 
-    def compute_term(self, configuration: Configuration, dt: float):
+    def compute_term(
+        self, configuration: Configuration, dt: float
+    ) -> tuple[np.ndarray, np.ndarray, float]:
         """Weighted rows of the step: ``(A, c, μ)`` with ``A = W J``, ``c = W Kp e / dt``."""
         e, J = self.compute_error_and_jacobian(configuration)
         A = np.empty(J.shape)
@@ -125,7 +139,9 @@ class Task:
         mu = self.write_term(e, J, dt, A, c)
         return A, c, mu
 
-    def write_term(self, e, J, dt: float, A_out: np.ndarray, c_out: np.ndarray) -> float:
+    def write_term(
+        self, e: np.ndarray, J: np.ndarray, dt: float, A_out: np.ndarray, c_out: np.ndarray
+    ) -> float:
         """Write ``W J`` into ``A_out`` and ``W Kp e / dt`` into ``c_out``; return ``μ``."""
         w = self._cost
         if w.ndim:
