@@ -66,6 +66,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import cache
+from typing import Any, TypeAlias
 
 import numpy as np
 import qpsolvers
@@ -90,6 +91,12 @@ try:
 except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers[daqp]
     daqp = None
 
+_Arr: TypeAlias = np.ndarray  # (short names for the helpers' many arrays)
+_OptArr: TypeAlias = np.ndarray | None  # the box lb, ub and the rows G, h may be None
+_Opts: TypeAlias = dict[str, Any]  # solver options
+_WS: TypeAlias = DaqpWorkspace | None
+_Levels: TypeAlias = Sequence[Sequence[Task]]
+_Limits: TypeAlias = Sequence[Limit] | None
 #: Accepted values of the ``method`` keyword of :func:`solve_hierarchy`.
 METHODS = ("auto", "cascade", "nullspace")
 
@@ -106,14 +113,16 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- QPs
-def _feasible(v, lb, ub, G, h) -> bool:
+def _feasible(v: _Arr, lb: _OptArr, ub: _OptArr, G: _OptArr, h: _OptArr) -> bool:
     """True when ``v`` satisfies the box and the inequality rows exactly (no tolerance)."""
     if lb is not None and not ((v >= lb).all() and (v <= ub).all()):
         return False
     return G is None or bool((G @ v <= h).all())
 
 
-def _daqp(P, f, rows, upper, lower, kwargs) -> tuple:
+def _daqp(
+    P: _Arr, f: _Arr, rows: _Arr, upper: _Arr, lower: _Arr, kwargs: _Opts
+) -> tuple[_OptArr, str, _OptArr]:
     """DAQP on ``lower ≤ [I; rows] x ≤ upper`` (the first ``len(upper) − len(rows)`` entries
     bound x directly); returns ``(x | None, status, multipliers)``."""
     x, _, exitflag, info = daqp.solve(P, f, rows, upper, lower, **kwargs)
@@ -122,7 +131,9 @@ def _daqp(P, f, rows, upper, lower, kwargs) -> tuple:
     return np.asarray(x), "optimal", np.asarray(info["lam"])
 
 
-def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs, ws) -> tuple:
+def _solve_reduced_qp(
+    P: _Arr, f: _Arr, rows: _Arr, lower: _Arr, upper: _Arr, solver: str, kwargs: _Opts, ws: _WS
+) -> tuple[_OptArr, str, _OptArr]:
     """``min ½ zᵀPz + fᵀz  s.t. lower ≤ rows z ≤ upper``; ``(z | None, status, multipliers)``.
 
     ``ws``: the level's warm-started DAQP workspace (DAQP without options), else None. The
@@ -155,7 +166,10 @@ def _solve_reduced_qp(P, f, rows, lower, upper, solver: str, kwargs, ws) -> tupl
     return np.asarray(sol.x), "optimal", None
 
 
-def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs, ws) -> tuple:
+def _first_level_qp(
+    P: _Arr, f: _Arr, G: _OptArr, h: _OptArr, lb: _OptArr, ub: _OptArr,
+    solver: str, asm: Assembler, kwargs: _Opts, ws: _WS,
+) -> tuple[_Arr, _OptArr]:  # fmt: skip
     """QP of level 0 (no higher level): ``(v, multipliers | None)``, the multipliers in
     DAQP's layout (nv simple bounds, then the rows of G)."""
     if solver == "daqp":
@@ -172,7 +186,10 @@ def _first_level_qp(P, f, G, h, lb, ub, solver, asm, kwargs, ws) -> tuple:
     return v, None
 
 
-def _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, kwargs, k, ws) -> tuple:
+def _level_qp(
+    P: _Arr, g: _Arr, Z: _Arr, v: _Arr, lb: _OptArr, ub: _OptArr, G: _OptArr, h: _OptArr,
+    keep: _OptArr, solver: str, kwargs: _Opts, k: int, ws: _WS,
+) -> tuple[_Arr, _OptArr]:  # fmt: skip
     """QP of level ``k > 0`` in null-space coordinates: ``v = v_{k−1} + Z z`` within the limits.
 
     ``min ½ zᵀPz − gᵀz`` (``P = BᵀB + λI``) s.t. ``lb − v ≤ Z z ≤ ub − v`` and
@@ -182,7 +199,7 @@ def _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, kwargs, k, ws) -> tuple:
     """
     r = Z.shape[1]
     nv = Z.shape[0]
-    if lb is not None and G is None:
+    if lb is not None and ub is not None and G is None:
         if keep is None:
             rows, lower, upper = np.ascontiguousarray(Z), lb - v, ub - v
         else:
@@ -190,11 +207,11 @@ def _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, kwargs, k, ws) -> tuple:
             rows, lower, upper = Z[keep], lb[keep] - vk, ub[keep] - vk
     else:
         parts, lower, upper = [], [], []
-        if lb is not None:
+        if lb is not None and ub is not None:
             parts.append(Z)
             lower.append(lb - v)
             upper.append(ub - v)
-        if G is not None:
+        if G is not None and h is not None:
             parts.append(G @ Z)
             upper.append(h - G @ v)
             lower.append(np.full(len(h), -np.inf))
@@ -237,7 +254,7 @@ STRONG_RTOL = 1e-7
 FIXED_TOL = 1e-10
 
 
-def _constraint_rows(idx: np.ndarray, nv: int, Z, G, unit: bool = True) -> np.ndarray:
+def _constraint_rows(idx: _Arr, nv: int, Z: _OptArr, G: _OptArr, unit: bool = True) -> _Arr:
     """Rows of the constraints ``idx`` (sorted; nv box rows, then the rows of G) in the
     level's coordinates (``v`` when ``Z`` is None, else ``z`` with ``v = v_{k−1} + Z z``);
     rows of G scaled to unit norm when ``unit`` (box rows have norm ≤ 1)."""
@@ -245,6 +262,7 @@ def _constraint_rows(idx: np.ndarray, nv: int, Z, G, unit: bool = True) -> np.nd
     box = idx[:n_box]
     C = _eye(nv)[box] if Z is None else Z[box]
     if n_box < len(idx):
+        assert G is not None, "constraint indices past nv are rows of G"
         gen = idx[n_box:] - nv
         Cg = G[gen] if Z is None else G[gen] @ Z
         if unit:
@@ -280,12 +298,12 @@ class _Plan:
     ``A[rows_k]``, ``c[rows_k]`` of the stacked system.
     """
 
-    def __init__(self, configuration: Configuration, levels, limits):
+    def __init__(self, configuration: Configuration, levels: _Levels, limits: _Limits) -> None:
         self.levels = check_levels(levels)
         flat = [t for level in self.levels for t in level]
         self.asm = Assembler(configuration, flat, resolve_limits(configuration, limits))
-        self.rows = []
-        self.tasks_rows = []  # per level: [(task, rows of the task)]
+        self.rows: list[slice] = []
+        self.tasks_rows: list[list[tuple[Task, slice]]] = []  # per level: (task, its rows)
         it = iter(self.asm.slices)
         start = 0
         for level in self.levels:
@@ -295,7 +313,7 @@ class _Plan:
             self.tasks_rows.append([(task, rows) for task, _, _, rows in entries])
             start = stop
         #: per level: the level's last QP had an active constraint (try the QP first)
-        self.qp_hint = [False] * len(self.levels)
+        self.qp_hint: list[bool | np.bool_] = [False] * len(self.levels)
         #: per level: a warm-started DAQP workspace (consecutive steps have similar QPs)
         self.workspaces = [DaqpWorkspace() for _ in self.levels]
 
@@ -307,7 +325,7 @@ class _Plan:
         if not self.asm.mu:
             return [damping] * len(self.rows)
         c = self.asm.c
-        out = []
+        out: list[float] = []
         for entries in self.tasks_rows:
             mu = damping
             for task, rows in entries:
@@ -319,7 +337,7 @@ class _Plan:
         return out
 
 
-def _get_plan(configuration: Configuration, levels, limits) -> _Plan:
+def _get_plan(configuration: Configuration, levels: _Levels, limits: _Limits) -> _Plan:
     """The plan of these levels and limits, from the configuration's plan cache."""
     return configuration.plans.levels(levels, limits, lambda: _Plan(configuration, levels, limits))
 
@@ -333,7 +351,7 @@ def solve_hierarchy(
     solver: str | None = None,
     damping: float = 1e-12,
     method: str = "auto",
-    **solver_kwargs,
+    **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) achieving the levels with strict priorities, highest first.
 
@@ -375,8 +393,9 @@ def solve_hierarchy(
         )
     always_qp = method == "cascade"
     use_qp = always_qp or constrained
+    qp_solver = ""  # the QP solver (set when a level may need one)
     if use_qp:
-        solver = default_solver() if solver is None else check_solver(solver)
+        solver = qp_solver = default_solver() if solver is None else check_solver(solver)
     lams = plan.level_dampings(dt, damping)
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
@@ -417,11 +436,11 @@ def solve_hierarchy(
             g = d @ B
             if lam and w is not None:
                 g -= lam * w
-            ws = workspaces and workspaces[k]
+            ws = workspaces[k] if workspaces is not None else None
             if Z is None:
-                v, mult = _first_level_qp(P, -g, G, h, lb, ub, solver, asm, solver_kwargs, ws)
+                v, mult = _first_level_qp(P, -g, G, h, lb, ub, qp_solver, asm, solver_kwargs, ws)
             else:
-                z, mult = _level_qp(P, g, Z, v, lb, ub, G, h, keep, solver, solver_kwargs, k, ws)
+                z, mult = _level_qp(P, g, Z, v, lb, ub, G, h, keep, qp_solver, solver_kwargs, k, ws)
                 v += Z @ z
             if mult is not None:
                 mult = np.abs(mult)
@@ -467,12 +486,14 @@ def solve_hierarchy(
                 strong = strong[np.abs(residue).max(axis=1) <= FIXED_TOL]
             if strong.size:
                 if fixed is None:
-                    fixed = np.zeros(nv + (0 if G is None else len(h)), dtype=bool)
+                    fixed = np.zeros(nv + (0 if h is None else len(h)), dtype=np.bool_)
                     # coordinates without a finite bound constrain nothing
-                    fixed[:nv] = True if lb is None else ~(np.isfinite(lb) | np.isfinite(ub))
+                    fixed[:nv] = (
+                        True if lb is None or ub is None else ~(np.isfinite(lb) | np.isfinite(ub))
+                    )
                 fixed[strong] = True
                 keep = np.flatnonzero(~fixed)
-    if lb is not None:
+    if lb is not None and ub is not None:
         # QP solvers meet bounds up to their tolerance (1e-6 for DAQP): limits hold exactly
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)

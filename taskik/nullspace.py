@@ -31,10 +31,12 @@ class LevelSplit:
 
     __slots__ = ("B", "rank", "_qr", "_tau", "_Q")
 
-    def __init__(self, B: np.ndarray, scale: float = 0.0):
+    def __init__(self, B: np.ndarray, scale: float = 0.0) -> None:
         self.B = B
         m, r = B.shape
-        self._Q = None
+        self._Q: np.ndarray | None = None
+        self._qr: np.ndarray | None
+        self._tau: np.ndarray | None
         if min(m, r) == 0:
             self.rank, self._qr, self._tau = 0, None, None
             return
@@ -107,7 +109,7 @@ class LevelSplit:
             M.reshape(-1)[:: rank + 1] += lam
             rhs = d @ C
             w1 = None if w is None else w @ Q1
-            if lam and w is not None:
+            if lam and w1 is not None:
                 rhs -= lam * w1
             _, a, info = _dposv(M, rhs)
             if info:  # pragma: no cover - C has full column rank

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Callable, Iterable
 from functools import cache
+from typing import Any
 
 import numpy as np
 import qpsolvers
 
 from ..exceptions import InvalidInput, NoSolutionFound
-from ..problem import Problem, box_conflicts
+from ..limits.limit import Limit
+from ..problem import BoxBound, Problem, box_conflicts
 
 try:
     import daqp
@@ -65,12 +68,19 @@ class DaqpWorkspace:
 
     __slots__ = ("model", "shape", "lam")
 
-    def __init__(self):
-        self.model = None
-        self.shape = None
-        self.lam = None
+    def __init__(self) -> None:
+        self.model: daqp.Model | None = None
+        self.shape: tuple[int, int, int] | None = None
+        self.lam: np.ndarray | None = None
 
-    def solve(self, P, r, lower, upper, A=None):
+    def solve(
+        self,
+        P: np.ndarray,
+        r: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+        A: np.ndarray | None = None,
+    ) -> np.ndarray | None:
         n = len(r)
         rows = _empty_rows(n) if A is None else A
         shape = (n, len(upper), rows.shape[0])
@@ -91,7 +101,13 @@ class DaqpWorkspace:
         return None
 
 
-def daqp_constraints(nv: int, G, h, lb, ub):
+def daqp_constraints(
+    nv: int,
+    G: np.ndarray | None,
+    h: np.ndarray | None,
+    lb: np.ndarray | None,
+    ub: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(A, upper, lower)`` in DAQP's layout: the first nv bounds are simple bounds on v
     (±inf = unbounded), the rest bound the rows ``G v ≤ h``."""
     if lb is None:
@@ -100,12 +116,22 @@ def daqp_constraints(nv: int, G, h, lb, ub):
         ub = np.full(nv, np.inf)
     if G is None:
         return _empty_rows(nv), ub, lb
+    if h is None:
+        raise InvalidInput("inequality rows G v <= h were given without h")
     upper = np.concatenate([ub, h])
     lower = np.concatenate([lb, np.full(len(h), -np.inf)])
     return np.ascontiguousarray(G), upper, lower
 
 
-def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
+def _solve_daqp(
+    P: np.ndarray,
+    r: np.ndarray,
+    G: np.ndarray | None,
+    h: np.ndarray | None,
+    lb: np.ndarray | None,
+    ub: np.ndarray | None,
+    **kwargs: Any,
+) -> tuple[np.ndarray | None, str]:
     """DAQP directly on ``lb ≤ v ≤ ub`` (simple bounds) and ``G v ≤ h``."""
     A, bu, bl = daqp_constraints(P.shape[0], G, h, lb, ub)
     x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, **kwargs)
@@ -118,7 +144,18 @@ def _solve_daqp(P, r, G, h, lb, ub, **kwargs):
     return x, "optimal"
 
 
-def solve_qp_arrays(P, r, G, h, lb, ub, solver: str, boxes=(), limits=(), **kwargs) -> np.ndarray:
+def solve_qp_arrays(
+    P: np.ndarray,
+    r: np.ndarray,
+    G: np.ndarray | None,
+    h: np.ndarray | None,
+    lb: np.ndarray | None,
+    ub: np.ndarray | None,
+    solver: str,
+    boxes: Iterable[BoxBound] | Callable[[], Iterable[BoxBound]] = (),
+    limits: Iterable[Limit] = (),
+    **kwargs: Any,
+) -> np.ndarray:
     """Solve ``min ½vᵀPv + rᵀv, Gv ≤ h, lb ≤ v ≤ ub``; raise :class:`NoSolutionFound` on failure.
 
     ``boxes`` and ``limits`` only serve to name the conflicting limits in the error.
@@ -149,7 +186,7 @@ def solve_qp_arrays(P, r, G, h, lb, ub, solver: str, boxes=(), limits=(), **kwar
     return v
 
 
-def solve_qp(problem: Problem, solver: str | None = None, **kwargs) -> np.ndarray:
+def solve_qp(problem: Problem, solver: str | None = None, **kwargs: Any) -> np.ndarray:
     """Solve a :class:`Problem` from :func:`taskik.build_ik` with any qpsolvers solver."""
     solver = default_solver() if solver is None else check_solver(solver)
     return solve_qp_arrays(

@@ -74,6 +74,17 @@ class RegularizedBlock:
     key: object = None
 
 
+def _linear(block: RegularizedBlock) -> np.ndarray:
+    """``J_V`` of a position block."""
+    assert block.linear is not None, "a position block needs its linear Jacobian"
+    return block.linear
+
+
+def _tracked(block: RegularizedBlock) -> np.ndarray:
+    """The Jacobian the block's rows contain: ``J_V`` (position) or ``J_Ω`` (orientation)."""
+    return _linear(block) if block.kind == "position" else block.angular
+
+
 def generic_rank(block: RegularizedBlock) -> int:
     """Rank the block has away from singularities, from its joint geometry (see module doc)."""
     Jw = block.angular
@@ -86,7 +97,7 @@ def generic_rank(block: RegularizedBlock) -> int:
             return 0
         W = Jw[:, revolute] / wn[revolute]
         return 1 if np.linalg.matrix_rank(W, tol=1e-6) <= 1 else min(3, n_rev)
-    Jv = block.linear
+    Jv = _linear(block)
     vn = np.sqrt((Jv * Jv).sum(axis=0))
     vscale = max(float(vn.max(initial=0.0)), 1.0)
     prismatic = ~revolute & (vn > _TOL * vscale)
@@ -104,7 +115,7 @@ def regularization_direction(block: RegularizedBlock) -> tuple[np.ndarray, int] 
     """``(r, k)``: the direction ``r`` and the column ``k`` of the joint ``ω_r`` (orientation;
     -1 for position), or None when the block cannot be regularized."""
     if block.kind == "position":
-        Jv = block.linear
+        Jv = _linear(block)
         vn = np.sqrt((Jv * Jv).sum(axis=0))
         nz = np.flatnonzero(vn > _TOL * max(float(vn.max(initial=0.0)), 1.0))
         if nz.size == 0:
@@ -157,7 +168,7 @@ class RegularizedJacobian:
         sigma_thr: float = 0.05,
         branch: str = "auto",
         rcond: float = DEFAULT_RCOND,
-    ):
+    ) -> None:
         if not (np.isfinite(gamma0) and gamma0 != 0.0):
             raise InvalidInput(f"gamma0 must be finite and non-zero, got {gamma0!r}")
         if not (np.isfinite(sigma_thr) and sigma_thr > 0.0):
@@ -171,9 +182,9 @@ class RegularizedJacobian:
         #: A held branch is switched only when its regularized block's smallest singular
         #: value falls below this fraction of the other branch's (the arm crossed over).
         self.hysteresis = 0.5
-        self._signs: dict = {}  # block key → held sign while γ ≠ 0
+        self._signs: dict[object, float] = {}  # block key → held sign while γ ≠ 0
         #: γ of each block at the last solve (key → γ), for inspection.
-        self.gammas: dict = {}
+        self.gammas: dict[object, float] = {}
 
     def reset(self) -> None:
         """Forget the held branches."""
@@ -193,7 +204,7 @@ class RegularizedJacobian:
         ``s``: the block's singular values, largest first, if already computed.
         """
         key = block.key
-        J = block.linear if block.kind == "position" else block.angular
+        J = _tracked(block)
         if s is None:
             s = np.linalg.svd(J, compute_uv=False)
         if s.size == 3 and s[2] >= self.sigma_thr:  # full rank and regular: the common case
@@ -234,12 +245,12 @@ class RegularizedJacobian:
     def regularize(self, A: np.ndarray, blocks: list[RegularizedBlock]) -> np.ndarray:
         """``A`` with every singular block regularized (A itself when none is)."""
         A_reg = A
-        gammas = {}
+        gammas: dict[object, float] = {}
         if not blocks:
             self.gammas = gammas
             return A
         # singular values of every block at once: eigenvalues of the 3 × 3 Gram matrices
-        Js = np.stack([b.linear if b.kind == "position" else b.angular for b in blocks])
+        Js = np.stack([_tracked(b) for b in blocks])
         grams = Js @ Js.transpose(0, 2, 1)
         sigmas = np.sqrt(np.maximum(np.linalg.eigvalsh(grams), 0.0))[:, ::-1]
         n = Js.shape[2]
@@ -248,7 +259,7 @@ class RegularizedJacobian:
         for block, s in zip(blocks, sigmas, strict=True):
             gamma, dJ = self.block_gamma(block, s)
             gammas[block.key] = gamma
-            if gamma != 0.0:
+            if gamma != 0.0 and dJ is not None:  # (γ ≠ 0 implies a dJ)
                 if A_reg is A:
                     A_reg = A.copy()
                 A_reg[block.rows] += (gamma * block.L) @ dJ

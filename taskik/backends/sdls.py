@@ -21,13 +21,15 @@ unit joint motion moves the end effectors much more than their own size (near a 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 #: Buss and Kim's maximum joint change per update (rad).
 DEFAULT_GAMMA_MAX = np.pi / 4
 
 
-def group_starts(sizes) -> np.ndarray:
+def group_starts(sizes: Sequence[int]) -> np.ndarray:
     """Start index of each row group, from the group sizes (for :func:`solve_sdls`)."""
     return np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.intp)
 

@@ -43,14 +43,17 @@ Jacobian of the body carrying it, so that the task Jacobian contains ``L @ J``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput
-from ..problem import check_limits, get_assembler, is_hierarchy
+from ..limits.limit import Limit
+from ..problem import Assembler, check_limits, get_assembler, is_hierarchy
+from ..tasks._frames import require_target
 from ..tasks.frame import FrameTask
 from ..tasks.orientation import OrientationTask
 from ..tasks.position import PositionTask
@@ -74,9 +77,12 @@ _DEFAULT_DAMPING = 1e-12
 _EYE3 = np.eye(3)
 _EYE3.flags.writeable = False
 
+#: ``(kind, L, J, J_angular)``: one regularizable block of a task (see the module docstring).
+Block: TypeAlias = tuple[str, np.ndarray, np.ndarray, np.ndarray]
+
 
 # ----------------------------------------------------------------- regularization adapters
-def _position_blocks(task: PositionTask, configuration: Configuration):
+def _position_blocks(task: PositionTask, configuration: Configuration) -> list[Block]:
     fid = task.frame.id(configuration)
     R = configuration.data.oMf[fid].rotation
     J_angular = R @ configuration.get_frame_jacobian(fid)[3:]
@@ -84,21 +90,21 @@ def _position_blocks(task: PositionTask, configuration: Configuration):
     return [("position", _EYE3, J, J_angular)]
 
 
-def _orientation_blocks(task: OrientationTask, configuration: Configuration):
+def _orientation_blocks(task: OrientationTask, configuration: Configuration) -> list[Block]:
     fid = task.frame.id(configuration)
     R = configuration.data.oMf[fid].rotation
     J_angular = R @ configuration.get_frame_jacobian(fid)[3:]
-    L = pin.Jlog3(task.target.T @ R) @ R.T
+    L = pin.Jlog3(require_target(task.target, task).T @ R) @ R.T
     return [("orientation", L, J_angular, J_angular)]
 
 
-def _frame_blocks(task: FrameTask, configuration: Configuration):
+def _frame_blocks(task: FrameTask, configuration: Configuration) -> list[Block]:
     fid = task.frame.id(configuration)
     T = configuration.data.oMf[fid]
     R = T.rotation
     Jl = configuration.get_frame_jacobian(fid)
     J_linear, J_angular = R @ Jl[:3], R @ Jl[3:]
-    Jlog = pin.Jlog6(task.target.actInv(T))
+    Jlog = pin.Jlog6(require_target(task.target, task).actInv(T))
     return [
         ("position", Jlog[:, :3] @ R.T, J_linear, J_angular),
         ("orientation", Jlog[:, 3:] @ R.T, J_angular, J_angular),
@@ -107,16 +113,18 @@ def _frame_blocks(task: FrameTask, configuration: Configuration):
 
 #: Built-in regularization adapters, by exact task type (subclasses are not regularized
 #: unless they define ``regularization_blocks``).
-REGULARIZATION_ADAPTERS = {
+REGULARIZATION_ADAPTERS: dict[type[Task], Callable[..., list[Block]]] = {
     PositionTask: _position_blocks,
     OrientationTask: _orientation_blocks,
     FrameTask: _frame_blocks,
 }
 
 
-def regularization_blocks(task: Task, configuration: Configuration) -> list | None:
+def regularization_blocks(task: Task, configuration: Configuration) -> list[Block] | None:
     """The ``(kind, L, J, J_angular)`` blocks of a task, or None if it is not regularized."""
-    method = getattr(task, "regularization_blocks", None)
+    method: Callable[[Configuration], list[Block]] | None = getattr(
+        task, "regularization_blocks", None
+    )
     if method is not None:
         return method(configuration)
     adapter = REGULARIZATION_ADAPTERS.get(type(task))
@@ -127,11 +135,13 @@ def regularization_blocks(task: Task, configuration: Configuration) -> list | No
 class UnconstrainedPlan:
     """Per task list: the assembler and the row structure the backends need."""
 
-    def __init__(self, asm):
+    def __init__(self, asm: Assembler) -> None:
         self.asm = asm
         self.tasks = asm.tasks
-        groups = []  # ClampMag / SDLS groups: (task, rows) — 6-D tasks split 3 + 3
-        sdls_sizes = []
+        groups: list[
+            tuple[Task, slice]
+        ] = []  # ClampMag / SDLS groups: (task, rows) — 6-D tasks split 3 + 3
+        sdls_sizes: list[int] = []
         for task, _, _, rows in asm.slices:
             dim = rows.stop - rows.start
             if dim == 6:
@@ -145,10 +155,10 @@ class UnconstrainedPlan:
         self.sdls_starts = group_starts(sdls_sizes)
         self.task_rows = [(task, rows) for task, _, _, rows in asm.slices]
         self.regularizer: RegularizedJacobian | None = None
-        self._reg_params = None
+        self._reg_params: tuple[float, float, str, float] | None = None
 
 
-def _plan(configuration: Configuration, tasks) -> UnconstrainedPlan:
+def _plan(configuration: Configuration, tasks: Sequence[Task]) -> UnconstrainedPlan:
     """The plan of this task list, kept with its assembler."""
     asm = get_assembler(configuration, tasks, [])
     plan = asm.unconstrained_plan
@@ -158,7 +168,7 @@ def _plan(configuration: Configuration, tasks) -> UnconstrainedPlan:
 
 
 # ---------------------------------------------------------------------------- validation
-def _check_backend(backend) -> None:
+def _check_backend(backend: str) -> None:
     if backend not in OPTIONS:
         raise InvalidInput(
             f"unknown backend {backend!r}; choose one of 'qp', "
@@ -166,7 +176,7 @@ def _check_backend(backend) -> None:
         )
 
 
-def _check_options(backend: str, options: dict) -> None:
+def _check_options(backend: str, options: Mapping[str, object]) -> None:
     allowed = OPTIONS[backend]
     for name in options:
         if name not in allowed:
@@ -175,7 +185,7 @@ def _check_options(backend: str, options: dict) -> None:
             )
 
 
-def _positive(options: dict, name: str, default: float) -> float:
+def _positive(options: Mapping[str, Any], name: str, default: float) -> float:
     x = options.get(name, default)
     try:
         xf = float(x)
@@ -186,7 +196,7 @@ def _positive(options: dict, name: str, default: float) -> float:
     return xf
 
 
-def _nonnegative(options: dict, name: str, default: float) -> float:
+def _nonnegative(options: Mapping[str, Any], name: str, default: float) -> float:
     x = options.get(name, default)
     try:
         xf = float(x)
@@ -198,21 +208,23 @@ def _nonnegative(options: dict, name: str, default: float) -> float:
 
 
 # ------------------------------------------------------------------------------- stepping
-def _clamp_task_errors(plan: UnconstrainedPlan, c: np.ndarray, dt: float, max_err) -> None:
+def _clamp_task_errors(
+    plan: UnconstrainedPlan, c: np.ndarray, dt: float, max_err: float | dict[Task, float]
+) -> None:
     """Buss's ClampMag on each task error group, applied to the rows of ``c`` in place."""
     wk = plan.asm.wk
-    per_task = isinstance(max_err, dict)
-    if per_task:
-        for task in max_err:
+    per_task = max_err if isinstance(max_err, dict) else None
+    if per_task is not None:
+        for task in per_task:
             if not any(task is t for t in plan.tasks):
                 raise InvalidInput(f"max_task_error names a task not in the list: {task!r}")
     else:
         d_all = _positive({"max_task_error": max_err}, "max_task_error", 1.0)
     for task, rows in plan.groups:
-        if per_task:
-            if task not in max_err:
+        if per_task is not None:
+            if task not in per_task:
                 continue
-            d = _positive({"max_task_error": max_err[task]}, "max_task_error", 1.0)
+            d = _positive({"max_task_error": per_task[task]}, "max_task_error", 1.0)
         else:
             d = d_all
         wk_g = wk[rows]
@@ -226,12 +238,12 @@ def _clamp_task_errors(plan: UnconstrainedPlan, c: np.ndarray, dt: float, max_er
 
 def solve_unconstrained(
     configuration: Configuration,
-    tasks: Sequence[Task],
+    tasks: Sequence[Task] | Sequence[Sequence[Task]],
     dt: float,
-    limits,
+    limits: Sequence[Limit] | None,
     backend: str,
     damping: float = _DEFAULT_DAMPING,
-    **options,
+    **options: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (nv) from the stacked task system ``A v ≈ c`` with a classic backend.
 
@@ -294,7 +306,18 @@ def solve_unconstrained(
     return v
 
 
-def _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options) -> np.ndarray:
+def _solve_dls(
+    plan: UnconstrainedPlan,
+    A: np.ndarray,
+    c: np.ndarray,
+    P: np.ndarray,
+    r: np.ndarray,
+    dt: float,
+    damping: float,
+    mu: float,
+    clamped: bool,
+    options: Mapping[str, Any],
+) -> np.ndarray:
     lam = _nonnegative(options, "lam", 0.1)
     kind = options.get("damping_kind", "constant")
     if kind not in DAMPING_KINDS:
@@ -329,7 +352,13 @@ def _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options) -> np.ndarra
     return solve_dls_normal(P, g, diagonal)  # P already holds AᵀA + (Σμ_i + damping) I
 
 
-def _solve_regularized(plan, configuration, A, c, options) -> np.ndarray:
+def _solve_regularized(
+    plan: UnconstrainedPlan,
+    configuration: Configuration,
+    A: np.ndarray,
+    c: np.ndarray,
+    options: Mapping[str, Any],
+) -> np.ndarray:
     gamma0 = options.get("gamma0", 0.5)
     try:
         gamma0 = float(gamma0)
