@@ -14,7 +14,7 @@ from .starts import SeedMemory
 class Context:
     """Per-model state of the posture solver (see :func:`context`)."""
 
-    def __init__(self, model: pin.Model):
+    def __init__(self, model: pin.Model) -> None:
         self.model = model
         self.neutral = pin.neutral(model)
         self.conf = Configuration(model, self.neutral)  # a work configuration

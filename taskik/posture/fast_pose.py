@@ -14,7 +14,7 @@ from scipy.linalg.lapack import dgesv, dposv
 from ..exceptions import InvalidInput
 from .formulas import LM_METHODS, step_direction
 from .joint_limits import JointLimits
-from .search import SearchOptions, SearchOutcome
+from .search import SearchOptions, SearchOutcome, Start
 from .stagnation import Stagnation
 
 
@@ -29,11 +29,11 @@ class FastPose:
     set before each solve.
     """
 
-    def __init__(self, model: pin.Model, fid: int, pose_error: str):
+    def __init__(self, model: pin.Model, fid: int, pose_error: str) -> None:
         self.model = model
         self.data = model.createData()
         self.fid = fid
-        self.target: pin.SE3 | None = None
+        self.target: pin.SE3  # set before each solve
         self.world = pose_error == "world"
         self.eye = np.eye(model.nv)
         self.square = model.nv == 6
@@ -62,7 +62,7 @@ class FastPose:
         q: np.ndarray,
         options: SearchOptions,
         limits: JointLimits | None,
-        start: tuple | None = None,
+        start: Start | None = None,
     ) -> SearchOutcome:
         """One search from q (never modified). ``limits``: project every iterate (the
         "clip" policy), or None. ``start`` = (frame pose, LOCAL Jacobian) at q when known
@@ -130,7 +130,9 @@ class FastPose:
                 limits.clip(q)
         return i, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"
 
-    def _step(self, method: str, J: np.ndarray, e: np.ndarray, ee: float, damping):
+    def _step(
+        self, method: str, J: np.ndarray, e: np.ndarray, ee: float, damping: float | np.ndarray
+    ) -> np.ndarray | None:
         """The step of a method other than LM Chan; None when its matrix is singular."""
         if method in LM_METHODS:
             # Wampler: W_n = λ I; Sugihara: W_n = E I + diag(w̄)

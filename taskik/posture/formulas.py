@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 
 from ..exceptions import InvalidInput
 
@@ -27,7 +28,7 @@ DEFAULT_DAMPING = {"lm-wampler": 1e-4, "lm-chan": 0.1, "lm-sugihara": 1e-3, "qp"
 LM_METHODS = ("lm-wampler", "lm-chan", "lm-sugihara")
 
 
-def damping_matrix(method: str, E: float, nv: int, damping) -> np.ndarray:
+def damping_matrix(method: str, E: float, nv: int, damping: float | np.ndarray) -> np.ndarray:
     """The damping matrix ``W_n`` of a Levenberg–Marquardt method (Haviland & Corke 49–51).
 
     - ``lm-wampler``: ``W_n = λ I``;
@@ -44,7 +45,9 @@ def damping_matrix(method: str, E: float, nv: int, damping) -> np.ndarray:
     return np.zeros((nv, nv))
 
 
-def step_direction(method: str, A: np.ndarray, c: np.ndarray, E: float, damping) -> np.ndarray:
+def step_direction(
+    method: str, A: np.ndarray, c: np.ndarray, E: float, damping: float | np.ndarray
+) -> np.ndarray:
     """One step ``Δq`` of ``method`` for the weighted system ``A Δq ≈ c``.
 
     ``A = W J`` and ``c = W e`` (so ``AᵀA = JᵀW_eJ`` and ``Aᵀc = JᵀW_e e`` with
@@ -68,7 +71,7 @@ def step_direction(method: str, A: np.ndarray, c: np.ndarray, E: float, damping)
     return np.linalg.solve(H, g)
 
 
-def check_damping(method: str, damping, nv: int):
+def check_damping(method: str, damping: npt.ArrayLike | None, nv: int) -> float | np.ndarray:
     """The method's λ (or Sugihara's w̄ as an nv-vector), its default when None; 0 for the
     undamped methods."""
     if method not in DEFAULT_DAMPING:
@@ -85,7 +88,7 @@ def check_damping(method: str, damping, nv: int):
                 f"got {damping!r}"
             )
         return arr
-    x = float(damping)
+    x = float(np.asarray(damping, dtype=float))  # raises TypeError on a sequence, as float()
     if not (x >= 0.0 and math.isfinite(x)):
         raise InvalidInput(f"damping λ must be finite and >= 0, got {damping!r}")
     return x

@@ -17,7 +17,7 @@ from ..solve import solve_ik
 from ..tasks.task import Task
 from .formulas import damping_matrix, step_direction
 from .joint_limits import JointLimits
-from .search import SearchOptions, SearchOutcome
+from .search import SearchOptions, SearchOutcome, Start
 from .stagnation import Stagnation
 
 
@@ -25,7 +25,7 @@ class GeneralSearch:
     """Searches over ``tasks`` (in E) and ``regularization`` (in the steps only) on the
     work configuration ``conf``, which each iteration updates."""
 
-    def __init__(self, conf: Configuration, tasks: list[Task], regularization: list[Task]):
+    def __init__(self, conf: Configuration, tasks: list[Task], regularization: list[Task]) -> None:
         self.conf = conf
         self.tasks = tasks
         self.all_tasks = tasks + regularization
@@ -40,7 +40,7 @@ class GeneralSearch:
 
     def _task_residuals(self) -> list[float]:
         """``E_i = ½ ‖W_i e_i‖²`` of each task (not the regularization) from the rows."""
-        out = []
+        out: list[float] = []
         for task, _, c_i, _ in self.asm.slices[: len(self.tasks)]:
             r = c_i / task._gain
             out.append(0.5 * float(r @ r))
@@ -61,7 +61,7 @@ class GeneralSearch:
         q: np.ndarray,
         options: SearchOptions,
         limits: JointLimits | None,
-        start: tuple | None = None,
+        start: Start | None = None,
     ) -> SearchOutcome:
         """One search from q (never modified); ``limits`` projects every iterate (the
         ``"clip"`` policy) or is None. ``start`` is not used here."""
@@ -87,7 +87,7 @@ class GeneralSearch:
                 return i, best_E, best_q, "time budget exhausted"
             try:
                 if method == "qp":
-                    mu = damping * E
+                    mu = float(damping) * E  # (a scalar λ for this method)
                     dq = solve_ik(conf, self.all_tasks, 1.0, limits=self.qp_limits, damping=mu)
                 else:
                     dq = self._step(asm, method, damping, E)
@@ -104,7 +104,9 @@ class GeneralSearch:
                 limits.clip(q)
         return max_iterations, best_E, best_q, f"max_iterations = {max_iterations} reached"
 
-    def _step(self, asm: Assembler, method: str, damping, E: float) -> np.ndarray:
+    def _step(
+        self, asm: Assembler, method: str, damping: float | np.ndarray, E: float
+    ) -> np.ndarray:
         A, c = asm.A, asm.c
         if method in ("nr", "nr-pinv", "gn", "gn-pinv"):
             return step_direction(method, A, c, E, damping)

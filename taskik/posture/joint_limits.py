@@ -17,7 +17,8 @@ _remainder = math.remainder
 
 def revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
     """(q indices, is-revolute flags) of the 1-DoF joints (nq = nv = 1)."""
-    idx, rev = [], []
+    idx: list[int] = []
+    rev: list[bool] = []
     for joint in model.joints[1:]:
         if joint.nq == 1 and joint.nv == 1:
             idx.append(joint.idx_q)
@@ -31,7 +32,7 @@ def revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
 class JointLimits:
     """The joint-limit policies on the 1-DoF joints of a model: wrap, clip, check."""
 
-    def __init__(self, model: pin.Model):
+    def __init__(self, model: pin.Model) -> None:
         idx, rev = revolute_mask(model)
         lo = np.array(model.lowerPositionLimit[idx], dtype=float)
         hi = np.array(model.upperPositionLimit[idx], dtype=float)
@@ -74,13 +75,13 @@ class JointLimits:
                 else:
                     return  # already wrapped
             # math.remainder(v, 2π) is in [−π, π]
-            w = [_remainder(v, _TWO_PI) for v in x]
-            if -math.pi in w:
-                w = [math.pi if v == -math.pi else v for v in w]
+            wl = [_remainder(v, _TWO_PI) for v in x]
+            if -math.pi in wl:
+                wl = [math.pi if v == -math.pi else v for v in wl]
             if self.contains_pi:
-                q[:] = w
+                q[:] = wl
                 return
-            w = np.array(w)
+            w = np.array(wl)
             if ((w >= self.lo) & (w <= self.hi)).all():
                 q[:] = w
                 return

@@ -7,16 +7,20 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeAlias
 
 import numpy as np
+import pinocchio as pin
 
 from .joint_limits import JointLimits
 from .result import converged_reason
 
 #: ``(iterations, E, q, end)`` of one search: E and q the best iterate (the converged one
 #: when ``end == "converged"``), ``end`` why the search stopped, in words.
-SearchOutcome = tuple[int, float, np.ndarray, str]
+SearchOutcome: TypeAlias = tuple[int, float, np.ndarray, str]
+
+#: ``(pose, LOCAL Jacobian)`` of the task frame at a start, when known (seed-memory entries).
+Start: TypeAlias = tuple[pin.SE3, np.ndarray]
 
 
 @dataclass(slots=True)
@@ -40,7 +44,7 @@ class SearchLoop(Protocol):
         q: np.ndarray,
         options: SearchOptions,
         limits: JointLimits | None,
-        start: tuple | None = None,
+        start: Start | None = None,
     ) -> SearchOutcome: ...
 
     def error(self, q: np.ndarray) -> float: ...
@@ -53,7 +57,7 @@ def search_loop(
     limits: JointLimits,
     max_searches: int,
     q_first: np.ndarray,
-    start: tuple | None,
+    start: Start | None,
     restarts: Callable[[], Callable[[], np.ndarray]],
 ) -> tuple[np.ndarray, bool, int, int, float, str]:
     """Run up to ``max_searches`` searches, the first from ``q_first`` (``start``: its frame
@@ -64,7 +68,8 @@ def search_loop(
     limits, and the search restarts). ``q_first`` is never modified.
     """
     total = 0
-    best_q, best_E = None, math.inf
+    best_q: np.ndarray | None = None
+    best_E = math.inf
     last_end = ""
     rejected = 0
     # Revolute joints whose range spans 2π or more need no projection: every angle has a
@@ -72,7 +77,7 @@ def search_loop(
     clip = policy == "clip" and limits.needs_clip
     projection = limits if clip else None
     deadline = options.deadline
-    next_start = None
+    next_start: Callable[[], np.ndarray] | None = None
     searches = 0
     for search in range(max_searches):
         if search and deadline is not None and time.perf_counter() > deadline:
@@ -116,6 +121,7 @@ def search_loop(
             best_q, best_E = q.copy(), E
         if end == "time budget exhausted":
             break
+    assert best_q is not None, "the first search always runs (max_searches >= 1)"
     if policy != "ignore":
         limits.wrap(best_q)
     reason = (

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
@@ -23,7 +24,7 @@ from .general import GeneralSearch
 from .joint_limits import JOINT_LIMIT_POLICIES
 from .result import PostureResult
 from .search import SearchOptions, search_loop
-from .starts import STARTS, NearestStarts, RandomStarts, memory_weights
+from .starts import STARTS, NearestStarts, RandomStarts, SeedMemory, memory_weights
 
 #: Pose errors of the single-pose loop (``pose_error`` of :func:`solve_posture`).
 POSE_ERRORS = ("log6", "world")
@@ -31,10 +32,10 @@ POSE_ERRORS = ("log6", "world")
 
 def solve_posture(
     conf_or_model: Configuration | pin.Model,
-    tasks: Sequence[Task],
+    tasks: Sequence[Task] | Task,
     *,
     method: str = "lm-chan",
-    damping=None,
+    damping: npt.ArrayLike | None = None,
     tol: float = 1e-6,
     max_iterations: int = 15,
     max_searches: int = 100,
@@ -147,12 +148,17 @@ def solve_posture(
             "conf_or_model must be a taskik.Configuration or a pinocchio.Model, got "
             f"{type(conf_or_model).__name__}"
         )
+    task_list: list[Task] | None
     if isinstance(tasks, Task):
-        tasks = [tasks]
+        task_list = [tasks]
     elif type(tasks) is not list:
-        tasks = list(tasks) if isinstance(tasks, tuple) else None
-    if not tasks or not (
-        isinstance(tasks[0], Task) if len(tasks) == 1 else all(isinstance(t, Task) for t in tasks)
+        task_list = list(tasks) if isinstance(tasks, tuple) else None
+    else:
+        task_list = tasks
+    if not task_list or not (
+        isinstance(task_list[0], Task)
+        if len(task_list) == 1
+        else all(isinstance(t, Task) for t in task_list)
     ):
         raise InvalidInput("tasks must be a non-empty list of Task objects")
     if regularization:
@@ -170,15 +176,16 @@ def solve_posture(
     limits = ctx.limits
     conf = ctx.conf  # a work configuration: the caller's is never modified
     given = q_first is not None
-    if given:
+    if q_first is not None:
         q_first = conf.check_q(q_first)
     deadline = None if time_budget is None else t_start + float(time_budget)
 
-    task = tasks[0]
-    single_frame = len(tasks) == 1 and isinstance(task, FrameTask)
-    if single_frame:
-        require_target(task.target, task)
-        fid = task.frame.id(conf)
+    task = task_list[0]
+    frame_task = task if len(task_list) == 1 and isinstance(task, FrameTask) else None
+    single_frame = frame_task is not None
+    if frame_task is not None:
+        target = require_target(frame_task.target, frame_task)
+        fid = frame_task.frame.id(conf)
     fast = (
         single_frame
         and type(task) is FrameTask
@@ -199,18 +206,19 @@ def solve_posture(
     runner: FastPose | GeneralSearch
     if fast:
         runner = ctx.fast_pose(fid, pose_error)
-        runner.target = task.target
+        runner.target = target
     else:
-        runner = GeneralSearch(conf, tasks, regularization)
+        runner = GeneralSearch(conf, task_list, regularization)
     start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them
-    memory = scores = None
+    memory: SeedMemory | None = None
+    scores: np.ndarray | None = None
     nearest = 0
-    if not given:
-        if single_frame and starts == "memory":
+    if q_first is None:  # (not given)
+        if frame_task is not None and starts == "memory":
             memory = ctx.memory(fid)
-            h = task.target.homogeneous.ravel()
-            if not unit_cost(task):
-                h = h * memory_weights(task)
+            h = target.homogeneous.ravel()
+            if not unit_cost(frame_task):
+                h = h * memory_weights(frame_task)
             scores = memory.G.dot(h)
             nearest = int(scores.argmin())
             q_first = memory.rows[nearest]  # read-only view: copied before any change
@@ -219,9 +227,9 @@ def solve_posture(
         else:
             q_first = RandomStarts(model, limits, ctx.neutral, rng)()
 
-    def restarts():
+    def restarts() -> Callable[[], np.ndarray]:
         sampler = RandomStarts(model, limits, q_first if given else ctx.neutral, rng)
-        if memory is None:
+        if memory is None or scores is None:  # (set together)
             return sampler
         return NearestStarts(memory, scores, nearest, sampler)
 
@@ -239,8 +247,15 @@ def solve_posture(
 
 
 def _check_options(
-    method, joint_limits, tol, max_iterations, max_searches, time_budget, starts, pose_error
-):
+    method: str,
+    joint_limits: str,
+    tol: float,
+    max_iterations: int,
+    max_searches: int,
+    time_budget: float | None,
+    starts: str,
+    pose_error: str,
+) -> None:
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if joint_limits not in JOINT_LIMIT_POLICIES:
@@ -266,7 +281,7 @@ def _check_options(
         raise InvalidInput(f"time_budget must be None or finite and > 0 (s), got {time_budget!r}")
 
 
-def _check_stagnation(stagnation) -> float:
+def _check_stagnation(stagnation: float) -> float:
     try:
         x = float(stagnation)
     except (TypeError, ValueError):

@@ -17,7 +17,7 @@ class Stagnation:
 
     __slots__ = ("keep", "patience", "reference", "since")
 
-    def __init__(self, fraction: float, patience: int):
+    def __init__(self, fraction: float, patience: int) -> None:
         self.keep = 1.0 - fraction
         self.patience = patience
         self.reference = math.inf

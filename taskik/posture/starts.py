@@ -21,13 +21,20 @@ class RandomStarts:
     unbounded 1-DoF joints, and :func:`taskik.robots.random_configuration` for the rest
     (free-flyer kept near ``q_ref``)."""
 
-    def __init__(self, model: pin.Model, limits: JointLimits, q_ref: np.ndarray, rng):
+    def __init__(
+        self,
+        model: pin.Model,
+        limits: JointLimits,
+        q_ref: np.ndarray,
+        rng: np.random.Generator | int | None,
+    ) -> None:
         self.model = model
         self._rng = rng  # a Generator, a seed or None: the Generator is made on first use
         self.limits = limits
         self.q_ref = q_ref  # read only
         self.vector = limits.all_q
-        self.lo = self.hi = None
+        self.lo: np.ndarray | None = None
+        self.hi: np.ndarray | None = None
 
     @property
     def rng(self) -> np.random.Generator:
@@ -37,7 +44,7 @@ class RandomStarts:
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Sampling box of the vector case: the limits, or ``q_ref ± π`` where unbounded."""
-        if self.lo is None:
+        if self.lo is None or self.hi is None:
             lim = self.limits
             self.lo = np.where(lim.bounded, lim.lo, self.q_ref - math.pi)
             self.hi = np.where(lim.bounded, lim.hi, self.q_ref + math.pi)
@@ -50,7 +57,7 @@ class RandomStarts:
         return random_configuration(self.model, self.q_ref, self.rng)
 
 
-_DEFAULT_RNG: list = []
+_DEFAULT_RNG: list[np.random.Generator] = []
 
 
 def _default_rng() -> np.random.Generator:
@@ -94,7 +101,7 @@ class SeedMemory:
         fid: int,
         size: int = SIZE,
         weight: float = ORIENTATION_WEIGHT,
-    ):
+    ) -> None:
         data = model.createData()
         sampler = RandomStarts(model, limits, pin.neutral(model), np.random.default_rng(self.SEED))
         if sampler.vector:
@@ -126,7 +133,7 @@ class SeedMemory:
         # search from an entry needs no kinematics (the same values it would compute)
         self.Q.flags.writeable = False
         self.rows = list(self.Q)  # row views, indexed faster than the array
-        self.starts = []
+        self.starts: list[tuple[pin.SE3, np.ndarray]] = []  # (pose, LOCAL Jacobian)
         for q in self.rows:
             pin.forwardKinematics(model, data, q)
             M = pin.SE3(pin.updateFramePlacement(model, data, fid))
@@ -157,7 +164,9 @@ class NearestStarts:
 
     __slots__ = ("memory", "order", "sampler", "taken")
 
-    def __init__(self, memory: SeedMemory, scores: np.ndarray, first: int, sampler: RandomStarts):
+    def __init__(
+        self, memory: SeedMemory, scores: np.ndarray, first: int, sampler: RandomStarts
+    ) -> None:
         k = min(self.NEXT + 1, scores.size)
         near = np.argpartition(scores, k - 1)[:k]
         near = near[np.argsort(scores[near], kind="stable")]
