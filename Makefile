@@ -38,6 +38,7 @@ test: $(VENV)/.installed-dev chromium
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check taskik tests examples benchmarks
 	$(PY) -m ruff format --check taskik tests examples benchmarks
+	$(PY) -m mypy
 
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/step_vs_pink.py

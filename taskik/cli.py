@@ -16,8 +16,13 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from .configuration import Configuration
+    from .tasks.task import Task
 
 #: The source checkout (examples/ and benchmarks/ live there, not in the installed package).
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -26,7 +31,7 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 class Progress:
     """A one-line progress bar on stderr (a line every second when stderr is not a terminal)."""
 
-    def __init__(self, total: int, label: str, stream=None) -> None:
+    def __init__(self, total: int, label: str, stream: TextIO | None = None) -> None:
         self.total, self.label = max(int(total), 1), label
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty()
@@ -171,7 +176,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 # -- bench -------------------------------------------------------------------------------
-def _step_scenario(name: str):
+def _step_scenario(name: str) -> tuple[Configuration, list[Task]]:
     """(configuration, tasks) for one step benchmark: every end effector 10 cm away."""
     import pinocchio as pin
 
@@ -180,7 +185,7 @@ def _step_scenario(name: str):
 
     robot = robots.load(name)
     conf = robot.configuration()
-    tasks = []
+    tasks: list[Task] = []
     for frame in default_frames(robot):
         task = FrameTask(frame, position_cost=1.0, orientation_cost=0.5)
         target = conf.get_transform_frame_to_world(frame)

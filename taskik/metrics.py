@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from .configuration import Configuration
 from .exceptions import InvalidInput
@@ -26,7 +27,7 @@ from .exceptions import InvalidInput
 _PARTS = {"translation": slice(0, 3), "rotation": slice(3, 6), "all": slice(None)}
 
 
-def _rows(J: np.ndarray, part) -> np.ndarray:
+def _rows(J: npt.ArrayLike, part: str | Sequence[int] | None) -> np.ndarray:
     J = np.asarray(J, dtype=float)
     if J.ndim != 2:
         raise InvalidInput(f"J must be a matrix, got shape {J.shape}")
@@ -44,12 +45,12 @@ def _rows(J: np.ndarray, part) -> np.ndarray:
     return J[idx]
 
 
-def singular_values(J: np.ndarray, part: str | Sequence[int] | None = None) -> np.ndarray:
+def singular_values(J: npt.ArrayLike, part: str | Sequence[int] | None = None) -> np.ndarray:
     """Singular values of the chosen rows of J, largest first (min(m, n) of them)."""
     return np.linalg.svd(_rows(J, part), compute_uv=False)
 
 
-def manipulability(J: np.ndarray, part: str | Sequence[int] | None = None) -> float:
+def manipulability(J: npt.ArrayLike, part: str | Sequence[int] | None = None) -> float:
     """Yoshikawa's ``√det(Ĵ Ĵᵀ)`` = product of the singular values when Ĵ has no more rows
     than columns, else 0 (a 3-row Ĵ with 2 joints cannot move in every direction)."""
     Jh = _rows(J, part)
@@ -59,7 +60,7 @@ def manipulability(J: np.ndarray, part: str | Sequence[int] | None = None) -> fl
     return float(np.prod(np.linalg.svd(Jh, compute_uv=False)))
 
 
-def condition_number(J: np.ndarray, part: str | Sequence[int] | None = None) -> float:
+def condition_number(J: npt.ArrayLike, part: str | Sequence[int] | None = None) -> float:
     """``σ_max / σ_min`` over the min(m, n) singular values (inf when σ_min = 0)."""
     s = singular_values(J, part)
     if s.size == 0 or s[0] == 0.0:

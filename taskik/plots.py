@@ -14,8 +14,10 @@ are drawn off-screen (Agg) and saved as PNG.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
@@ -24,8 +26,12 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, UnknownName
 from .tasks.task import Task
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
-def _pyplot():
+
+def _pyplot() -> ModuleType:
+    """``matplotlib.pyplot`` on the Agg backend."""
     try:
         import matplotlib
     except ImportError as exc:
@@ -56,7 +62,7 @@ def _check_times(times: Sequence[float] | np.ndarray, n: int, what: str) -> np.n
 
 def plot_task_errors(
     times: Sequence[float] | np.ndarray,
-    errors: dict[str, Sequence[float] | np.ndarray],
+    errors: Mapping[str, Sequence[float] | np.ndarray],
     path: str | Path,
     title: str = "task errors",
     log: bool = True,
@@ -130,7 +136,7 @@ def plot_joint_trajectories(
     return _save(fig, plt, path)
 
 
-def _save(fig, plt, path: str | Path) -> Path:
+def _save(fig: Figure, plt: ModuleType, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise InvalidInput(f"plots are saved as PNG: the path must end in .png, got {path}")

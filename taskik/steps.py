@@ -21,13 +21,14 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from .configuration import Configuration
 from .exceptions import InvalidInput, check_finite_array, check_positive_scalar
 
 
-def clamp_mag(w: np.ndarray, d: float) -> np.ndarray:
+def clamp_mag(w: npt.ArrayLike, d: float) -> np.ndarray:
     """``ClampMag(w, d)``: ``w`` if ``‖w‖ ≤ d``, else ``d w / ‖w‖`` (a new array)."""
     d = check_positive_scalar(d, "d")
     w = np.asarray(w, dtype=float)
@@ -35,7 +36,7 @@ def clamp_mag(w: np.ndarray, d: float) -> np.ndarray:
     return w * (d / norm) if norm > d else w.copy()
 
 
-def clamp_max_abs(w: np.ndarray, d: float) -> np.ndarray:
+def clamp_max_abs(w: npt.ArrayLike, d: float) -> np.ndarray:
     """``ClampMaxAbs(w, d)``: ``w`` scaled by ``d / max_j |w_j|`` when that is < 1 (a new
     array); Williams' eq. 31 with ``d = Δθ_max``."""
     d = check_positive_scalar(d, "d")
@@ -44,7 +45,7 @@ def clamp_max_abs(w: np.ndarray, d: float) -> np.ndarray:
     return w * (d / peak) if peak > d else w.copy()
 
 
-def clip_joint_step(dq: np.ndarray, d) -> np.ndarray:
+def clip_joint_step(dq: npt.ArrayLike, d: npt.ArrayLike) -> np.ndarray:
     """Each joint clipped to ``|Δq_j| ≤ d_j`` (``d`` scalar or per joint, > 0)."""
     d = np.asarray(d, dtype=float)
     if not (np.isfinite(d).all() and (d > 0).all()):
@@ -53,7 +54,7 @@ def clip_joint_step(dq: np.ndarray, d) -> np.ndarray:
 
 
 def servo_velocity(
-    error: np.ndarray,
+    error: npt.ArrayLike,
     gain_translation: float,
     gain_rotation: float,
     max_linear: float = math.inf,
@@ -113,7 +114,7 @@ class PoseChangeConvergence:
         epsilon: tolerance on the pose change per iteration, > 0.
     """
 
-    def __init__(self, frames: str | Sequence[str], epsilon: float = 1e-6):
+    def __init__(self, frames: str | Sequence[str], epsilon: float = 1e-6) -> None:
         self.frames = [frames] if isinstance(frames, str) else list(frames)
         if not self.frames:
             raise InvalidInput("frames must name at least one frame")
@@ -136,7 +137,7 @@ class PoseChangeConvergence:
         return self.delta <= self.epsilon
 
 
-def pose_change(T_previous: pin.SE3 | np.ndarray, T_current: pin.SE3 | np.ndarray) -> float:
+def pose_change(T_previous: pin.SE3 | npt.ArrayLike, T_current: pin.SE3 | npt.ArrayLike) -> float:
     """``‖T_previous − T_current‖`` (Frobenius norm of the homogeneous matrices)."""
     a = T_previous.homogeneous if isinstance(T_previous, pin.SE3) else np.asarray(T_previous)
     b = T_current.homogeneous if isinstance(T_current, pin.SE3) else np.asarray(T_current)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -147,7 +148,7 @@ END_EFFECTORS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _example_robot_data_names() -> list[str]:
+def _example_robot_data_names() -> builtins.list[str]:
     try:
         from example_robot_data.robots_loader import ROBOTS
     except ImportError:
@@ -155,7 +156,7 @@ def _example_robot_data_names() -> list[str]:
     return sorted(ROBOTS)
 
 
-def list() -> list[str]:  # noqa: A001 - mirrors the documented API name
+def list() -> builtins.list[str]:  # noqa: A001 - mirrors the documented API name
     """Names accepted by :func:`load`: bundled robots, then example-robot-data's if installed."""
     return [*_BUNDLED, *(n for n in _example_robot_data_names() if n not in _BUNDLED)]
 
@@ -198,7 +199,7 @@ def load(name: str) -> Robot:
 def load_urdf(
     path: str | Path,
     floating_base: bool = False,
-    package_dirs: list[str] | None = None,
+    package_dirs: builtins.list[str] | None = None,
 ) -> Robot:
     """Load a URDF file; ``floating_base=True`` adds a free-flyer root joint.
 

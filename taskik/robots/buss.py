@@ -12,6 +12,9 @@ sinusoids, partly out of reach.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TypeAlias
+
 import numpy as np
 import pinocchio as pin
 
@@ -24,6 +27,8 @@ _H3 = np.sqrt(3.0) / 2.0
 BUSS_TIME_STEP = 0.005
 
 # (name, parent index or -1, position at q = 0, axis); effectors: (name, parent, position)
+JointSpec: TypeAlias = tuple[str, int, Sequence[float], Sequence[float] | np.ndarray]
+EffectorSpec: TypeAlias = tuple[str, int, Sequence[float]]
 Y_JOINTS = (
     ("trunk", -1, (0.0, -0.5, 0.0), _Z),
     ("right_root", 0, (0.0, 0.4, 0.0), _Z),
@@ -82,16 +87,19 @@ DOUBLE_Y_EFFECTORS = (
 )
 
 
-def build_tree(name: str, joints, effectors) -> pin.Model:
+def build_tree(
+    name: str, joints: Iterable[JointSpec], effectors: Iterable[EffectorSpec]
+) -> pin.Model:
     """A Pinocchio model of revolute joints given by world positions and axes at q = 0.
 
     Joint limits ±π, velocity limits 10 rad/s; each body has a 0.1 kg point mass at its joint.
     """
     model = pin.Model()
     model.name = name
-    ids, positions = [], []
-    for jname, parent, pos, axis in joints:
-        pos = np.asarray(pos, dtype=float)
+    ids: list[int] = []
+    positions: list[np.ndarray] = []
+    for jname, parent, position, axis in joints:
+        pos = np.asarray(position, dtype=float)
         parent_id = 0 if parent < 0 else ids[parent]
         parent_pos = np.zeros(3) if parent < 0 else positions[parent]
         jid = model.addJoint(
@@ -107,8 +115,8 @@ def build_tree(name: str, joints, effectors) -> pin.Model:
         model.appendBodyToJoint(jid, pin.Inertia.FromSphere(0.1, 0.02), pin.SE3.Identity())
         ids.append(jid)
         positions.append(pos)
-    for ename, parent, pos in effectors:
-        placement = pin.SE3(np.eye(3), np.asarray(pos, dtype=float) - positions[parent])
+    for ename, parent, epos in effectors:
+        placement = pin.SE3(np.eye(3), np.asarray(epos, dtype=float) - positions[parent])
         frame_parent = model.getFrameId(model.names[ids[parent]])
         model.addFrame(
             pin.Frame(ename, ids[parent], frame_parent, placement, pin.FrameType.OP_FRAME)

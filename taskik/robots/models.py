@@ -58,7 +58,15 @@ def _link_inertia(mass: float, segment: np.ndarray) -> tuple[pin.Inertia, pin.SE
     return pin.Inertia.FromCylinder(mass, radius, length), pin.SE3(np.eye(3), 0.5 * segment)
 
 
-def _add_revolute(model, parent, name, placement, lo, hi, vmax):
+def _add_revolute(
+    model: pin.Model,
+    parent: int,
+    name: str,
+    placement: pin.SE3,
+    lo: float,
+    hi: float,
+    vmax: float,
+) -> int:
     jid = model.addJoint(
         parent,
         pin.JointModelRZ(),
@@ -73,7 +81,9 @@ def _add_revolute(model, parent, name, placement, lo, hi, vmax):
     return jid
 
 
-def _add_body_frame(model, jid, name, placement=None):
+def _add_body_frame(
+    model: pin.Model, jid: int, name: str, placement: pin.SE3 | None = None
+) -> None:
     placement = pin.SE3.Identity() if placement is None else placement
     parent_frame = model.getFrameId(model.names[jid])
     model.addFrame(pin.Frame(name, jid, parent_frame, placement, pin.FrameType.OP_FRAME))

@@ -36,7 +36,7 @@ def view(
     host: str = "127.0.0.1",
     port: int = 8080,
     dt: float = 0.02,
-):
+) -> None:
     """Serve the viewer for robot ``robot`` (a name for :func:`taskik.robots.load`) until
     Ctrl-C. Returns nothing; use :class:`Viewer` to keep control from Python."""
     from .. import robots

@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pinocchio as pin
@@ -14,7 +15,11 @@ from ..exceptions import InvalidInput, TaskikError, UnknownName
 from ..robots import Robot
 from ..solve import solve_ik
 from ..tasks import FrameTask, PostureTask
+from ..tasks._frames import require_target
 from .shapes import Shape, robot_shapes
+
+if TYPE_CHECKING:
+    import viser
 
 
 def default_frames(robot: Robot) -> tuple[str, ...]:
@@ -25,7 +30,7 @@ def default_frames(robot: Robot) -> tuple[str, ...]:
         return tuple(robot.end_effectors)
     model = robot.model
     leaves = set(range(1, model.njoints)) - set(model.parents)
-    frames = []
+    frames: list[str] = []
     for joint in sorted(leaves):
         names = [
             f.name
@@ -135,31 +140,46 @@ class Viewer:
         scene = self.server.scene
         scene.set_up_direction("+z")
         scene.add_grid("/grid", width=4 * self._size, height=4 * self._size, cell_size=0.1)
-        self._joint_nodes = {}
+        self._joint_nodes: dict[int, viser.FrameHandle] = {}
         for joint in range(self.robot.model.njoints):
             self._joint_nodes[joint] = scene.add_frame(self._joint_node(joint), show_axes=False)
         for k, shape in enumerate(shapes):
             name = f"{self._joint_node(shape.joint)}/{k:03d}_{shape.name}"
-            pose = {
-                "position": np.array(shape.placement.translation),
-                "wxyz": _wxyz(shape.placement.rotation),
-            }
+            position = np.array(shape.placement.translation)
+            wxyz = _wxyz(shape.placement.rotation)
             if shape.kind == "cylinder":
                 scene.add_cylinder(
-                    name, radius=shape.radius, height=shape.length, color=shape.color, **pose
+                    name,
+                    radius=shape.radius,
+                    height=shape.length,
+                    color=shape.color,
+                    position=position,
+                    wxyz=wxyz,
                 )
             elif shape.kind == "sphere":
-                scene.add_icosphere(name, radius=shape.radius, color=shape.color, **pose)
+                scene.add_icosphere(
+                    name, radius=shape.radius, color=shape.color, position=position, wxyz=wxyz
+                )
             elif shape.kind == "box":
-                scene.add_box(name, dimensions=shape.size, color=shape.color, **pose)
+                scene.add_box(
+                    name, dimensions=shape.size, color=shape.color, position=position, wxyz=wxyz
+                )
             elif shape.kind == "mesh":
-                scene.add_mesh_simple(name, shape.vertices, shape.faces, color=shape.color, **pose)
+                assert shape.vertices is not None and shape.faces is not None, "mesh arrays"
+                scene.add_mesh_simple(
+                    name,
+                    shape.vertices,
+                    shape.faces,
+                    color=shape.color,
+                    position=position,
+                    wxyz=wxyz,
+                )
         self.shapes = shapes
 
     def _build_gizmos(self) -> None:
-        self.gizmos = []
+        self.gizmos: list[viser.TransformControlsHandle] = []
         for task in self.frame_tasks:
-            target = task.target
+            target = require_target(task.target, task)
             gizmo = self.server.scene.add_transform_controls(
                 f"/targets/{task.frame.name}",
                 scale=0.25 * self._size,
@@ -169,8 +189,10 @@ class Viewer:
             gizmo.on_update(self._make_drag_callback(task))
             self.gizmos.append(gizmo)
 
-    def _make_drag_callback(self, task: FrameTask):
-        def on_drag(event) -> None:
+    def _make_drag_callback(
+        self, task: FrameTask
+    ) -> Callable[[viser.TransformControlsEvent], None]:
+        def on_drag(event: viser.TransformControlsEvent) -> None:
             w, x, y, z = event.target.wxyz
             rotation = pin.Quaternion(w, x, y, z).normalized().matrix()
             self.set_target(task.frame.name, pin.SE3(rotation, np.array(event.target.position)))
@@ -208,8 +230,9 @@ class Viewer:
             self.configuration.update(self.robot.q0.copy())
             for task, gizmo in zip(self.frame_tasks, self.gizmos, strict=True):
                 task.set_target_from_configuration(self.configuration)
-                gizmo.position = np.array(task.target.translation)
-                gizmo.wxyz = _wxyz(task.target.rotation)
+                target = require_target(task.target, task)
+                gizmo.position = np.array(target.translation)
+                gizmo.wxyz = _wxyz(target.rotation)
         self._draw()
 
     def step(self) -> np.ndarray:

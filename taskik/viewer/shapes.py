@@ -7,10 +7,17 @@ moves one scene node per joint and the shapes follow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pinocchio as pin
+
+if TYPE_CHECKING:
+    import trimesh
+
+    from ..robots import Robot
 
 #: Colour of the simple shapes of the bundled robots (an orange that the viewer test looks for).
 LINK_COLOR = (235, 120, 20)
@@ -113,7 +120,8 @@ def _rgb(color: np.ndarray) -> tuple[int, int, int]:
     rgb = np.clip(np.asarray(color[:3], dtype=float), 0.0, 1.0)
     if rgb.max() <= 0.0:  # no colour in the model: a neutral grey
         rgb = np.array([0.7, 0.7, 0.7])
-    return tuple(int(round(255 * c)) for c in rgb)  # type: ignore[return-value]
+    r, g, b = (int(round(255 * c)) for c in rgb)
+    return r, g, b
 
 
 def _mesh_arrays(geometry_object: pin.GeometryObject) -> tuple[np.ndarray, np.ndarray]:
@@ -123,7 +131,8 @@ def _mesh_arrays(geometry_object: pin.GeometryObject) -> tuple[np.ndarray, np.nd
     try:
         import trimesh
 
-        mesh = trimesh.load(geometry_object.meshPath, force="mesh")
+        # force="mesh" makes load() return a Trimesh, which its annotation does not say
+        mesh = cast("trimesh.Trimesh", trimesh.load(geometry_object.meshPath, force="mesh"))
         return np.asarray(mesh.vertices) * scale, np.asarray(mesh.faces)
     except Exception:  # noqa: BLE001 - any loader failure falls back to the BVH copy
         geometry = geometry_object.geometry
@@ -134,7 +143,9 @@ def _mesh_arrays(geometry_object: pin.GeometryObject) -> tuple[np.ndarray, np.nd
         return vertices, faces
 
 
-def geometry_shapes(geometry_model: pin.GeometryModel, progress=None) -> list[Shape]:
+def geometry_shapes(
+    geometry_model: pin.GeometryModel, progress: Callable[[int, int], None] | None = None
+) -> list[Shape]:
     """The shapes of a Pinocchio visual model: meshes, boxes, cylinders, spheres, capsules.
 
     ``progress(done, total)`` is called after each geometry (mesh loading can take seconds).
@@ -185,7 +196,7 @@ def geometry_shapes(geometry_model: pin.GeometryModel, progress=None) -> list[Sh
     return shapes
 
 
-def robot_shapes(robot, progress=None) -> list[Shape]:
+def robot_shapes(robot: Robot, progress: Callable[[int, int], None] | None = None) -> list[Shape]:
     """Meshes of ``robot.visual_model`` when it has one, capsules between joints otherwise."""
     if robot.visual_model is not None and len(robot.visual_model.geometryObjects) > 0:
         return geometry_shapes(robot.visual_model, progress)
