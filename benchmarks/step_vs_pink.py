@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _timing import closed_loop, interleaved, publish, stats  # noqa: E402
 
 import taskik  # noqa: E402
-from taskik.solve import get_assembler  # noqa: E402
+from taskik.problem import get_assembler  # noqa: E402
 
 try:
     import example_robot_data
