@@ -1,5 +1,6 @@
-"""Smoke test: every examples/*.py runs to the end (TASKIK_SMOKE=1 shortens the loops of
-the examples that support it) and writes its plots outside the repository."""
+"""Every examples/*.py runs to the end as a script (TASKIK_SMOKE=1 shortens the loops of
+the examples that support it) and writes its plots outside the repository; and what each
+one's main() returns shows it achieves what it demonstrates."""
 
 from __future__ import annotations
 
