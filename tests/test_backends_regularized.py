@@ -163,3 +163,130 @@ def test_gamma_schedule_is_quadratic_in_sigma():
     assert 0 < sigma < 0.2
     gamma, _ = reg.block_gamma(block)
     assert gamma == pytest.approx(0.8 * (1 - sigma / 0.2) ** 2, rel=1e-12)
+
+
+def _block(kind, angular, linear=None):
+    angular = np.asarray(angular, dtype=float)
+    linear = None if linear is None else np.asarray(linear, dtype=float)
+    return RegularizedBlock(kind, slice(0, 3), np.eye(3), angular, linear)
+
+
+def test_skew_is_the_cross_product(rng):
+    from taskik.backends.regularized import skew
+
+    for _ in range(3):
+        x, y = rng.normal(size=3), rng.normal(size=3)
+        assert np.allclose(skew(x) @ y, np.cross(x, y), atol=1e-15)
+
+
+def test_generic_rank_from_the_joint_geometry():
+    from taskik.backends.regularized import generic_rank
+
+    z, y, x = [0, 0, 1.0], [0, 1.0, 0], [1.0, 0, 0]
+    ex, ey = [1.0, 0, 0], [0, 1.0, 0]
+    cases = [
+        # orientation: no revolute joint, parallel axes, two or more axes
+        (_block("orientation", np.zeros((3, 2))), 0),
+        (_block("orientation", np.array([z, z, z]).T * [1.0, 2.0, 0.5]), 1),
+        (_block("orientation", 1e-4 * np.array([z, y]).T), 2),  # small but non-parallel
+        (_block("orientation", np.array([z, y]).T), 2),
+        (_block("orientation", np.array([z, y, x, z]).T), 3),
+        # position: a planar arm (parallel axes), a spatial arm, prismatic joints
+        (_block("position", np.array([z, z, z]).T, np.array([ey, ey, ey]).T), 2),
+        (_block("position", np.array([z, y, y]).T, np.array([ey, ex, ex]).T), 3),
+        (_block("position", np.array([z]).T, np.array([ey]).T), 1),
+        (_block("position", np.zeros((3, 1)), np.array([ex]).T), 1),  # one prismatic joint
+        (_block("position", np.zeros((3, 2)), 3.0 * np.array([ex, ey]).T), 2),
+        (_block("position", np.array([z, [0, 0, 0]]).T, np.array([ey, [0, 0, 2.0]]).T), 2),
+        (_block("position", np.zeros((3, 2)), np.zeros((3, 2))), 0),  # nothing moves
+    ]
+    for block, rank in cases:
+        assert generic_rank(block) == rank, (block, rank)
+
+
+def test_regularization_direction_and_joint():
+    from taskik.backends.regularized import regularization_direction
+
+    z, y = np.array([0, 0, 1.0]), np.array([0, 1.0, 0])
+    # position: the unit linear velocity of the last moving joint
+    r, k = regularization_direction(
+        _block("position", np.zeros((3, 3)), np.array([[1.0, 0, 0], [0, 2.0, 0], [0, 0, 0]]).T)
+    )
+    assert np.allclose(r, [0, 1, 0]) and k == -1
+    assert regularization_direction(_block("position", np.zeros((3, 2)), np.zeros((3, 2)))) is None
+    # orientation: r = normalize(ω_{n−1} × ω_r) with the last two non-parallel axes
+    r, k = regularization_direction(_block("orientation", np.array([y, 2 * z, 3 * z, [0, 0, 0]]).T))
+    assert np.allclose(r, np.cross(y, z)) and k == 2
+    assert regularization_direction(_block("orientation", np.array([z, 2 * z]).T)) is None
+    assert regularization_direction(_block("orientation", np.array([z, [0, 0, 0]]).T)) is None
+
+
+def test_regularized_options_and_their_defaults(planar_2r):
+    task = taskik.PositionTask("ee")
+    task.set_target(np.array([L1 + L2 - 0.01, 0.0, 0.0]))
+    conf = planar_2r.configuration(np.array([0.0, 0.03]))  # near the singularity: 0 < σ < σ_thr
+    default = solve_ik(conf, [task], DT, backend="regularized")
+    explicit = solve_ik(
+        conf, [task], DT, backend="regularized", gamma0=0.5, sigma_thr=0.05, branch="auto"
+    )
+    assert np.allclose(default, explicit, rtol=1e-12)
+    for other in ({"gamma0": 1.5}, {"sigma_thr": 1.05}):
+        assert not np.allclose(solve_ik(conf, [task], DT, backend="regularized", **other), default)
+    # rcond is the pseudoinverse's cut-off: a large one drops the regularized direction
+    cut = solve_ik(conf, [task], DT, backend="regularized", rcond=0.99)
+    assert not np.allclose(cut, default)
+    with pytest.raises(taskik.InvalidInput, match="branch"):
+        solve_ik(conf, [task], DT, backend="regularized", branch="sometimes")
+
+
+def test_regularized_blocks_are_found_after_tasks_without_adapter(planar_2r):
+    """Rows of a regularized task after a task without adapter (posture) are regularized in
+    place: the step does not depend on the order of the tasks."""
+    conf, task = stretched(planar_2r, [L1 + L2 - 0.01, 0.0, 0.0])
+    posture = taskik.PostureTask(cost=1e-3)
+    posture.set_target(np.zeros(2))
+    first = solve_ik(conf, [posture, task], DT, backend="regularized", sigma_thr=0.1)
+    last = solve_ik(conf, [task, posture], DT, backend="regularized", sigma_thr=0.1)
+    assert np.abs(first).max() > 0.1 and np.allclose(first, last, rtol=1e-12)
+
+
+def test_frame_task_position_block_is_regularized(planar_2r):
+    conf, point = stretched(planar_2r, [L1 + L2 - 0.01, 0.0, 0.0])
+    frame = taskik.FrameTask("ee", position_cost=1.0, orientation_cost=0.0)
+    T = conf.get_transform_frame_to_world("ee")
+    frame.set_target(pin.SE3(T.rotation, point.target))
+    assert np.abs(solve_ik(conf, [frame], DT, backend="pinv")).max() < 1e-9
+    v = solve_ik(conf, [frame], DT, backend="regularized", sigma_thr=0.1)
+    # the position rows of a pose error: L = Jlog6[:, :3] Rᵀ applied to the point velocity
+    problem = taskik.build_ik(conf, [frame], DT, limits=[])
+    Jl = conf.get_frame_jacobian(conf.get_frame_id("ee"))
+    R = T.rotation
+    block = RegularizedBlock(
+        "position",
+        slice(0, 6),
+        pin.Jlog6(frame.target.actInv(T))[:, :3] @ R.T,
+        R @ Jl[3:],
+        R @ Jl[:3],
+    )
+    expected = RegularizedJacobian(sigma_thr=0.1).solve(problem.A, problem.c, [block])
+    assert np.abs(v).max() > 0.1 and np.allclose(v, expected, rtol=1e-9)
+
+
+def test_a_task_class_opts_in_with_regularization_blocks(planar_2r):
+    from taskik.backends.unconstrained import REGULARIZATION_ADAPTERS
+
+    class Point(taskik.PositionTask):  # a subclass: no built-in adapter
+        pass
+
+    class RegularizedPoint(taskik.PositionTask):
+        def regularization_blocks(self, configuration):
+            return REGULARIZATION_ADAPTERS[taskik.PositionTask](self, configuration)
+
+    conf, task = stretched(planar_2r, [L1 + L2 - 0.01, 0.0, 0.0])
+    expected = solve_ik(conf, [task], DT, backend="regularized", sigma_thr=0.1)
+    for cls, moves in ((Point, False), (RegularizedPoint, True)):
+        sub = cls("ee")
+        sub.set_target(task.target)
+        v = solve_ik(conf, [sub], DT, backend="regularized", sigma_thr=0.1)
+        assert np.allclose(v, expected, rtol=1e-9) == moves
+        assert (np.abs(v).max() > 0.1) == moves

@@ -70,3 +70,30 @@ def test_sdls_backend_groups_end_effectors_and_bounds_the_step(rng):
     v = solve_ik(conf, tasks, dt, backend="sdls", gamma_max=0.2)
     assert np.allclose(v * dt, sdls_reference(A, e, 3, 0.2), atol=1e-12)
     assert np.abs(v).max() * dt <= 0.2 + 1e-12
+
+
+def test_sdls_final_clamp_bounds_the_sum_of_the_clamped_directions(rng):
+    """Each φ_i is clamped to γ_i ≤ γ_max, but their sum can exceed γ_max: the final
+    ClampMaxAbs brings it back."""
+    exceeded = 0
+    for _ in range(20):
+        A = rng.normal(size=(6, 7))
+        e = 50.0 * rng.normal(size=6)
+        dtheta = solve_sdls(A, e, gamma_max=0.3)
+        assert np.abs(dtheta).max() <= 0.3 + 1e-12
+        assert np.allclose(dtheta, sdls_reference(A, e, 3, 0.3), atol=1e-12)
+        # the sum of the φ_i before the final clamp: γ_max is only their own bound
+        U, s, Vt = np.linalg.svd(A, full_matrices=False)
+        phis = [solve_sdls(A, (U[:, i] @ e) * U[:, i], gamma_max=0.3) for i in range(len(s))]
+        exceeded += np.abs(sum(phis)).max() > 0.3
+    assert exceeded >= 5  # the final clamp was needed in these cases
+
+
+def test_sdls_default_groups_are_triples_or_single_rows(rng):
+    for m, size in ((6, 3), (9, 3), (5, 1), (4, 1)):
+        A = rng.normal(size=(m, 7))
+        e = 20.0 * rng.normal(size=m)  # large: the groups change the damping
+        ref = sdls_reference(A, e, size, 0.5)
+        assert np.allclose(solve_sdls(A, e, gamma_max=0.5), ref, atol=1e-12)
+        other = sdls_reference(A, e, 1 if size == 3 else m, 0.5)
+        assert not np.allclose(ref, other, atol=1e-6)

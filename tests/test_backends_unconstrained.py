@@ -206,3 +206,49 @@ def test_buss_y_and_double_y_shapes(rng):
         A = taskik.build_ik(conf, tasks, DT, limits=[]).A
         assert A.shape == (3 * n_eff, n_joints)  # Buss: 6 × 7 and 12 × 16
         assert np.linalg.matrix_rank(A) == 3 * n_eff  # generic configuration
+
+
+def test_frame_task_rows_are_clamped_and_grouped_as_position_then_orientation(ur5, rng):
+    """ClampMag and SDLS treat a FrameTask's 6 rows as a point (3) and an orientation (3)."""
+    from taskik.backends.sdls import solve_sdls
+
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    task = taskik.FrameTask("tool0", position_cost=[1.0, 2.0, 1.5], orientation_cost=0.5, gain=0.8)
+    T = conf.get_transform_frame_to_world("tool0")
+    task.set_target(
+        pin.SE3(T.rotation @ pin.exp3(np.array([0.02, -0.03, 0.01])), T.translation + 0.4)
+    )
+    prob = taskik.build_ik(conf, [task], DT, limits=[])
+    e = task.compute_error(conf)
+    assert np.linalg.norm(e[:3]) > 0.5 and np.linalg.norm(e[3:]) < 0.05
+
+    def pinv_of_clamped(d):
+        clamped = e.copy()
+        for part in (slice(0, 3), slice(3, 6)):
+            n = np.linalg.norm(clamped[part])
+            if n > d:
+                clamped[part] *= d / n
+        return solve_pinv(prob.A, task.cost * task.gain * clamped / DT)
+
+    for d in (0.1, 0.02):  # the position part only, then both parts
+        v = solve_ik(conf, [task], DT, backend="pinv", max_task_error=d)
+        assert np.allclose(v, pinv_of_clamped(d), atol=1e-9)
+    assert not np.allclose(pinv_of_clamped(0.1), pinv_of_clamped(0.02))
+    # SDLS groups: the tool point (rows 0–2), then its orientation (rows 3–5)
+    v = solve_ik(conf, [task], DT, backend="sdls", gamma_max=0.05)
+    by_parts = solve_sdls(prob.A, prob.c * DT, np.array([0, 3]), 0.05) / DT
+    as_one = solve_sdls(prob.A, prob.c * DT, np.array([0]), 0.05) / DT
+    assert np.allclose(v, by_parts, atol=1e-12) and not np.allclose(v, as_one, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(4, 7), (7, 7), (9, 4)])
+def test_dls_with_a_diagonal_or_scalar_damping_solves_the_damped_normal_equations(rng, shape):
+    A = rng.normal(size=shape)
+    c = rng.normal(size=shape[0])
+    n = shape[1]
+    diagonal = rng.uniform(0.1, 2.0, size=n)
+    ref = np.linalg.solve(A.T @ A + np.diag(diagonal), A.T @ c)
+    assert np.allclose(solve_dls(A, c, diagonal), ref, atol=1e-10)
+    for lam2 in (0.3, 2.0):
+        ref = np.linalg.solve(A.T @ A + lam2 * np.eye(n), A.T @ c)
+        assert np.allclose(solve_dls(A, c, lam2), ref, atol=1e-10)

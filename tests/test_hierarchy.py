@@ -527,3 +527,53 @@ def test_examples_run_and_show_strict_priority(capsys):
     finals = [line for line in out.splitlines() if "after 300 steps" in line]
     feet = [float(line.split("|e| = ")[1].split(",")[0]) for line in finals]
     assert feet[0] < 1e-9 and feet[1] < 1e-3 and feet[2] > 0.1
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_lower_level_keeps_what_every_higher_level_achieves_under_binding_limits(humanoid, seed):
+    """Limits strongly active at level 1 (in the null space of level 0) are kept by level 2:
+    adding a posture level changes neither level 0's nor level 1's residual, to rounding."""
+    rng = np.random.default_rng(seed)
+    q = humanoid.q0.copy()
+    if seed % 2:
+        q[7:] += rng.normal(0.0, 0.2, humanoid.model.nq - 7)
+    conf = humanoid.configuration(q)
+    feet = [FrameTask(f) for f in FEET]
+    for t in feet:
+        t.set_target_from_configuration(conf)
+    com = ComTask()
+    com.set_target(conf.com + rng.normal(0.0, 0.015, 3))
+    hand = PositionTask(HANDS[0])
+    hand.set_target(
+        conf.get_transform_frame_to_world(HANDS[0]).translation + rng.normal(0, 0.05, 3)
+    )
+    posture = PostureTask(1e-2)
+    posture.set_target(humanoid.random_configuration(rng))
+    levels = [[*feet, com], [hand], [posture]]
+    slow = VelocityLimit(humanoid.model, {name: 0.5 for name in humanoid.model.names[2:]})
+    limits = [taskik.ConfigurationLimit(humanoid.model), slow]
+    v2 = taskik.solve_ik(conf, levels[:2], 0.01, limits=limits)
+    v3 = taskik.solve_ik(conf, levels, 0.01, limits=limits)
+    assert np.abs(v3 - v2).max() > 0.1  # the posture level does move v
+    for tasks in levels[:2]:
+        A, c, _ = level_rows(conf, tasks, 0.01)
+        r2, r3 = np.linalg.norm(A @ v2 - c), np.linalg.norm(A @ v3 - c)
+        assert r3 == pytest.approx(r2, rel=1e-10, abs=1e-12)
+
+
+def test_daqp_with_options_solves_each_level_cold_with_the_same_step(humanoid):
+    """Solver options turn the warm-started DAQP workspaces off (each level's QP is then a
+    cold daqp.solve call): the step is the same."""
+    rng = np.random.default_rng(3)
+    conf = humanoid.configuration(humanoid.q0)
+    levels = binding_humanoid_levels(conf, rng)
+    slow = VelocityLimit(humanoid.model, {name: 0.5 for name in humanoid.model.names[2:]})
+    limits = [taskik.ConfigurationLimit(humanoid.model), slow]
+    warm = taskik.solve_ik(conf, levels, 0.01, limits=limits)
+    for method in ("auto", "cascade"):
+        cold = taskik.solve_ik(
+            conf, levels, 0.01, limits=limits, method=method, solver="daqp", primal_tol=1e-6
+        )
+        assert np.allclose(cold, warm, atol=1e-7)
+    with pytest.raises(taskik.NoSolutionFound, match="daqp"):
+        taskik.solve_ik(conf, levels, 0.01, limits=limits, solver="daqp", iter_limit=1)

@@ -120,3 +120,42 @@ def test_no_limit_is_ever_violated_over_long_random_runs(panda, data, offsets, d
         assert (np.abs(v) <= model.velocityLimit).all()
         conf.integrate_inplace(v, dt)
         assert (conf.q >= lo - 1e-9).all() and (conf.q <= hi + 1e-9).all()
+
+
+def test_configuration_limit_check_names_the_joint_out_of_range(ur5):
+    lim = ConfigurationLimit(ur5.model)
+    q = ur5.q0.copy()
+    lim.check(q)
+    q[2] = ur5.model.upperPositionLimit[2] + 1e-7  # within the default tolerance
+    lim.check(q)
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="elbow_joint"):
+        lim.check(q, tol=1e-9)
+    q[2] = ur5.model.upperPositionLimit[2] + 0.1
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match=r"joint elbow_joint at"):
+        lim.check(q)
+    lim.check(q, tol=0.2)
+
+
+class SoftBox(taskik.Limit):
+    """A limit with only compute_box: the base class stacks it."""
+
+    hard = False
+
+    def compute_box(self, configuration, dt):
+        return np.array([1, 3]), np.array([-1.0, -2.0]) / dt, np.array([1.0, 3.0]) / dt
+
+
+def test_base_limit_stacks_its_box(ur5):
+    conf = ur5.configuration()
+    idx, stacked = SoftBox().compute_stacked_box(conf, 0.5)
+    assert idx.tolist() == [1, 3] and stacked.tolist() == [[-2.0, -4.0], [2.0, 6.0]]
+    out = np.zeros((2, 2))
+    idx, written = SoftBox().compute_stacked_box(conf, 0.5, out=out)
+    assert written is out and out.tolist() == [[-2.0, -4.0], [2.0, 6.0]]
+    assert taskik.Limit().compute_stacked_box(conf, 0.5) is None
+    # alone, it is the step's box (the assembler's one-soft-box path)
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 1.0)
+    problem = taskik.build_ik(conf, [task], 0.5, limits=[SoftBox()])
+    assert problem.lb.tolist() == [-np.inf, -2.0, -np.inf, -4.0, -np.inf, -np.inf]
+    assert problem.ub.tolist() == [np.inf, 2.0, np.inf, 6.0, np.inf, np.inf]

@@ -124,3 +124,70 @@ def test_every_error_is_a_taskik_error():
         assert issubclass(error, taskik.TaskikError)
     assert issubclass(taskik.InvalidInput, ValueError)
     assert issubclass(taskik.UnknownName, KeyError)
+
+
+class SoftBox(Limit):
+    """A soft box on some joints, like the position limits (clipped into the hard box)."""
+
+    hard = False
+
+    def __init__(self, name, indices, lower, upper):
+        self.name = name
+        self.indices = np.array(indices)
+        self.lower, self.upper = np.array(lower, float), np.array(upper, float)
+
+    def compute_box(self, configuration, dt):
+        return self.indices, self.lower, self.upper
+
+
+def test_two_soft_boxes_merge_as_max_of_lowers_and_min_of_uppers(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 1.0)  # far: the step presses on the upper bounds
+    a = SoftBox("a", [0, 1, 2], [-1.0, -2.0, 0.3], [1.0, 0.5, 3.0])
+    b = SoftBox("b", [1, 2, 3], [-0.5, -4.0, -1.0], [2.0, 1.0, 4.0])
+    hard = VelocityLimit(ur5.model, {"shoulder_pan_joint": 0.8, "wrist_1_joint": 0.7})
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[a, b, hard])
+    inf = np.inf
+    lower = [-0.8, -0.5, 0.3, -0.7, -inf, -inf]  # joint 0 clipped into the hard box
+    upper = [0.8, 0.5, 1.0, 0.7, inf, inf]
+    assert problem.lb.tolist() == lower and problem.ub.tolist() == upper
+    # same merge with the soft boxes in the other order, and the step stays in the box
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[hard, b, a])
+    assert problem.lb.tolist() == lower and problem.ub.tolist() == upper
+    v = taskik.solve_ik(conf, [task], 0.01, limits=[a, b, hard])
+    assert np.all(v >= np.array(lower)) and np.all(v <= np.array(upper))
+    assert v[1] == pytest.approx(0.5) and v[2] == pytest.approx(1.0)
+
+
+def test_two_soft_boxes_that_exclude_each_other_are_named(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    a = SoftBox("first", [2], [1.0], [2.0])
+    b = SoftBox("second", [2], [-2.0], [-1.0])
+    with pytest.raises(
+        NoSolutionFound, match=r"v\[2\]: first limit lower bound 1 > second limit upper bound -1"
+    ):
+        taskik.solve_ik(conf, [task], 0.01, limits=[a, b])
+    # one soft box alone is never in conflict
+    assert taskik.solve_ik(conf, [task], 0.01, limits=[a])[2] == pytest.approx(1.0)
+    # the message names the limit with the highest lower and the one with the lowest upper
+    # bound, only where they cross (boxes that touch are fine)
+    c = SoftBox("third", [2], [-3.0], [10.0])
+    touching = [SoftBox("left", [1], [0.0], [1.0]), SoftBox("right", [1], [1.0], [2.0])]
+    with pytest.raises(NoSolutionFound) as info:
+        taskik.solve_ik(conf, [task], 0.01, limits=[c, a, *touching, b])
+    message = str(info.value)
+    assert "v[2]: first limit lower bound 1 > second limit upper bound -1" in message
+    assert "v[1]" not in message and "third" not in message
+
+
+def test_problem_lists_its_limits_and_boxes(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 0.1)
+    limits = [VelocityLimit(ur5.model), HalfSpace(ur5.model, 0.1)]
+    problem = taskik.build_ik(conf, [task], 0.01, limits=limits)
+    assert problem.limits == limits
+    assert [box.limit for box in problem.boxes] == limits[:1]

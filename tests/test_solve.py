@@ -164,3 +164,73 @@ def test_a_list_edited_in_place_between_steps_is_seen(ur5):
     tasks[0] = b
     v_b = taskik.solve_ik(conf, tasks, 0.01, limits=[])
     assert np.allclose(v_a, -v_b) and not np.allclose(v_a, v_b)
+
+
+def _in_place_edit_tasks(ur5):
+    conf = ur5.configuration()
+    T = conf.get_transform_frame_to_world("tool0")
+    tool = PositionTask("tool0", cost=1.0)
+    tool.set_target(T.translation + [0.05, -0.03, 0.02])
+    low = PostureTask(cost=1.0)
+    low.set_target(ur5.q0 + 0.3)
+    high = PostureTask(cost=[0.0, 0.0, 0.0, 1.0, 1.0, 1.0])
+    high.set_target(ur5.q0 - 0.4)
+    return conf, tool, low, high
+
+
+def test_a_flat_list_edited_in_place_steps_like_a_fresh_list(ur5):
+    conf, tool, low, high = _in_place_edit_tasks(ur5)
+    fresh = ur5.configuration()  # its own plan cache
+
+    def step(tasks, limits=None):
+        return taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+
+    def reference(tasks, limits=None):
+        return taskik.solve_ik(
+            fresh, list(tasks), 0.01, limits=None if limits is None else list(limits)
+        )
+
+    tasks = [tool, low, high]
+    first = step(tasks)
+    assert np.allclose(first, reference(tasks))
+    tasks.remove(low)
+    assert np.allclose(step(tasks), reference([tool, high]))
+    assert not np.allclose(step(tasks), first)
+    tasks.reverse()  # same tasks, other order: same step
+    assert np.allclose(step(tasks), reference([tool, high]))
+    tasks.insert(1, low)
+    assert np.allclose(step(tasks), first)
+    limits = []
+    free = step(tasks, limits)
+    limits.append(taskik.VelocityLimit(ur5.model, {"shoulder_pan_joint": 0.05}))
+    bounded = step(tasks, limits)
+    assert abs(free[0]) > 0.06 and abs(bounded[0]) <= 0.05 + 1e-9
+    assert np.allclose(bounded, reference(tasks, limits))
+
+
+def test_levels_edited_in_place_step_like_fresh_levels(ur5):
+    conf, tool, low, high = _in_place_edit_tasks(ur5)
+    fresh = ur5.configuration()
+
+    def step(levels):
+        return taskik.solve_ik(conf, levels, 0.01, limits=[])
+
+    def reference(levels):
+        return taskik.solve_ik(fresh, [list(level) for level in levels], 0.01, limits=[])
+
+    levels = [[tool], [low]]
+    first = step(levels)
+    assert np.allclose(first, reference([[tool], [low]]))
+    levels[1].append(high)  # a task added to a level
+    assert np.allclose(step(levels), reference([[tool], [low, high]]))
+    assert not np.allclose(step(levels), first)
+    levels[1].remove(high)
+    assert np.allclose(step(levels), first)
+    levels.insert(1, [high])  # a level added between the two
+    assert np.allclose(step(levels), reference([[tool], [high], [low]]))
+    assert not np.allclose(step(levels), first)
+    levels.pop(1)
+    assert np.allclose(step(levels), first)
+    levels.reverse()  # priorities swapped
+    assert np.allclose(step(levels), reference([[low], [tool]]))
+    assert not np.allclose(step(levels), first)

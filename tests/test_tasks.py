@@ -217,3 +217,214 @@ def test_bad_posture_target_is_rejected(ur5):
         PostureTask().set_target(np.full(6, np.nan))
     with pytest.raises(taskik.InvalidConfiguration, match="shape"):
         PostureTask().set_target(np.zeros(3), ur5.configuration())
+
+
+def lie_group_chain(joints, free_flyer=False):
+    """A serial chain of the given pinocchio joints, on a free-flyer base or fixed."""
+    model = pin.Model()
+    parent = 0
+    if free_flyer:
+        parent = model.addJoint(parent, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "base")
+    offset = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
+    for k, joint in enumerate(joints):
+        parent = model.addJoint(parent, joint, offset, f"joint{k}")
+        model.appendBodyToJoint(parent, pin.Inertia.FromSphere(1.0, 0.05), pin.SE3.Identity())
+    model.addFrame(pin.Frame("tip", parent, 0, offset, pin.FrameType.OP_FRAME))
+    return model
+
+
+@pytest.mark.parametrize(
+    "joints, free_flyer",
+    [
+        (["spherical", "continuous", "revolute"], False),
+        (["spherical", "continuous", "revolute"], True),
+        (["continuous", "continuous"], False),  # nq = 2 per joint, nv = 1: not a vector space
+    ],
+)
+def test_posture_task_on_spherical_and_continuous_joints(joints, free_flyer, rng):
+    make = {
+        "spherical": pin.JointModelSpherical,
+        "continuous": pin.JointModelRUBZ,
+        "revolute": pin.JointModelRY,
+    }
+    model = lie_group_chain([make[j]() for j in joints], free_flyer)
+    rows = np.arange(6 if free_flyer else 0, model.nv)
+    for _ in range(3):
+        q = pin.integrate(model, pin.neutral(model), rng.normal(size=model.nv))
+        target = pin.integrate(model, q, 0.7 * rng.normal(size=model.nv))
+        conf = taskik.Configuration(model, q)
+        task = PostureTask(cost=1.0)
+        task.set_target(target)
+        e, J = task.compute_error_and_jacobian(conf)
+        assert e.shape == (len(rows),) and J.shape == (len(rows), model.nv)
+        assert np.linalg.norm(e) > 0.1
+        # e = −(q ⊖ q*): integrating −e from q* lands on q (joint by joint, base excluded)
+        step = np.zeros(model.nv)
+        step[rows] = -e
+        back = pin.integrate(model, target, step)
+        assert np.allclose(pin.difference(model, back, q)[rows], 0.0, atol=1e-9)
+        # its rate along pin.integrate is −J v
+        v = rng.normal(size=model.nv)
+        eps = 1e-6
+        plus = taskik.Configuration(model, pin.integrate(model, q, eps * v))
+        minus = taskik.Configuration(model, pin.integrate(model, q, -eps * v))
+        fd = -(task.compute_error(plus) - task.compute_error(minus)) / (2 * eps)
+        assert np.allclose(J @ v, fd, atol=1e-6)
+        if free_flyer:
+            assert np.allclose(J[:, :6], 0.0)
+    # a posture-only closed loop reaches the target on the manifold
+    for _ in range(30):
+        conf.integrate_inplace(taskik.solve_ik(conf, [task], 0.1, limits=[]), 0.1)
+    assert np.allclose(pin.difference(model, target, conf.q)[rows], 0.0, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "make, cost",
+    [
+        (lambda **kw: FrameTask("tool0", 2.0, 3.0, **kw), [2, 2, 2, 3, 3, 3]),
+        (
+            lambda **kw: RelativeFrameTask("tool0", "shoulder_link", 2.0, 3.0, **kw),
+            [2, 2, 2, 3, 3, 3],
+        ),
+        (lambda **kw: PositionTask("tool0", 2.0, **kw), [2, 2, 2]),
+        (lambda **kw: OrientationTask("tool0", 2.0, **kw), [2, 2, 2]),
+        (lambda **kw: ComTask(2.0, **kw), [2, 2, 2]),
+        (lambda **kw: PostureTask(2.0, **kw), 2.0),
+    ],
+)
+def test_constructor_arguments_reach_the_task(make, cost):
+    task = make(gain=0.3, lm_damping=0.2)
+    assert np.array_equal(task.cost, cost)
+    assert task.gain == 0.3 and task.lm_damping == 0.2
+
+
+@pytest.mark.parametrize(
+    "task, cost",
+    [
+        (FrameTask("tool0"), [1.0] * 6),
+        (RelativeFrameTask("tool0", "shoulder_link"), [1.0] * 6),
+        (PositionTask("tool0"), [1.0] * 3),
+        (OrientationTask("tool0"), [1.0] * 3),
+        (ComTask(), [1.0] * 3),
+        (PostureTask(), 1.0),
+        (DampingTask(), 1.0),
+    ],
+)
+def test_default_cost_gain_and_lm_damping(task, cost):
+    assert np.array_equal(task.cost, cost)
+    assert task.gain == 1.0 and task.lm_damping == 0.0
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        FrameTask("tool0"),
+        RelativeFrameTask("tool0", "shoulder_link"),
+        PositionTask("tool0"),
+        OrientationTask("tool0"),
+        ComTask(),
+        PostureTask(),
+    ],
+)
+def test_a_task_without_target_is_named(ur5, task):
+    with pytest.raises(TargetNotSet, match=f"^{type(task).__name__} has no target"):
+        task.compute_error(ur5.configuration())
+
+
+def test_relative_frame_target_as_se3_or_matrix(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    T = conf.get_transform("tool0", "shoulder_link")
+    for target in (T, T.homogeneous):
+        task = RelativeFrameTask("tool0", "shoulder_link")
+        task.set_target(target)
+        assert isinstance(task.target, pin.SE3) and task.target.isApprox(T)
+        assert np.allclose(task.compute_error(conf), 0.0, atol=1e-12)
+
+
+def test_orientation_target_as_matrix_se3_or_quaternion(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    R = conf.get_transform_frame_to_world("tool0").rotation
+    for target in (R, pin.SE3(R, np.ones(3)), pin.Quaternion(R)):
+        task = OrientationTask("tool0")
+        task.set_target(target)
+        assert np.allclose(task.target, R, atol=1e-12)
+        assert np.allclose(task.compute_error(conf), 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    "set_target, value, message",
+    [
+        (lambda v: OrientationTask("f").set_target(v), np.eye(4), r"^target must have shape"),
+        (
+            lambda v: OrientationTask("f").set_target(v),
+            np.full((3, 3), np.nan),
+            r"^target contains",
+        ),
+        (
+            lambda v: OrientationTask("f").set_target(v),
+            np.diag([1.2, 1, 1]),
+            r"^target rotation is",
+        ),
+        (lambda v: ComTask().set_target(v), np.zeros(4), r"^target must have shape \(3,\)"),
+        (lambda v: ComTask().set_target(v), [0, np.inf, 0], r"^target contains"),
+        (lambda v: PositionTask("f").set_target(v), np.zeros(2), r"^target must have shape \(3,\)"),
+        (lambda v: FrameTask("f").set_target(v), np.eye(3), r"^target must have shape \(4, 4\)"),
+        (
+            lambda v: FrameTask("f").set_target(v),
+            pin.SE3(np.eye(3), np.array([np.nan, 0, 0])),
+            r"^target translation contains",
+        ),
+        (
+            lambda v: FrameTask("f").set_target(v),
+            pin.SE3(np.diag([1.0, 1.0, np.nan]), np.zeros(3)),
+            r"^target rotation contains",
+        ),
+        (
+            lambda v: RelativeFrameTask("f", "g").set_target(v),
+            np.diag([1.0, 1.0, -1.0, 1.0]),
+            r"^target rotation is not a rotation",
+        ),
+        (lambda v: PostureTask().set_target(v), [0.0, np.nan], r"^posture target contains"),
+        (
+            lambda v: PostureTask().set_target(v),
+            np.zeros((2, 2)),
+            r"^posture target must be a 1-D vector",
+        ),
+    ],
+)
+def test_bad_targets_are_named(set_target, value, message):
+    with pytest.raises(InvalidInput, match=message):
+        set_target(value)
+
+
+def test_posture_target_validated_against_the_configuration(ur5, rng):
+    conf = ur5.configuration()
+    q = ur5.random_configuration(rng)
+    task = PostureTask()
+    task.set_target(list(q), conf)
+    assert task.target.dtype == float and np.array_equal(task.target, q)
+    task.set_target([0, 0, 0, 0, 0, 0])  # integers become floats
+    assert task.target.dtype == float
+
+
+def test_position_task_offset_moves_the_point(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    T = conf.get_transform_frame_to_world("tool0")
+    offset = np.array([0.1, -0.05, 0.2])
+    task = PositionTask("tool0", offset=offset)
+    assert np.allclose(task.point(conf), T.act(offset))
+    task.set_target(T.act(offset))
+    assert np.allclose(task.compute_error(conf), 0.0, atol=1e-12)
+
+
+def test_damping_task_cost_vector_and_size_follow_the_model(ur5, panda):
+    task = DampingTask(cost=np.arange(1.0, 7.0))
+    A, c, _ = task.compute_term(ur5.configuration(), 0.01)
+    assert np.array_equal(A, np.diag(np.arange(1.0, 7.0))) and task.dim == 6
+    with pytest.raises(InvalidInput, match="DampingTask cost"):
+        task.compute_error(panda.configuration())
+    task.cost = 2.0
+    for robot in (ur5, panda, ur5):
+        e, J = task.compute_error_and_jacobian(robot.configuration())
+        nv = robot.model.nv
+        assert np.array_equal(J, np.eye(nv)) and task.dim == nv and np.array_equal(e, np.zeros(nv))

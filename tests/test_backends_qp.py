@@ -1,0 +1,119 @@
+"""The QP backend: solve_qp on a built Problem, solvers other than DAQP with inequality rows,
+the projection onto the box, and what a failed solve says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import qpsolvers
+
+import taskik
+from taskik import InvalidInput, Limit, NoSolutionFound, PositionTask, PostureTask, VelocityLimit
+from taskik.backends.qp import check_solver, daqp_constraints, solve_qp, solve_qp_arrays
+from taskik.problem import BoxBound
+
+DT = 0.01
+
+
+class HalfSpace(Limit):
+    """One inequality row: v[0] + v[1] ≤ h."""
+
+    name = "halfspace"
+
+    def __init__(self, h):
+        self.h = h
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((1, configuration.nv))
+        G[0, :2] = 1.0
+        return G, np.array([self.h])
+
+
+def far_tasks(robot, conf):
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.3, -0.2, 0.1])
+    posture = PostureTask(1e-2)
+    posture.set_target(robot.q0)
+    return [task, posture]
+
+
+@pytest.mark.parametrize("solver", [None, "daqp", "quadprog", "proxqp"])
+def test_solve_qp_of_a_built_problem_is_the_step(ur5, solver):
+    conf = ur5.configuration()
+    tasks = far_tasks(ur5, conf)
+    limits = [VelocityLimit(ur5.model), HalfSpace(0.05)]
+    problem = taskik.build_ik(conf, tasks, DT, limits=limits)
+    v = solve_qp(problem, solver=solver)
+    assert np.allclose(v, taskik.solve_ik(conf, tasks, DT, limits=limits), atol=1e-6)
+    assert v[0] + v[1] <= 0.05 + 1e-6  # the inequality row reaches the solver
+    assert (v >= problem.lb).all() and (v <= problem.ub).all()
+
+
+def test_solver_options_reach_the_solver(ur5):
+    conf = ur5.configuration()
+    problem = taskik.build_ik(conf, far_tasks(ur5, conf), DT, limits=[HalfSpace(0.05)])
+    with pytest.raises(TypeError):
+        solve_qp(problem, solver="quadprog", no_such_option=1.0)
+    with pytest.raises(NoSolutionFound, match="'osqp'.*maximum iterations"):
+        solve_qp(problem, solver="osqp", max_iter=1)
+    # DAQP too: an iteration cap too small for the active set makes it fail
+    joints = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint")
+    limits = [VelocityLimit(ur5.model, {j: 0.05 for j in joints}), HalfSpace(0.01)]
+    problem = taskik.build_ik(conf, far_tasks(ur5, conf), DT, limits=limits)
+    assert np.allclose(solve_qp(problem, solver="daqp")[:3], [0.05, -0.05, -0.05])
+    with pytest.raises(NoSolutionFound, match="'daqp'.*exit flag -4"):
+        solve_qp(problem, solver="daqp", iter_limit=2)
+
+
+def test_first_order_solver_steps_are_projected_onto_the_box(ur5):
+    conf = ur5.configuration()
+    tasks = far_tasks(ur5, conf)
+    limits = [VelocityLimit(ur5.model, {j: 0.3 for j in ("shoulder_pan_joint", "elbow_joint")})]
+    problem = taskik.build_ik(conf, tasks, DT, limits=limits)
+    raw = qpsolvers.solve_qp(
+        problem.P, problem.r, lb=problem.lb, ub=problem.ub, solver="osqp", eps_abs=1e-2
+    )
+    assert ((raw < problem.lb) | (raw > problem.ub)).any()  # OSQP's tolerance
+    v = solve_qp(problem, solver="osqp", eps_abs=1e-2)
+    assert (v >= problem.lb).all() and (v <= problem.ub).all()
+    assert v.dtype == float and np.abs(v - raw).max() < 0.05
+
+
+def test_a_failed_solve_names_the_solver_status_and_the_limits(ur5):
+    P, r = np.eye(2), np.zeros(2)
+    G, h = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([-1.0, -1.0])  # v0 ≤ −1 and v0 ≥ 1
+    for solver in ("quadprog", "daqp"):
+        with pytest.raises(NoSolutionFound, match=rf"'{solver}'.*\['halfspace'\]") as info:
+            solve_qp_arrays(P, r, G, h, None, None, solver, (), [HalfSpace(0.0)])
+        assert "optimal" not in str(info.value)
+    # conflicting boxes (given lazily, as the assembler does) are named
+    lb, ub = np.array([1.0, -1.0]), np.array([-0.5, 1.0])
+    boxes = [
+        BoxBound(HalfSpace(0.0), np.array([0]), np.array([1.0]), np.array([2.0])),
+        BoxBound(VelocityLimit.__new__(VelocityLimit), np.array([0]), -np.ones(1), -np.ones(1)),
+    ]
+    with pytest.raises(NoSolutionFound, match=r"v\[0\]: halfspace limit lower bound 1 > velocity"):
+        solve_qp_arrays(P, r, None, None, lb, ub, "quadprog", lambda: boxes, [])
+
+
+def test_unknown_solver_names_close_matches():
+    with pytest.raises(
+        InvalidInput, match=r"'quadprg' is not available \(did you mean 'quadprog'\?\)"
+    ):
+        check_solver("quadprg")
+    with pytest.raises(InvalidInput, match=r"'zzz' is not available; installed: daqp, "):
+        check_solver("zzz")
+    with pytest.raises(InvalidInput, match=r"did you mean 'proxqp', 'osqp'\?"):
+        check_solver("oxqp")
+
+
+def test_daqp_constraints_layout():
+    G, h = np.ones((2, 3)), np.array([1.0, 2.0])
+    A, upper, lower = daqp_constraints(3, G, h, None, np.array([1.0, 2.0, 3.0]))
+    assert A.shape == (2, 3)
+    assert upper.tolist() == [1.0, 2.0, 3.0, 1.0, 2.0]
+    assert lower.tolist() == [-np.inf] * 5
+    A, upper, lower = daqp_constraints(3, None, None, np.zeros(3), None)
+    assert A.shape == (0, 3) and upper.tolist() == [np.inf] * 3 and lower.tolist() == [0.0] * 3
+    with pytest.raises(InvalidInput, match="without h"):
+        daqp_constraints(3, G, None, None, None)
