@@ -66,7 +66,7 @@ def test_readme_priorities_snippet_keeps_the_feet_near_and_reaches():
     floating base, so the loop runs at the velocity limits and does not settle; what holds
     today, measured on the configuration: both feet within 2 cm / 0.006 rad of where they
     started (up to 2.7 cm during the loop, second-order drift at 10 rad/s), the hand within
-    5 cm of a target 5.3 m away at the start."""
+    5 cm of a target 5.4 m away at the start."""
     import numpy as np
     import pinocchio as pin
 
