@@ -57,15 +57,9 @@ class PlanCache:
         build: Callable[[], T],
     ) -> T:
         """The plan of a flat task list (one weighted level)."""
-        last = self._last.get("step")
-        if (
-            last is not None
-            and last[0] is tasks
-            and last[1] is limits
-            and last[2] == tasks  # same objects in the same order (the list may be edited)
-            and (limits is None or last[3] == limits)
-        ):
-            return last[4]
+        plan = self._repeated("step", tasks, limits)
+        if plan is not None:
+            return plan
         if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
             return build()
         return self._find(("step", tuple(map(id, tasks)), _limit_ids(limits)), tasks, limits, build)
@@ -77,15 +71,9 @@ class PlanCache:
         build: Callable[[], T],
     ) -> T:
         """The plan of a list of priority levels (lists of tasks)."""
-        last = self._last.get("levels")
-        if (
-            last is not None
-            and last[0] is levels
-            and last[1] is limits
-            and last[2] == levels  # list of lists: compared level by level, task by task
-            and (limits is None or last[3] == limits)
-        ):
-            return last[4]
+        plan = self._repeated("levels", levels, limits)
+        if plan is not None:
+            return plan
         if (
             not (type(levels) is list or type(levels) is tuple)
             or not all(type(level) is list or type(level) is tuple for level in levels)
@@ -94,6 +82,20 @@ class PlanCache:
             return build()
         key = ("levels", tuple(tuple(map(id, level)) for level in levels), _limit_ids(limits))
         return self._find(key, levels, limits, build)
+
+    def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
+        """The plan of the last call of this kind when it had the same list objects with the
+        same contents (tasks compared by identity, level by level for levels), else None."""
+        last = self._last.get(kind)
+        if (
+            last is not None
+            and last[0] is tasks
+            and last[1] is limits
+            and last[2] == tasks  # same objects in the same order (the list may be edited)
+            and (limits is None or last[3] == limits)
+        ):
+            return last[4]
+        return None
 
     def _find(
         self,
