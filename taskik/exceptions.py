@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import difflib
+import math
+import numbers
 from collections.abc import Iterable
 
 import numpy as np
@@ -55,15 +57,23 @@ class NoSolutionFound(TaskikError, RuntimeError):
         conflicts: human-readable descriptions of the limits that conflict, if found.
     """
 
-    def __init__(self, solver: str, status: object, conflicts: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        solver: str,
+        status: object,
+        conflicts: list[str] | None = None,
+        hint: str | None = None,
+    ) -> None:
         self.solver = solver
         self.status = status
         self.conflicts = list(conflicts or [])
         msg = f"QP solver {solver!r} found no solution (status: {status})"
         if self.conflicts:
             msg += "; conflicting limits: " + "; ".join(self.conflicts)
-        else:
+        elif hint is None:
             msg += "; no pair of bounds conflicts directly, check the inequality rows"
+        if hint is not None:
+            msg += "; " + hint
         super().__init__(msg)
 
 
@@ -78,6 +88,8 @@ def check_finite_array(
     dtype: npt.DTypeLike = float,
 ) -> np.ndarray:
     """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
+    if np.iscomplexobj(value):
+        raise InvalidInput(f"{name} must be real, got complex values")
     try:
         arr = np.asarray(value, dtype=dtype)
     except (TypeError, ValueError) as exc:
@@ -90,12 +102,47 @@ def check_finite_array(
     return arr
 
 
-def check_positive_scalar(value: float, name: str) -> float:
-    """Return ``value`` as a float, raising :class:`InvalidInput` unless it is finite and > 0."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{name} must be a positive number, got {value!r}") from exc
-    if not (x > 0.0 and x < float("inf")):
-        raise InvalidInput(f"{name} must be finite and > 0, got {value!r}")
+def real_scalar(value: object, name: str) -> float:
+    """``value`` as a float when it is a real number: a Python or numpy int or float, or a
+    0-d real array; :class:`InvalidInput` for anything else (None, str, bool, complex, ...)."""
+    if type(value) is float:
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "fiu":
+        return float(value)
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise InvalidInput(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    return float(value)
+
+
+def check_scalar(
+    value: object,
+    name: str,
+    low: float = -math.inf,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
+    """``value`` as a finite float in ``[low, high]`` (``(low`` / ``high)`` when open);
+    :class:`InvalidInput` naming ``name`` and the range otherwise."""
+    x = real_scalar(value, name)
+    below = x <= low if low_open else x < low
+    above = x >= high if high_open else x > high
+    if below or above or not math.isfinite(x):
+        if math.isfinite(low) and math.isfinite(high):
+            lo = f"({low:g}" if low_open else f"[{low:g}"
+            hi = f"{high:g})" if high_open else f"{high:g}]"
+            rule = f"in {lo}, {hi}"
+        elif math.isfinite(low):
+            rule = f"finite and {'>' if low_open else '>='} {low:g}"
+        elif math.isfinite(high):
+            rule = f"finite and {'<' if high_open else '<='} {high:g}"
+        else:
+            rule = "finite"
+        raise InvalidInput(f"{name} must be {rule}, got {value!r}")
     return x
+
+
+def check_positive_scalar(value: object, name: str) -> float:
+    """Return ``value`` as a float, raising :class:`InvalidInput` unless it is finite and > 0."""
+    return check_scalar(value, name, 0.0, low_open=True)

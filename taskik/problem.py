@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, TypeAlias, TypeVar
 import numpy as np
 
 from .configuration import Configuration
-from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
+from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar, check_scalar
 from .limits import default_limits
 from .limits.limit import Box, Limit
 from .tasks.task import Task
@@ -130,10 +130,8 @@ def check_levels(levels: Sequence[Sequence[Task]]) -> list[list[Task]]:
 
 
 def check_damping(damping: float) -> float:
-    d = float(damping)
-    if not (d >= 0.0 and np.isfinite(d)):
-        raise InvalidInput(f"damping must be finite and >= 0, got {damping!r}")
-    return d
+    """The Tikhonov damping of a step as a float: finite and ≥ 0."""
+    return check_scalar(damping, "damping", 0.0)
 
 
 def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,13 +11,17 @@ import numpy as np
 from .backends.qp import DaqpWorkspace, check_solver, default_solver, solve_qp_arrays
 from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
-from .exceptions import InvalidInput
+from .exceptions import InvalidInput, check_positive_scalar
 from .hierarchy import solve_hierarchy
 from .limits.limit import Limit
 from .problem import check_damping, get_assembler, is_hierarchy
 from .tasks.task import Task
 
 _DEFAULT_SOLVER = default_solver()
+
+
+def _is_model(x: object) -> bool:
+    return type(x).__name__ == "Model" and type(x).__module__.startswith("pinocchio")
 
 
 def solve_ik(
@@ -54,21 +59,28 @@ def solve_ik(
         NoSolutionFound: the solver found no solution; names it, its status and the limits
             that conflict.
     """
-    if not (isinstance(dt, float | int) and 0.0 < dt < float("inf")):
-        raise InvalidInput(f"dt must be finite and > 0 (seconds), got {dt!r}")
+    if type(configuration) is not Configuration and not isinstance(configuration, Configuration):
+        raise InvalidInput(
+            f"configuration must be a taskik.Configuration, got {type(configuration).__name__}"
+            + (
+                " (wrap the model: taskik.Configuration(model, q))"
+                if _is_model(configuration)
+                else ""
+            )
+        )
+    if type(dt) is not float or not 0.0 < dt < math.inf:
+        dt = check_positive_scalar(dt, "dt (s)")
     if damping != 1e-12:
         damping = check_damping(damping)
     if backend != "qp":
         return solve_unconstrained(
-            configuration, tasks, float(dt), limits, backend, damping, **solver_kwargs
+            configuration, tasks, dt, limits, backend, damping, **solver_kwargs
         )
     if is_hierarchy(tasks):
-        return solve_hierarchy(
-            configuration, tasks, float(dt), limits, solver, damping, **solver_kwargs
-        )
+        return solve_hierarchy(configuration, tasks, dt, limits, solver, damping, **solver_kwargs)
     solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
-    P, r, G, h, lb, ub = asm.assemble(configuration, float(dt), damping)
+    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
     if solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace

@@ -52,7 +52,7 @@ def test_solve_qp_of_a_built_problem_is_the_step(ur5, solver):
 def test_solver_options_reach_the_solver(ur5):
     conf = ur5.configuration()
     problem = taskik.build_ik(conf, far_tasks(ur5, conf), DT, limits=[HalfSpace(0.05)])
-    with pytest.raises(TypeError):
+    with pytest.raises(taskik.InvalidInput, match="'quadprog' does not accept.*no_such_option"):
         solve_qp(problem, solver="quadprog", no_such_option=1.0)
     with pytest.raises(NoSolutionFound, match="'osqp'.*maximum iterations"):
         solve_qp(problem, solver="osqp", max_iter=1)

@@ -85,15 +85,19 @@ class DaqpWorkspace:
         rows = _empty_rows(n) if A is None else A
         shape = (n, len(upper), rows.shape[0])
         model = self.model
-        if model is None or shape != self.shape:
-            model = daqp.Model()
-            model.setup(P, r, rows, upper, lower)
-            self.model, self.shape = model, shape
-        elif shape[2]:
-            model.update(H=P, f=r, A=rows, bupper=upper, blower=lower)
-        else:
-            model.update(H=P, f=r, bupper=upper, blower=lower)
-        x, _, exitflag, info = model.solve()
+        try:
+            if model is None or shape != self.shape:
+                model = daqp.Model()
+                model.setup(P, r, rows, upper, lower)
+                self.model, self.shape = model, shape
+            elif shape[2]:
+                model.update(H=P, f=r, A=rows, bupper=upper, blower=lower)
+            else:
+                model.update(H=P, f=r, bupper=upper, blower=lower)
+            x, _, exitflag, info = model.solve()
+        except RuntimeError:  # a set-up DAQP refuses (e.g. lower > upper): the checked path
+            self.model = None  # names the problem
+            return None
         if exitflag > 0 and math.isfinite(x @ x):
             self.lam = info["lam"]
             return x
@@ -160,22 +164,44 @@ def solve_qp_arrays(
 
     ``boxes`` and ``limits`` only serve to name the conflicting limits in the error.
     """
-    if solver == "daqp":
-        v, status = _solve_daqp(P, r, G, h, lb, ub, **kwargs)
-    else:
-        qp = qpsolvers.Problem(P, r, G, h, None, None, lb, ub)
-        sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
-        v = sol.x if sol.found else None
-        status = "optimal" if sol.found else f"not found ({sol.extras or 'no details'})"
+    try:
+        if solver == "daqp":
+            v, status = _solve_daqp(P, r, G, h, lb, ub, **kwargs)
+        else:
+            qp = qpsolvers.Problem(P, r, G, h, None, None, lb, ub)
+            sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
+            v = sol.x if sol.found else None
+            status = "optimal" if sol.found else f"not found ({sol.extras or 'no details'})"
+    except TypeError as exc:
+        if not kwargs:
+            raise
+        raise InvalidInput(
+            f"QP solver {solver!r} does not accept the options {sorted(kwargs)}: {exc}"
+        ) from None
     if v is None or not math.isfinite(v @ v):
         if v is not None:
             status = "non-finite solution"
         boxes = boxes() if callable(boxes) else boxes
         conflicts = box_conflicts(list(boxes), P.shape[0])
+        hint = None
         if G is not None:
             names = sorted({lim.name for lim in limits})
             conflicts.append(f"inequality rows from limits {names} may be infeasible")
-        raise NoSolutionFound(solver, status, conflicts)
+        elif not conflicts:
+            finite = math.isfinite(float(np.abs(P).max(initial=0.0))) and math.isfinite(
+                float(np.abs(r).max(initial=0.0))
+            )
+            hint = (
+                "no two limits conflict and there are no inequality rows: "
+                + (
+                    "the QP is not finite"
+                    if not finite
+                    else f"the QP is numerically out of range (max |P| = "
+                    f"{np.abs(P).max(initial=0.0):.3g}, max |r| = {np.abs(r).max(initial=0.0):.3g})"
+                )
+                + "; check the task targets, costs and dt"
+            )
+        raise NoSolutionFound(solver, status, conflicts, hint)
     v = np.array(v, dtype=float)
     # solvers meet bounds up to their tolerance (1e-6 for DAQP, more for OSQP): project
     # onto the box so that the limits hold exactly

@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges
-from ..exceptions import InvalidInput
+from ..exceptions import check_scalar
 from .limit import Box, Limit, StackedBox
 
 
@@ -37,10 +37,7 @@ class ConfigurationLimit(Limit):
     name = "configuration"
 
     def __init__(self, model: pin.Model, gain: float = 0.5) -> None:
-        gain = float(gain)
-        if not (0.0 < gain <= 1.0):
-            raise InvalidInput(f"ConfigurationLimit gain must be in (0, 1], got {gain!r}")
-        self.gain = gain
+        self.gain = check_scalar(gain, "ConfigurationLimit gain", 0.0, 1.0, low_open=True)
         self.model = model
         self.ranges = PositionRanges(model)
         self.q_indices = self.ranges.q_indices

@@ -18,6 +18,11 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         R, p = target.rotation, target.translation
     else:
         M = check_finite_array(target, name, (4, 4))
+        if np.abs(M[3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-9:
+            raise InvalidInput(
+                f"{name} is not a homogeneous matrix: its last row is {M[3].tolist()}, "
+                "expected [0, 0, 0, 1] (was it transposed?)"
+            )
         R, p = M[:3, :3], M[:3, 3]
     check_finite_array(R, f"{name} rotation")
     check_finite_array(p, f"{name} translation")

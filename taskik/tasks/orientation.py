@@ -7,7 +7,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import check_finite_array
+from ..exceptions import InvalidInput, check_finite_array
 from ._frames import FrameRef, check_rotation, require_target
 from .task import Task
 
@@ -42,6 +42,11 @@ class OrientationTask(Task):
         if isinstance(target, pin.SE3):
             target = target.rotation
         elif isinstance(target, pin.Quaternion):
+            norm = target.norm()
+            if not abs(norm - 1.0) <= 1e-6:
+                raise InvalidInput(
+                    f"target quaternion has norm {norm:.6g}, expected 1 (call .normalize())"
+                )
             target = target.toRotationMatrix()
         R = check_finite_array(target, "target", (3, 3))
         check_rotation(R, "target")

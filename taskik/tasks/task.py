@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_scalar
 
 
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
@@ -25,10 +25,12 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
     vector is kept as given; its length is checked when the model is known.
     """
+    if isinstance(cost, str | bytes | bool) or cost is None or np.iscomplexobj(cost):
+        raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers, got {cost!r}")
     try:
         arr = np.asarray(cost, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{name} must be a number or a vector of {dim}") from exc
+        raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers") from exc
     if arr.ndim == 0 and dim is not None:
         arr = np.full(dim, float(arr))
     if dim is None and arr.ndim > 1 or dim is not None and arr.shape != (dim,):
@@ -91,10 +93,7 @@ class Task:
 
     @gain.setter
     def gain(self, value: float) -> None:
-        g = float(value)
-        if not (0.0 < g <= 1.0):
-            raise InvalidInput(f"gain must be in (0, 1], got {value!r}")
-        self._gain = g
+        self._gain = check_scalar(value, "gain", 0.0, 1.0, low_open=True)
         self._bump()
 
     @property
@@ -104,10 +103,7 @@ class Task:
 
     @lm_damping.setter
     def lm_damping(self, value: float) -> None:
-        x = float(value)
-        if not (x >= 0.0 and np.isfinite(x)):
-            raise InvalidInput(f"lm_damping must be finite and >= 0, got {value!r}")
-        self._lm_damping = x
+        self._lm_damping = check_scalar(value, "lm_damping", 0.0)
         self._bump()
 
     # ------------------------------------------------------------- interface

@@ -1,0 +1,126 @@
+"""Bad input gets a taskik error that names the problem: never a bare exception, never a
+silent wrong result (causes found by fuzzing the public entry points)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik.exceptions import check_scalar, real_scalar
+
+DT = 0.01
+
+
+# ------------------------------------------------------------------------------ scalars
+@pytest.mark.parametrize("value", [None, "0.5", b"1", True, np.bool_(True), 1j, [0.5], object()])
+def test_scalars_must_be_real_numbers(value):
+    with pytest.raises(taskik.InvalidInput, match="gain must be a real number"):
+        real_scalar(value, "gain")
+
+
+@pytest.mark.parametrize("value", [0.5, 1, np.float32(0.5), np.int64(1), np.array(0.25)])
+def test_real_numbers_of_any_kind_are_accepted(value):
+    assert real_scalar(value, "x") == float(value)
+
+
+def test_check_scalar_names_the_range():
+    with pytest.raises(taskik.InvalidInput, match=r"gain must be in \(0, 1\], got 0"):
+        check_scalar(0, "gain", 0.0, 1.0, low_open=True)
+    with pytest.raises(taskik.InvalidInput, match="damping must be finite and >= 0"):
+        check_scalar(-1.0, "damping", 0.0)
+    with pytest.raises(taskik.InvalidInput, match="x must be finite and < 2"):
+        check_scalar(2.0, "x", high=2.0, high_open=True)
+    with pytest.raises(taskik.InvalidInput, match="x must be finite, got nan"):
+        check_scalar(float("nan"), "x")
+    assert check_scalar(1.0, "gain", 0.0, 1.0, low_open=True) == 1.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: taskik.FrameTask("tool0", gain=None),
+        lambda: taskik.FrameTask("tool0", lm_damping="1"),
+        lambda: taskik.PostureTask(cost=None),
+        lambda: taskik.PostureTask(cost=1j),
+        lambda: taskik.ConfigurationLimit(taskik.robots.load("ur5").model, gain=None),
+    ],
+)
+def test_constructors_refuse_non_numbers(make):
+    with pytest.raises(taskik.InvalidInput):
+        make()
+
+
+def test_dt_of_any_real_type_is_accepted_and_others_named(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    v64 = taskik.solve_ik(conf, [task], DT)
+    v32 = taskik.solve_ik(conf, [task], np.float32(DT))
+    assert np.allclose(v32, v64, atol=1e-6)
+    for bad in (None, "0.01", 0.0, -1.0, float("inf"), float("nan"), 1j):
+        with pytest.raises(taskik.InvalidInput, match="dt"):
+            taskik.solve_ik(conf, [task], bad)
+
+
+# ------------------------------------------------------------------- wrong objects
+def test_a_model_instead_of_a_configuration_is_named(ur5):
+    task = taskik.FrameTask("tool0")
+    with pytest.raises(taskik.InvalidInput, match="wrap the model"):
+        taskik.solve_ik(ur5.model, [task], DT)
+
+
+def test_unknown_solver_options_are_named(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    with pytest.raises(taskik.InvalidInput, match="'daqp' does not accept.*bogus"):
+        taskik.solve_ik(conf, [task], DT, bogus=1)
+
+
+# -------------------------------------------------------------------- silent garbage
+def test_a_transposed_homogeneous_target_is_refused(ur5):
+    conf = ur5.configuration()
+    M = conf.get_transform_frame_to_world("tool0").homogeneous
+    task = taskik.FrameTask("tool0")
+    task.set_target(M)  # the right way round
+    with pytest.raises(taskik.InvalidInput, match="transposed"):
+        task.set_target(M.T)
+
+
+@pytest.mark.parametrize("coeffs", [(0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, 2.0)])
+def test_non_unit_quaternion_targets_are_refused(coeffs):
+    task = taskik.OrientationTask("tool0")
+    with pytest.raises(taskik.InvalidInput, match="norm"):
+        task.set_target(pin.Quaternion(*coeffs[3:], *coeffs[:3]))
+    task.set_target(pin.Quaternion(1.0, 0.0, 0.0, 0.0))  # the identity, unit
+    np.testing.assert_array_equal(task.target, np.eye(3))
+
+
+# ---------------------------------------------------------------- solver failures
+class _EmptyBox(taskik.Limit):
+    """A user limit whose box is empty (lower > upper) on joint 0."""
+
+    hard = True
+    name = "empty"
+
+    def compute_box(self, configuration, dt):
+        return np.array([0]), np.array([1.0]), np.array([-1.0])
+
+
+def test_an_empty_user_box_is_a_named_conflict_not_a_runtime_error(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    with pytest.raises(taskik.NoSolutionFound, match="empty"):
+        taskik.solve_ik(conf, [task], DT, limits=[_EmptyBox()])
+
+
+def test_an_out_of_range_problem_does_not_blame_inequality_rows(ur5):
+    conf = ur5.configuration()
+    task = taskik.PositionTask("tool0")
+    task.set_target([1e300, 0.0, 0.0])
+    with pytest.raises(taskik.NoSolutionFound, match="no inequality rows") as err:
+        taskik.solve_ik(conf, [task], DT, limits=[])
+    assert "check the task targets, costs and dt" in str(err.value)
