@@ -290,3 +290,57 @@ def test_a_task_class_opts_in_with_regularization_blocks(planar_2r):
         v = solve_ik(conf, [sub], DT, backend="regularized", sigma_thr=0.1)
         assert np.allclose(v, expected, rtol=1e-9) == moves
         assert (np.abs(v).max() > 0.1) == moves
+
+
+def test_gammas_report_zero_for_regular_and_unregularizable_blocks():
+    reg = RegularizedJacobian(gamma0=0.5, sigma_thr=0.2)
+    assert reg.gammas == {}
+    A = np.zeros((3, 2))
+    # regular (σ ≥ σ_thr), no joint moves the point (generic rank 0), then singular
+    still = RegularizedBlock("position", slice(0, 3), np.eye(3), np.zeros((3, 2)), np.zeros((3, 2)))
+    still.key = "still"
+    regular, singular = planar_block(1.2), planar_block(0.0)
+    regular.key, singular.key = "regular", "singular"
+    reg.regularize(A, [regular, still, singular])
+    assert reg.gammas["regular"] == 0.0 and reg.gammas["still"] == 0.0
+    assert abs(reg.gammas["singular"]) == pytest.approx(0.5)
+    # a held branch is per block: another singular block enters on its own side
+    other = planar_block(-0.05)
+    other.key = "other"
+    reg.regularize(A, [singular, other])
+    assert reg.gammas["other"] < 0 < reg.gammas["singular"]
+
+
+def test_euler_wrist_regularized_rows_follow_the_design_note():
+    """J_Ω + γ Mᵀ P⊥ [ω_1×r, ω_2×r, 0] (M = ω_rω_rᵀ − ω̂_r, P⊥ = I − ω_rω_rᵀ), for a target
+    that needs all three joints."""
+    conf = euler_wrist()
+    task = taskik.OrientationTask("tool")
+    task.set_target(pin.exp3(np.array([0.01, 0.02, -0.01])))
+    gamma = 0.5
+    v = solve_ik(conf, [task], DT, backend="regularized", gamma0=gamma, sigma_thr=0.1)
+    problem = taskik.build_ik(conf, [task], DT, limits=[])
+    Jw = conf.get_frame_jacobian(conf.get_frame_id("tool"))[3:]  # R = I at q = 0
+    w_r, r = Jw[:, 2], np.array([0.0, -1.0, 0.0])  # r = normalize(ω_2 × ω_r) = x × z
+    M = np.outer(w_r, w_r) - pin.skew(w_r)
+    P_perp = np.eye(3) - np.outer(w_r, w_r)
+    C = np.column_stack([np.cross(Jw[:, 0], r), np.cross(Jw[:, 1], r), np.zeros(3)])
+    L = pin.Jlog3(task.target.T)
+    A_reg = L @ (Jw + gamma * M.T @ P_perp @ C)
+    expected = np.linalg.solve(A_reg, problem.c)
+    assert np.abs(expected[1]) > 0.1  # the middle joint moves
+    assert np.allclose(v, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_regularized_branch_is_held_from_one_step_to_the_next(planar_2r):
+    task = taskik.PositionTask("ee")
+    task.set_target(np.array([L1 + L2 - 0.01, 0.0, 0.0]))
+    tasks = [task]
+    opts = {"backend": "regularized", "gamma0": -0.5, "sigma_thr": 0.2}
+    conf = planar_2r.configuration(np.array([0.0, 0.05]))
+    solve_ik(conf, tasks, DT, **opts)  # enters the singular region on the θ2 > 0 side
+    conf.update(np.zeros(2))
+    held = solve_ik(conf, tasks, DT, **opts)  # exactly singular: the held branch (γ > 0)
+    fresh = solve_ik(planar_2r.configuration(np.zeros(2)), [task], DT, **opts)  # sign of γ0
+    positive = solve_ik(planar_2r.configuration(np.zeros(2)), [task], DT, **{**opts, "gamma0": 0.5})
+    assert np.allclose(held, positive) and not np.allclose(held, fresh)

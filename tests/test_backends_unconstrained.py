@@ -252,3 +252,139 @@ def test_dls_with_a_diagonal_or_scalar_damping_solves_the_damped_normal_equation
     for lam2 in (0.3, 2.0):
         ref = np.linalg.solve(A.T @ A + lam2 * np.eye(n), A.T @ c)
         assert np.allclose(solve_dls(A, c, lam2), ref, atol=1e-10)
+
+
+def test_dls_options_and_their_defaults(panda, rng):
+    conf = panda.configuration(panda.random_configuration(rng))
+    task = frame_task_near(panda, conf, rng, "panda_hand", lm_damping=0.05)
+    prob = taskik.build_ik(conf, [task], DT, limits=[], damping=0.0)
+    A, c, mu = prob.A, prob.c, prob.mu
+    n = A.shape[1]
+
+    def dls(**options):
+        return solve_ik(conf, [task], DT, backend="dls", **options)
+
+    assert np.array_equal(dls(), dls(lam=0.1, damping_kind="constant", form="normal"))
+    assert np.array_equal(dls(damping_kind="sugihara"), dls(damping_kind="sugihara", w_bar=1e-3))
+    # the damping argument and the tasks' μ add to λ² in every form (m < n here: 6 × 7)
+    d = 1e-2
+    ref = np.linalg.solve(A.T @ A + (0.09 + mu + d) * np.eye(n), A.T @ c)
+    for form in ("normal", "svd"):
+        assert np.allclose(dls(lam=0.3, damping=d, form=form), ref, atol=1e-9)
+    with pytest.raises(InvalidInput, match="form='svd' supports damping_kind='constant' only"):
+        dls(damping_kind="chan", form="svd")
+    # w̄ is Sugihara's: checked for that damping only, zero allowed
+    assert np.all(np.isfinite(dls(damping_kind="sugihara", w_bar=0.0)))
+    for bad in (-1.0, np.nan, np.ones(3)):
+        with pytest.raises(InvalidInput, match="w_bar"):
+            dls(damping_kind="sugihara", w_bar=bad)
+    assert np.array_equal(dls(damping_kind="chan", w_bar=-1.0), dls(damping_kind="chan"))
+
+
+def test_positive_options_reject_zero(ur5, rng):
+    conf = ur5.configuration()
+    task = frame_task_near(ur5, conf, rng, "tool0")
+    for backend, option in (("sdls", "gamma_max"), ("pinv", "max_task_error")):
+        with pytest.raises(InvalidInput, match=f"{option} must be finite and > 0"):
+            solve_ik(conf, [task], DT, backend=backend, **{option: 0.0})
+
+
+def test_max_task_error_per_task_and_on_weighted_rows_only(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    p = conf.get_transform_frame_to_world("tool0").translation
+    near = taskik.PostureTask(cost=1e-2)
+    near.set_target(conf.q + 0.01)
+    far = taskik.PositionTask("tool0", cost=[1.0, 1.0, 0.0])  # z unweighted
+    far.set_target(p + np.array([0.3, -0.4, 5.0]))  # ‖e_xy‖ = 0.5
+    clamped = taskik.PositionTask("tool0", cost=[1.0, 1.0, 0.0])
+    clamped.set_target(p + np.array([0.06, -0.08, 1.0]))  # e_xy clamped to 0.1
+    # a dict naming only the second task clamps that one (the first is left as is)
+    v = solve_ik(conf, [near, far], DT, backend="pinv", max_task_error={far: 0.1})
+    assert np.allclose(v, solve_ik(conf, [near, clamped], DT, backend="pinv"), atol=1e-9)
+    # the norm is that of the weighted rows (a zero-cost row has no error to clamp)
+    v = solve_ik(conf, [far], DT, backend="pinv", max_task_error=0.1)
+    assert np.allclose(v, solve_ik(conf, [clamped], DT, backend="pinv"), atol=1e-9)
+
+
+def test_pinv_edge_cases_and_relative_cutoff(rng):
+    # a zero matrix, a single row, singular values of exactly 1
+    assert np.array_equal(solve_pinv(np.zeros((3, 4)), np.ones(3)), np.zeros(4))
+    row = np.array([[3.0, 4.0]])
+    assert np.allclose(solve_pinv(row, np.array([5.0])), [0.6, 0.8])
+    Q, _ = np.linalg.qr(rng.normal(size=(4, 4)))
+    c = rng.normal(size=3)
+    assert np.allclose(solve_pinv(Q[:3], c), Q[:3].T @ c)
+    # σ = (4, 2, 3e-3) with rcond 1e-3: σ₃ < rcond σ_max is dropped, the others kept
+    U, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    V, _ = np.linalg.qr(rng.normal(size=(5, 5)))
+    s = np.array([4.0, 2.0, 3e-3])
+    A = U @ np.diag(s) @ V[:3]
+    expected = V[:2].T @ ((U[:, :2].T @ c) / s[:2])
+    assert np.allclose(solve_pinv(A, c, rcond=1e-3), expected, atol=1e-12)
+    assert not np.allclose(solve_pinv(A, c, rcond=1e-4), expected, atol=1e-3)
+
+
+def test_transpose_step_size_is_williams_alpha(rng):
+    A = rng.normal(size=(3, 5))
+    c = rng.normal(size=3)
+    g = A.T @ c
+    alpha = (g @ g) / np.linalg.norm(A @ g) ** 2
+    assert transpose_step_size(A, c) == pytest.approx(alpha)
+    # ‖AAᵀc‖ = 1 exactly: still Williams' α, not the degenerate 0
+    A1 = np.eye(2)
+    assert transpose_step_size(A1, np.array([0.6, 0.8])) == pytest.approx(1.0)
+    assert transpose_step_size(np.zeros((2, 3)), np.ones(2)) == 0.0
+
+
+def test_row_groups_of_a_mixed_task_list(panda, rng):
+    """ClampMag and SDLS groups: a task of dim 3 is one group, a 6-D task two groups of 3,
+    any other dimension one group per row; groups start where the task's rows start."""
+    from taskik.backends.sdls import solve_sdls
+
+    conf = panda.configuration(panda.random_configuration(rng))
+    posture = taskik.PostureTask(cost=0.3)  # 7 rows
+    posture.set_target(panda.random_configuration(rng))
+    frame = frame_task_near(panda, conf, rng, "panda_hand")
+    T = conf.get_transform_frame_to_world("panda_hand")
+    frame.set_target(
+        pin.SE3(T.rotation @ pin.exp3(np.array([0.1, 0.0, 0.05])), T.translation + 0.5)
+    )
+    point = taskik.PositionTask("panda_link4")
+    point.set_target(conf.get_transform_frame_to_world("panda_link4").translation + 0.3)
+    tasks = [posture, frame, point]
+    prob = taskik.build_ik(conf, tasks, DT, limits=[])
+    starts = np.array([0, 1, 2, 3, 4, 5, 6, 7, 10, 13])
+    v = solve_ik(conf, tasks, DT, backend="sdls", gamma_max=0.05)
+    assert np.allclose(v, solve_sdls(prob.A, prob.c * DT, starts, 0.05) / DT, atol=1e-12)
+    # ClampMag: each group's error clamped to 0.05 on its own
+    e = np.concatenate([t.compute_error(conf) for t in tasks])
+    groups = [slice(0, 7), slice(7, 10), slice(10, 13), slice(13, 16)]
+    assert all(np.linalg.norm(e[g]) > 0.05 for g in groups)
+    for g in groups:
+        e[g] *= 0.05 / np.linalg.norm(e[g])
+    w = np.concatenate(
+        [np.broadcast_to(t.cost * t.gain, (len(t.compute_error(conf)),)) for t in tasks]
+    )
+    v = solve_ik(conf, tasks, DT, backend="pinv", max_task_error=0.05)
+    assert np.allclose(v, solve_pinv(prob.A, w * e / DT), atol=1e-9)
+
+
+def test_unconstrained_options_reach_their_backend(ur5, panda, rng):
+    conf = ur5.configuration()
+    task = frame_task_near(ur5, conf, rng, "tool0")
+    with pytest.raises(InvalidInput, match="cannot honour limits"):
+        solve_ik(conf, [task], DT, limits=[taskik.VelocityLimit(ur5.model)], backend="pinv")
+    with pytest.raises(InvalidInput, match=r"cannot apply the damping=0\.001; use"):
+        solve_ik(conf, [task], DT, backend="sdls", damping=1e-3)
+    # rcond: a large relative cut-off drops the small singular values
+    assert not np.allclose(
+        solve_ik(conf, [task], DT, backend="pinv", rcond=0.5),
+        solve_ik(conf, [task], DT, backend="pinv"),
+    )
+    # max_joint_step on a small step (max |v| < 1 rad/s)
+    small = taskik.PostureTask()
+    small.set_target(ur5.q0 + 1e-4 * np.arange(1, 7))
+    v = solve_ik(conf, [small], DT, backend="pinv")
+    assert np.abs(v).max() < 1.0
+    d = 0.5 * np.abs(v).max() * DT
+    assert np.allclose(solve_ik(conf, [small], DT, backend="pinv", max_joint_step=d), 0.5 * v)

@@ -577,3 +577,45 @@ def test_daqp_with_options_solves_each_level_cold_with_the_same_step(humanoid):
         assert np.allclose(cold, warm, atol=1e-7)
     with pytest.raises(taskik.NoSolutionFound, match="daqp"):
         taskik.solve_ik(conf, levels, 0.01, limits=limits, solver="daqp", iter_limit=1)
+
+
+class PairSums(taskik.Limit):
+    """Inequality rows v_i + v_j ≤ h (not a box) for pairs of joints."""
+
+    name = "pairs"
+
+    def __init__(self, pairs, h):
+        self.pairs, self.h = pairs, h
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((len(self.pairs), configuration.nv))
+        for k, (i, j) in enumerate(self.pairs):
+            G[k, i] = G[k, j] = 1.0
+        return G, np.full(len(self.pairs), self.h)
+
+
+@pytest.mark.parametrize("with_box", ["velocity", "position", "none"])
+def test_inequality_rows_at_every_level_with_every_solver_path(humanoid, with_box):
+    conf = humanoid.configuration(humanoid.q0)
+    levels = binding_humanoid_levels(conf, np.random.default_rng(1))
+    rows = PairSums([(6, 7), (8, 9), (20, 21), (25, 26), (30, 31)], 0.05)
+    boxes = {
+        "velocity": [VelocityLimit(humanoid.model, {n: 0.5 for n in humanoid.model.names[2:]})],
+        "position": [taskik.ConfigurationLimit(humanoid.model)],
+        "none": [],
+    }[with_box]
+    limits = [*boxes, rows]
+    G, h = rows.compute_inequalities(conf, 0.01)
+    warm = taskik.solve_ik(conf, levels, 0.01, limits=limits)
+    assert (G @ warm).max() == pytest.approx(0.05, abs=1e-9)  # the rows bind
+    for options, tol in (
+        ({"solver": "daqp", "primal_tol": 1e-6}, 1e-9),  # cold DAQP calls
+        ({"solver": "quadprog"}, 1e-4),
+        ({"method": "cascade"}, 1e-4),
+    ):
+        v = taskik.solve_ik(conf, levels, 0.01, limits=limits, **options)
+        assert (G @ v).max() <= 0.05 + 1e-9
+        assert np.abs(v - warm).max() < tol, options
+    # the rows are kept: without them the step is another one
+    free = taskik.solve_ik(conf, levels, 0.01, limits=boxes)
+    assert (G @ free).max() > 0.06

@@ -159,3 +159,40 @@ def test_base_limit_stacks_its_box(ur5):
     problem = taskik.build_ik(conf, [task], 0.5, limits=[SoftBox()])
     assert problem.lb.tolist() == [-np.inf, -2.0, -np.inf, -4.0, -np.inf, -np.inf]
     assert problem.ub.tolist() == [np.inf, 2.0, np.inf, 6.0, np.inf, np.inf]
+
+
+def test_velocity_limit_dict_per_dof_sorted_and_checked(humanoid, ur5):
+    model = humanoid.model
+    names = list(model.names)
+    a, b = names[-1], names[3]  # given out of order
+    lim = VelocityLimit(model, {a: 2.5, b: [1.0]})
+    ja, jb = model.joints[names.index(a)], model.joints[names.index(b)]
+    assert lim.indices.tolist() == sorted([ja.idx_v, jb.idx_v])
+    assert dict(zip(lim.indices.tolist(), lim.v_max.tolist(), strict=True)) == {
+        ja.idx_v: 2.5,
+        jb.idx_v: 1.0,
+    }
+    idx, lo, hi = lim.compute_box(humanoid.configuration(), 0.01)
+    assert np.array_equal(lo, -hi) and np.array_equal(idx, lim.indices)
+    # a free-flyer limit: one value per DoF, scalar broadcast
+    base = VelocityLimit(model, {names[1]: [1, 2, 3, 4, 5, 6]})
+    assert base.indices.tolist() == list(range(6)) and base.v_max.tolist() == [1, 2, 3, 4, 5, 6]
+    assert VelocityLimit(model, {names[1]: 0.5}).v_max.tolist() == [0.5] * 6
+    for bad in ({"universe": 1.0}, {names[2]: np.inf}, {names[2]: np.nan}):
+        with pytest.raises((InvalidInput, UnknownName)):
+            VelocityLimit(model, bad)
+    with pytest.raises(InvalidInput, match="mapping"):
+        VelocityLimit(model, [("elbow_joint", 1.0)])
+    assert VelocityLimit(ur5.model, {"elbow_joint": 0.0}).v_max.tolist() == [0.0]
+    assert repr(VelocityLimit(ur5.model)) == "VelocityLimit(joints=6)"
+
+
+def test_velocity_limit_from_a_model_with_a_bad_limit_vector(ur5):
+    model = ur5.model.copy()
+    model.velocityLimit = model.velocityLimit.copy()
+    model.velocityLimit[2] = np.finfo(float).max  # pinocchio's "unbounded"
+    lim = VelocityLimit(model)
+    assert lim.indices.tolist() == [0, 1, 3, 4, 5]
+    model.velocityLimit[2] = -1.0
+    with pytest.raises(InvalidInput, match=">= 0"):
+        VelocityLimit(model)

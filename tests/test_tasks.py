@@ -299,34 +299,36 @@ def test_constructor_arguments_reach_the_task(make, cost):
 
 
 @pytest.mark.parametrize(
-    "task, cost",
+    "make, cost",
     [
-        (FrameTask("tool0"), [1.0] * 6),
-        (RelativeFrameTask("tool0", "shoulder_link"), [1.0] * 6),
-        (PositionTask("tool0"), [1.0] * 3),
-        (OrientationTask("tool0"), [1.0] * 3),
-        (ComTask(), [1.0] * 3),
-        (PostureTask(), 1.0),
-        (DampingTask(), 1.0),
+        (lambda: FrameTask("tool0"), [1.0] * 6),
+        (lambda: RelativeFrameTask("tool0", "shoulder_link"), [1.0] * 6),
+        (lambda: PositionTask("tool0"), [1.0] * 3),
+        (lambda: OrientationTask("tool0"), [1.0] * 3),
+        (lambda: ComTask(), [1.0] * 3),
+        (lambda: PostureTask(), 1.0),
+        (lambda: DampingTask(), 1.0),
     ],
 )
-def test_default_cost_gain_and_lm_damping(task, cost):
+def test_default_cost_gain_and_lm_damping(make, cost):
+    task = make()  # built in the test, not at collection
     assert np.array_equal(task.cost, cost)
     assert task.gain == 1.0 and task.lm_damping == 0.0
 
 
 @pytest.mark.parametrize(
-    "task",
+    "make",
     [
-        FrameTask("tool0"),
-        RelativeFrameTask("tool0", "shoulder_link"),
-        PositionTask("tool0"),
-        OrientationTask("tool0"),
-        ComTask(),
-        PostureTask(),
+        lambda: FrameTask("tool0"),
+        lambda: RelativeFrameTask("tool0", "shoulder_link"),
+        lambda: PositionTask("tool0"),
+        lambda: OrientationTask("tool0"),
+        lambda: ComTask(),
+        lambda: PostureTask(),
     ],
 )
-def test_a_task_without_target_is_named(ur5, task):
+def test_a_task_without_target_is_named(ur5, make):
+    task = make()
     with pytest.raises(TargetNotSet, match=f"^{type(task).__name__} has no target"):
         task.compute_error(ur5.configuration())
 
@@ -428,3 +430,24 @@ def test_damping_task_cost_vector_and_size_follow_the_model(ur5, panda):
         e, J = task.compute_error_and_jacobian(robot.configuration())
         nv = robot.model.nv
         assert np.array_equal(J, np.eye(nv)) and task.dim == nv and np.array_equal(e, np.zeros(nv))
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: FrameTask("f", position_cost=-1.0), r"^position_cost must be >= 0"),
+        (lambda: FrameTask("f", position_cost=[1.0, 2.0]), r"^position_cost must be a scalar"),
+        (lambda: FrameTask("f", orientation_cost=[1.0, 2.0]), r"^orientation_cost must be a"),
+        (lambda: PositionTask("f", cost="heavy"), r"^cost must be a number"),
+        (lambda: PostureTask(cost=np.ones((2, 2))), r"^cost must be a scalar or have shape"),
+        (lambda: DampingTask(cost=np.ones((2, 2))), r"^cost must be a scalar or have shape"),
+    ],
+)
+def test_bad_costs_are_named(make, message):
+    with pytest.raises(InvalidInput, match=message):
+        make()
+
+
+def test_task_repr_names_the_class():
+    assert repr(ComTask(cost=2.0)) == "ComTask(cost=[2.0, 2.0, 2.0], gain=1.0, lm_damping=0.0)"
+    assert repr(PostureTask(gain=0.5)).startswith("PostureTask(cost=1.0, gain=0.5")
