@@ -127,8 +127,24 @@ class Configuration:
     def __init__(self, model: pin.Model, q: npt.ArrayLike, data: pin.Data | None = None) -> None:
         if not isinstance(model, pin.Model):
             raise InvalidInput(f"model must be a pinocchio.Model, got {type(model).__name__}")
+        if isinstance(q, pin.Data) or isinstance(data, np.ndarray | list | tuple):
+            raise InvalidInput(
+                "the arguments are Configuration(model, q, data=None): q comes second"
+            )
+        if q is None:
+            raise InvalidConfiguration(
+                f"q must be a vector of size nq = {model.nq}, got None "
+                "(pinocchio.neutral(model) is the neutral configuration)"
+            )
+        if data is not None and not (isinstance(data, pin.Data) and model.check(data)):
+            raise InvalidInput(
+                f"data must be a pinocchio.Data of model {model.name!r} (model.createData()), "
+                f"got {type(data).__name__}"
+                + (" of another model" if isinstance(data, pin.Data) else "")
+            )
         self.model = model
         self.data = data if data is not None else model.createData()
+        self._nframes = model.nframes
         self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
@@ -190,6 +206,22 @@ class Configuration:
             return self._frame_ids[name]
         except KeyError:
             raise UnknownName("frame", name, self._frame_ids) from None
+        except TypeError:
+            raise InvalidInput(
+                f"a frame name must be a string, got {type(name).__name__} {name!r}"
+            ) from None
+
+    def _frame_index(self, frame: str | int) -> int:
+        """The index of a frame given by name or by index (checked)."""
+        if type(frame) is int and 0 <= frame < self._nframes:
+            return frame
+        if isinstance(frame, str):
+            return self.get_frame_id(frame)
+        if isinstance(frame, int | np.integer) and not isinstance(frame, bool):
+            if 0 <= frame < self._nframes:
+                return int(frame)
+            raise InvalidInput(f"frame index {frame} is out of range [0, {self._nframes})")
+        raise InvalidInput(f"a frame is a name or an index, got {type(frame).__name__} {frame!r}")
 
     def get_joint_id(self, name: str) -> int:
         """Index of joint ``name``; :class:`UnknownName` lists close matches if absent."""
@@ -197,17 +229,19 @@ class Configuration:
             return self._joint_ids[name]
         except KeyError:
             raise UnknownName("joint", name, self.model.names[1:]) from None
+        except TypeError:
+            raise InvalidInput(
+                f"a joint name must be a string, got {type(name).__name__} {name!r}"
+            ) from None
 
     # ------------------------------------------------------------- kinematics
     def get_transform_frame_to_world(self, frame: str | int) -> pin.SE3:
         """Placement ``oMf`` of a frame in the world (a copy), from the cached kinematics."""
-        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
-        return pin.SE3(self.data.oMf[fid])
+        return pin.SE3(self.data.oMf[self._frame_index(frame)])
 
     def get_transform(self, frame: str | int, root: str | int) -> pin.SE3:
         """Placement of ``frame`` expressed in ``root``: ``rootMframe = oMroot⁻¹ oMframe``."""
-        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
-        rid = root if isinstance(root, int) else self.get_frame_id(root)
+        fid, rid = self._frame_index(frame), self._frame_index(root)
         return self.data.oMf[rid].actInv(self.data.oMf[fid])
 
     def get_frame_jacobian(
@@ -218,11 +252,21 @@ class Configuration:
         With ``LOCAL`` (default) ``J v`` is the body twist of the frame, expressed in the frame.
         Do not modify the returned array.
         """
-        fid = frame if isinstance(frame, int) else self.get_frame_id(frame)
-        key = fid if reference_frame is LOCAL else (fid, reference_frame)
+        fid = self._frame_index(frame)
+        if reference_frame is LOCAL:
+            key: int | tuple[int, pin.ReferenceFrame] = fid
+        elif isinstance(reference_frame, pin.ReferenceFrame):
+            key = (fid, reference_frame)
+        else:
+            raise InvalidInput(
+                "reference_frame must be a pinocchio.ReferenceFrame (pin.LOCAL, pin.WORLD, "
+                f"pin.LOCAL_WORLD_ALIGNED), got {reference_frame!r}"
+            )
         J = self._frame_jacobians.get(key)
         if J is None:
             J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
+            if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
+                J = J.reshape(6, 1)
             self._frame_jacobians[key] = J
         return J
 
@@ -242,7 +286,8 @@ class Configuration:
     def com_jacobian(self) -> np.ndarray:
         """Centre of mass Jacobian (3 × nv): ``ċ = Jcom v``. Do not modify."""
         self._ensure_com()
-        return self.data.Jcom
+        J = self.data.Jcom
+        return J if J.ndim == 2 else J.reshape(3, 1)  # one degree of freedom: a vector
 
     # ------------------------------------------------------------ integration
     def _check_step(self, v: npt.ArrayLike, dt: float) -> tuple[np.ndarray, float]:
@@ -263,6 +308,11 @@ class Configuration:
         q = pin.integrate(self.model, self.q, v * dt)
         if self._unit_slices:
             q = pin.normalize(self.model, q)
+        if not math.isfinite(q @ q) and not np.isfinite(q).all():
+            raise InvalidInput(
+                f"q ⊕ v·dt is not finite (max |v·dt| = {np.abs(v).max() * dt:.3g}): "
+                "the step is too large to integrate"
+            )
         return q
 
     def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:

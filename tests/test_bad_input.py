@@ -124,3 +124,94 @@ def test_an_out_of_range_problem_does_not_blame_inequality_rows(ur5):
     with pytest.raises(taskik.NoSolutionFound, match="no inequality rows") as err:
         taskik.solve_ik(conf, [task], DT, limits=[])
     assert "check the task targets, costs and dt" in str(err.value)
+
+
+# ---------------------------------------------------------------- configurations
+def test_configuration_needs_q_and_a_matching_data(ur5, humanoid):
+    with pytest.raises(taskik.InvalidConfiguration, match="got None"):
+        taskik.Configuration(ur5.model, None)
+    with pytest.raises(taskik.InvalidInput, match="of another model"):
+        taskik.Configuration(ur5.model, ur5.q0, humanoid.model.createData())
+    with pytest.raises(taskik.InvalidInput, match="q comes second"):
+        taskik.Configuration(ur5.model, ur5.model.createData(), ur5.q0)  # pink's order
+    taskik.Configuration(ur5.model, ur5.q0, ur5.model.createData())
+
+
+@pytest.mark.parametrize("frame", [["tool0"], -1, 10**6, True, 2.0, None])
+def test_frames_are_names_or_indices_in_range(ur5, frame):
+    conf = ur5.configuration()
+    with pytest.raises(taskik.InvalidInput, match="frame"):
+        conf.get_transform_frame_to_world(frame)
+    with pytest.raises(taskik.InvalidInput, match="frame"):
+        conf.get_frame_jacobian(frame)
+
+
+def test_frame_index_and_name_agree(ur5):
+    conf = ur5.configuration()
+    fid = conf.get_frame_id("tool0")
+    for frame in (fid, np.int64(fid)):
+        assert conf.get_transform_frame_to_world(frame).isApprox(
+            conf.get_transform_frame_to_world("tool0")
+        )
+    with pytest.raises(taskik.InvalidInput, match="joint name must be a string"):
+        conf.get_joint_id(["elbow_joint"])
+
+
+def test_reference_frames_are_pinocchio_reference_frames(ur5):
+    conf = ur5.configuration()
+    with pytest.raises(taskik.InvalidInput, match="pinocchio.ReferenceFrame"):
+        conf.get_frame_jacobian("tool0", "WORLD")
+    world = conf.get_frame_jacobian("tool0", pin.WORLD)
+    assert world.shape == (6, 6)
+
+
+def test_integrating_an_overflowing_step_is_refused(ur5):
+    conf = ur5.configuration()
+    q = conf.q.copy()
+    with pytest.raises(taskik.InvalidInput, match="not finite"):
+        conf.integrate_inplace(np.full(6, 1e300), 1e10)
+    np.testing.assert_array_equal(conf.q, q)  # unchanged
+
+
+def one_joint_robot() -> pin.Model:
+    """A single revolute joint about z, 1 kg at 0.5 m, a frame 'ee' at 1 m."""
+    model = pin.Model()
+    model.name = "one_joint"
+    joint = model.addJoint(
+        0, pin.JointModelRZ(), pin.SE3.Identity(), "j",
+        np.array([1e3]), np.array([10.0]), np.array([-2.0]), np.array([2.0]),
+    )  # fmt: skip
+    inertia = pin.Inertia(1.0, np.array([0.5, 0.0, 0.0]), 0.01 * np.eye(3))
+    model.appendBodyToJoint(joint, inertia, pin.SE3.Identity())
+    frame = pin.Frame(
+        "ee", joint, 0, pin.SE3(np.eye(3), np.array([1.0, 0, 0])), pin.FrameType.OP_FRAME
+    )
+    model.addFrame(frame)
+    return model
+
+
+def test_one_joint_robots_work_with_every_task():
+    """Pinocchio returns the 6 × 1 Jacobian of a one-joint robot as a vector."""
+    model = one_joint_robot()
+    angle = 0.5
+    pose = pin.SE3(
+        pin.exp3(np.array([0.0, 0.0, angle])), np.array([np.cos(angle), np.sin(angle), 0])
+    )
+    frame, position, orientation = (
+        taskik.FrameTask("ee"), taskik.PositionTask("ee"), taskik.OrientationTask("ee"),
+    )  # fmt: skip
+    frame.set_target(pose)
+    position.set_target(pose.translation)
+    orientation.set_target(pose.rotation)
+    com = taskik.ComTask()
+    com.set_target(0.5 * pose.translation)
+    posture = taskik.PostureTask()
+    posture.set_target(np.array([angle]))
+    for task in (frame, position, orientation, com, posture):
+        conf = taskik.Configuration(model, np.zeros(1))
+        assert task.compute_jacobian(conf).shape[1] == 1
+        for _ in range(200):
+            conf.integrate_inplace(taskik.solve_ik(conf, [task], DT), DT)
+        assert abs(conf.q[0] - angle) < 1e-6, type(task).__name__
+    result = taskik.solve_posture(model, [frame], rng=0)
+    assert result.success and abs(result.q[0] - angle) < 1e-3

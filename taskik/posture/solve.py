@@ -192,6 +192,7 @@ def solve_posture(
         and not regularization
         and method != "qp"
         and limits.all_q
+        and model.nv > 1  # (Pinocchio gives a one-column Jacobian as a vector)
         and task._gain == 1.0
         and task._lm_damping == 0.0
         and unit_cost(task)
