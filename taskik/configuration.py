@@ -52,6 +52,13 @@ def finite_limit_mask(values: np.ndarray) -> np.ndarray:
     return np.isfinite(values) & (np.abs(values) < 1e300)
 
 
+def check_model(model: object, who: str) -> pin.Model:
+    """``model`` when it is a ``pinocchio.Model``; :class:`InvalidInput` naming ``who``."""
+    if not isinstance(model, pin.Model):
+        raise InvalidInput(f"{who} needs a pinocchio.Model, got {type(model).__name__}")
+    return model
+
+
 def velocity_index_name(model: pin.Model, i: int) -> str:
     """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
     for jid in range(1, model.njoints):
@@ -125,8 +132,7 @@ class Configuration:
     """
 
     def __init__(self, model: pin.Model, q: npt.ArrayLike, data: pin.Data | None = None) -> None:
-        if not isinstance(model, pin.Model):
-            raise InvalidInput(f"model must be a pinocchio.Model, got {type(model).__name__}")
+        check_model(model, "Configuration")
         if isinstance(q, pin.Data) or isinstance(data, np.ndarray | list | tuple):
             raise InvalidInput(
                 "the arguments are Configuration(model, q, data=None): q comes second"

@@ -299,7 +299,7 @@ class _Plan:
     """
 
     def __init__(self, configuration: Configuration, levels: _Levels, limits: _Limits) -> None:
-        self.levels = check_levels(levels)
+        self.levels = [level for level in check_levels(levels) if level]  # (empty: no ask)
         flat = [t for level in self.levels for t in level]
         self.asm = Assembler(configuration, flat, resolve_limits(configuration, limits))
         self.rows: list[slice] = []

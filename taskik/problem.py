@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
+import pinocchio as pin
 
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar, check_scalar
@@ -100,8 +101,15 @@ def _check_list(items: object, cls: type[T], what: str) -> list[T]:
 
 
 def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
-    """Validate the task list (a sequence of :class:`Task`)."""
-    return _check_list(tasks, Task, "tasks")
+    """Validate the task list (a sequence of :class:`Task` that implement their error)."""
+    out = _check_list(tasks, Task, "tasks")
+    for task in out:
+        if type(task).compute_error_and_jacobian is Task.compute_error_and_jacobian:
+            raise InvalidInput(
+                f"{type(task).__name__} is not a task taskik can solve: it does not implement "
+                "compute_error_and_jacobian(configuration) -> (e, J)"
+            )
+    return out
 
 
 def check_limits(limits: Iterable[Limit] | Limit) -> list[Limit]:
@@ -204,6 +212,7 @@ class Assembler:
         hard_ub = np.full(nv, np.inf)
         self.has_hard = False
         for lim in limits:
+            check_limit_model(lim, configuration.model)
             if lim.static and lim.hard:
                 box = lim.compute_box(configuration, 1.0)
                 if box is not None:
@@ -349,6 +358,8 @@ class Assembler:
                 box = lim.compute_box(configuration, dt)
                 if box is not None:
                     idx, lo, hi = box
+                    if np.isnan(lo).any() or np.isnan(hi).any():
+                        raise InvalidInput(f"limit {lim.name!r} ({lim!r}) gave NaN bounds")
                     boxes.append((lim, box))
                     if lim.hard:
                         if not have_dyn_hard:
@@ -369,6 +380,8 @@ class Assembler:
                             soft_ub[idx] = np.minimum(soft_ub[idx], hi)
                 rows = lim.compute_inequalities(configuration, dt)
                 if rows is not None:
+                    if np.isnan(rows[0]).any() or np.isnan(rows[1]).any():
+                        raise InvalidInput(f"limit {lim.name!r} ({lim!r}) gave NaN rows G v <= h")
                     G_rows.append(rows[0])
                     h_rows.append(rows[1])
             self._dynamic_boxes = boxes
@@ -398,6 +411,19 @@ class Assembler:
         if not has_box:
             return self.P, self.r, G, h, None, None
         return self.P, self.r, G, h, lb, ub
+
+
+def check_limit_model(limit: Limit, model: pin.Model) -> None:
+    """Raise :class:`InvalidInput` when ``limit`` was built for another model (its own
+    ``model`` attribute, when it has one, differs in its joints)."""
+    own = getattr(limit, "model", None)
+    if own is None or own is model:
+        return
+    if own.nq != model.nq or own.nv != model.nv or list(own.names) != list(model.names):
+        raise InvalidInput(
+            f"{limit!r} was built for model {own.name!r} (nq={own.nq}, nv={own.nv}), not for "
+            f"the configuration's model {model.name!r} (nq={model.nq}, nv={model.nv})"
+        )
 
 
 def resolve_limits(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .configuration import Configuration
-from .exceptions import InvalidInput, check_positive_scalar
+from .exceptions import check_finite_array, check_positive_scalar
 from .limits.limit import Limit
 from .nullspace import null_basis
 from .problem import build_ik, check_levels, check_tasks
@@ -83,6 +83,7 @@ def report(
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
     problem = build_ik(configuration, tasks, dt, limits)
+    v = check_finite_array(v, "v", (configuration.nv,))
     residual = problem.A @ v - problem.c  # the stacked rows W (J v − Kp e / dt), task by task
     statuses = []
     start = 0
@@ -178,9 +179,7 @@ def hierarchy_report(
     dt = check_positive_scalar(dt, "dt")
     levels = check_levels(levels)
     nv = configuration.nv
-    v = np.asarray(v, dtype=float)
-    if v.shape != (nv,):
-        raise InvalidInput(f"v must have shape ({nv},), got {v.shape}")
+    v = check_finite_array(v, "v", (nv,))
     statuses = []
     Z = np.eye(nv)
     for k, tasks in enumerate(levels):

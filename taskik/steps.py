@@ -31,7 +31,7 @@ from .exceptions import InvalidInput, check_finite_array, check_positive_scalar
 def clamp_mag(w: npt.ArrayLike, d: float) -> np.ndarray:
     """``ClampMag(w, d)``: ``w`` if ``‖w‖ ≤ d``, else ``d w / ‖w‖`` (a new array)."""
     d = check_positive_scalar(d, "d")
-    w = np.asarray(w, dtype=float)
+    w = check_finite_array(w, "w")
     norm = math.sqrt(float(w @ w))
     return w * (d / norm) if norm > d else w.copy()
 
@@ -40,16 +40,19 @@ def clamp_max_abs(w: npt.ArrayLike, d: float) -> np.ndarray:
     """``ClampMaxAbs(w, d)``: ``w`` scaled by ``d / max_j |w_j|`` when that is < 1 (a new
     array); Williams' eq. 31 with ``d = Δθ_max``."""
     d = check_positive_scalar(d, "d")
-    w = np.asarray(w, dtype=float)
+    w = check_finite_array(w, "w")
     peak = float(np.abs(w).max(initial=0.0))
     return w * (d / peak) if peak > d else w.copy()
 
 
 def clip_joint_step(dq: npt.ArrayLike, d: npt.ArrayLike) -> np.ndarray:
     """Each joint clipped to ``|Δq_j| ≤ d_j`` (``d`` scalar or per joint, > 0)."""
-    d = np.asarray(d, dtype=float)
-    if not (np.isfinite(d).all() and (d > 0).all()):
+    d = check_finite_array(d, "d")
+    if not (d > 0).all():
         raise InvalidInput(f"d must be finite and > 0, got {d}")
+    dq = check_finite_array(dq, "dq")
+    if d.ndim and d.shape != dq.shape:
+        raise InvalidInput(f"d must be a scalar or have the shape of dq {dq.shape}, got {d.shape}")
     return np.clip(dq, -d, d)
 
 

@@ -215,3 +215,110 @@ def test_one_joint_robots_work_with_every_task():
         assert abs(conf.q[0] - angle) < 1e-6, type(task).__name__
     result = taskik.solve_posture(model, [frame], rng=0)
     assert result.success and abs(result.q[0] - angle) < 1e-3
+
+
+# ------------------------------------------------------------------ limits and tasks
+def test_limits_need_a_model_and_fit_the_configuration(ur5, humanoid):
+    for make in (taskik.ConfigurationLimit, taskik.VelocityLimit):
+        with pytest.raises(taskik.InvalidInput, match="needs a pinocchio.Model"):
+            make(None)
+    conf = humanoid.configuration()
+    task = taskik.PostureTask(1e-3)
+    task.set_target(humanoid.q0)
+    with pytest.raises(taskik.InvalidInput, match="built for model"):
+        taskik.solve_ik(conf, [task], DT, limits=[taskik.VelocityLimit(ur5.model)])
+    # the same robot loaded twice is the same model
+    again = taskik.robots.load("humanoid").model
+    taskik.solve_ik(conf, [task], DT, limits=[taskik.VelocityLimit(again)])
+
+
+def test_velocity_limit_values_are_checked(ur5):
+    with pytest.raises(taskik.InvalidInput, match="velocity limit of elbow_joint"):
+        taskik.VelocityLimit(ur5.model, {"elbow_joint": "fast"})
+    with pytest.raises(taskik.InvalidInput, match="scalar or 1 values"):
+        taskik.VelocityLimit(ur5.model, {"elbow_joint": [1.0, 2.0]})
+    with pytest.raises(taskik.UnknownName):
+        taskik.VelocityLimit(ur5.model, {("elbow_joint",): 1.0})
+
+
+class _NaNBox(taskik.Limit):
+    name = "nan box"
+
+    def compute_box(self, configuration, dt):
+        return np.array([1]), np.array([np.nan]), np.array([1.0])
+
+
+def test_a_limit_giving_nan_bounds_is_named(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    with pytest.raises(taskik.InvalidInput, match="'nan box'.*NaN bounds"):
+        taskik.solve_ik(conf, [task], DT, limits=[_NaNBox(), taskik.VelocityLimit(ur5.model)])
+
+
+def test_a_task_without_an_error_is_refused_by_name(ur5):
+    conf = ur5.configuration()
+    with pytest.raises(taskik.InvalidInput, match="Task is not a task taskik can solve"):
+        taskik.solve_ik(conf, [taskik.Task()], DT)
+
+
+def test_report_checks_v(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    v = taskik.solve_ik(conf, [task], DT)
+    assert taskik.report(conf, [task], DT, list(v)).tasks[0].error_norm < 1e-12
+    for bad in (v[:3], np.full(6, np.nan), "v"):
+        with pytest.raises(taskik.InvalidInput, match="v"):
+            taskik.report(conf, [task], DT, bad)
+        with pytest.raises(taskik.InvalidInput, match="v"):
+            taskik.hierarchy_report(conf, [[task]], DT, bad)
+
+
+def test_backend_names_are_strings(ur5):
+    conf = ur5.configuration()
+    task = taskik.FrameTask("tool0")
+    task.set_target_from_configuration(conf)
+    with pytest.raises(taskik.InvalidInput, match="unknown backend"):
+        taskik.solve_ik(conf, [task], DT, backend=["pinv"])
+
+
+def test_an_empty_level_asks_nothing(humanoid):
+    """Regression: an empty middle level divided by zero when the level above it had a
+    strongly active bound (humanoid, arm against its limit, head turning)."""
+    q = pin.neutral(humanoid.model)
+    q[21], q[22] = -1.0, -3.125  # a joint on its bound
+    conf = humanoid.configuration(q)
+    head = taskik.FrameTask("head2_body")
+    target = conf.get_transform_frame_to_world("head2_body")
+    target.rotation = target.rotation @ pin.exp3(np.array([0.0, 0.0, 0.125]))
+    head.set_target(target)
+    foot = taskik.FrameTask("lleg_effector_body")
+    foot.set_target_from_configuration(conf)
+    with_gap = taskik.solve_ik(conf, [[head], [], [foot]], DT)
+    without = taskik.solve_ik(conf, [[head], [foot]], DT)
+    np.testing.assert_allclose(with_gap, without, atol=1e-12)
+
+
+def test_step_helpers_refuse_nan():
+    with pytest.raises(taskik.InvalidInput, match="w contains NaN"):
+        taskik.steps.clamp_mag([np.nan, 1.0], 1.0)
+    with pytest.raises(taskik.InvalidInput, match="w contains NaN"):
+        taskik.steps.clamp_max_abs([np.nan, 1.0], 1.0)
+    with pytest.raises(taskik.InvalidInput, match="dq contains NaN"):
+        taskik.steps.clip_joint_step([np.nan, 1.0], 0.5)
+    np.testing.assert_array_equal(taskik.steps.clip_joint_step([2.0, -0.1], 0.5), [0.5, -0.1])
+
+
+def test_load_urdf_floating_base_is_a_bool(tmp_path):
+    urdf = tmp_path / "one.urdf"
+    urdf.write_text(
+        '<robot name="one"><link name="base"/><link name="arm"/>'
+        '<joint name="j" type="revolute"><parent link="base"/><child link="arm"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+        "</robot>"
+    )
+    with pytest.raises(taskik.InvalidInput, match="floating_base must be True or False"):
+        taskik.robots.load_urdf(urdf, floating_base="no")
+    assert taskik.robots.load_urdf(urdf).model.nq == 1
+    assert taskik.robots.load_urdf(urdf, floating_base=True).model.nq == 8

@@ -184,10 +184,12 @@ def solve_qp_arrays(
         boxes = boxes() if callable(boxes) else boxes
         conflicts = box_conflicts(list(boxes), P.shape[0])
         hint = None
-        if G is not None:
+        if (lb is not None and np.isnan(lb).any()) or (ub is not None and np.isnan(ub).any()):
+            hint = "the limits gave NaN bounds"
+        elif G is not None:
             names = sorted({lim.name for lim in limits})
             conflicts.append(f"inequality rows from limits {names} may be infeasible")
-        elif not conflicts:
+        if hint is None and G is None and not conflicts:
             finite = math.isfinite(float(np.abs(P).max(initial=0.0))) and math.isfinite(
                 float(np.abs(r).max(initial=0.0))
             )

@@ -169,7 +169,7 @@ def _plan(configuration: Configuration, tasks: Sequence[Task]) -> UnconstrainedP
 
 # ---------------------------------------------------------------------------- validation
 def _check_backend(backend: str) -> None:
-    if backend not in OPTIONS:
+    if not isinstance(backend, str) or backend not in OPTIONS:
         raise InvalidInput(
             f"unknown backend {backend!r}; choose one of 'qp', "
             + ", ".join(repr(b) for b in UNCONSTRAINED_BACKENDS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration, PositionRanges
+from ..configuration import Configuration, PositionRanges, check_model
 from ..exceptions import check_scalar
 from .limit import Box, Limit, StackedBox
 
@@ -38,7 +38,7 @@ class ConfigurationLimit(Limit):
 
     def __init__(self, model: pin.Model, gain: float = 0.5) -> None:
         self.gain = check_scalar(gain, "ConfigurationLimit gain", 0.0, 1.0, low_open=True)
-        self.model = model
+        self.model = check_model(model, "ConfigurationLimit")
         self.ranges = PositionRanges(model)
         self.q_indices = self.ranges.q_indices
         self.indices = self.ranges.v_indices

@@ -8,8 +8,8 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
-from ..exceptions import InvalidInput, UnknownName
+from ..configuration import Configuration, check_model
+from ..exceptions import InvalidInput, UnknownName, check_finite_array
 from .limit import Box, Limit, finite_limit_mask
 
 
@@ -28,7 +28,7 @@ class VelocityLimit(Limit):
     name = "velocity"
 
     def __init__(self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | None = None) -> None:
-        self.model = model
+        self.model = check_model(model, "VelocityLimit")
         if limits is None:
             vmax = np.array(model.velocityLimit, dtype=float)
             if vmax.shape != (model.nv,):
@@ -43,10 +43,16 @@ class VelocityLimit(Limit):
             val_l: list[float] = []
             names = list(model.names)
             for name, value in limits.items():
-                if name not in names or name == "universe":
+                if not isinstance(name, str) or name not in names or name == "universe":
                     raise UnknownName("joint", name, names[1:])
                 joint = model.joints[names.index(name)]
-                arr = np.broadcast_to(np.asarray(value, dtype=float), (joint.nv,))
+                arr = check_finite_array(value, f"velocity limit of {name}")
+                if arr.shape not in ((), (joint.nv,)):
+                    raise InvalidInput(
+                        f"velocity limit of {name} must be a scalar or {joint.nv} values, "
+                        f"got shape {arr.shape}"
+                    )
+                arr = np.broadcast_to(arr, (joint.nv,))
                 idx_l.extend(range(joint.idx_v, joint.idx_v + joint.nv))
                 val_l.extend(arr.tolist())
             idx, values = np.array(idx_l, dtype=int), np.array(val_l, dtype=float)

@@ -206,6 +206,8 @@ def load_urdf(
     Meshes are resolved through ``package_dirs`` (and ROS_PACKAGE_PATH); the geometry models
     are None when meshes cannot be found (kinematics does not need them).
     """
+    if not isinstance(floating_base, bool | np.bool_):
+        raise InvalidInput(f"floating_base must be True or False, got {floating_base!r}")
     path = Path(path)
     if not path.is_file():
         raise InvalidInput(f"URDF file not found: {path}")

@@ -119,11 +119,16 @@ class Task:
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
         """``(e, J)`` in one pass; subclasses implement this."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement "
+            "compute_error_and_jacobian(configuration) -> (e, J)"
+        )
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """Set the target to the task value at ``configuration``."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f"{type(self).__name__} does not implement set_target_from_configuration"
+        )
 
     def compute_term(
         self, configuration: Configuration, dt: float
