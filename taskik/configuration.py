@@ -175,6 +175,9 @@ class Configuration:
 
     def check_q(self, q: npt.ArrayLike) -> np.ndarray:
         """Return q as a float array; raise :class:`InvalidConfiguration` saying what is wrong."""
+        if type(q) is not np.ndarray or q.dtype != np.float64:
+            if np.iscomplexobj(q) or isinstance(q, str | bytes):
+                raise InvalidConfiguration(f"q must be a real vector, got {q!r}")
         try:
             q = np.asarray(q, dtype=float)
         except (TypeError, ValueError) as exc:

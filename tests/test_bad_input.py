@@ -322,3 +322,12 @@ def test_load_urdf_floating_base_is_a_bool(tmp_path):
         taskik.robots.load_urdf(urdf, floating_base="no")
     assert taskik.robots.load_urdf(urdf).model.nq == 1
     assert taskik.robots.load_urdf(urdf, floating_base=True).model.nq == 8
+
+
+def test_complex_or_text_q_is_refused(ur5):
+    with pytest.raises(taskik.InvalidConfiguration, match="real vector"):
+        ur5.configuration(ur5.q0 + 1e-3j)
+    with pytest.raises(taskik.InvalidConfiguration, match="real vector"):
+        ur5.configuration("0 0 0 0 0 0")
+    conf = ur5.configuration(list(ur5.q0))  # a list of floats is fine
+    np.testing.assert_array_equal(conf.q, ur5.q0)
