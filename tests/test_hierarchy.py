@@ -619,3 +619,31 @@ def test_inequality_rows_at_every_level_with_every_solver_path(humanoid, with_bo
     # the rows are kept: without them the step is another one
     free = taskik.solve_ik(conf, levels, 0.01, limits=boxes)
     assert (G @ free).max() > 0.06
+
+
+@pytest.mark.parametrize("seed", [2, 3, 22, 35])
+def test_coordinates_strongly_bound_at_the_top_are_not_moved_by_lower_levels(humanoid, seed):
+    """A bound with a nonzero multiplier at level 0 fixes its coordinate for the lower levels
+    (it leaves their basis): their steps leave it bit for bit, not just within the QP
+    solver's tolerance."""
+    rng = np.random.default_rng(seed)
+    q = humanoid.q0.copy()
+    if seed % 2:
+        q[7:] += rng.normal(0.0, 0.2, humanoid.model.nq - 7)
+    conf = humanoid.configuration(q)
+    levels = binding_humanoid_levels(conf, rng)
+    if seed % 4 >= 2:
+        extra = PostureTask(1e-2)
+        extra.set_target(humanoid.random_configuration(rng))
+        levels = [levels[0], [levels[1][0]], [extra]]
+    slow = VelocityLimit(humanoid.model, {name: 0.5 for name in humanoid.model.names[2:]})
+    limits = [taskik.ConfigurationLimit(humanoid.model), slow]
+    top = taskik.solve_ik(conf, levels[:1], 0.01, limits=limits)
+    v = taskik.solve_ik(conf, levels, 0.01, limits=limits)
+    problem = taskik.build_ik(conf, [t for level in levels for t in level], 0.01, limits=limits)
+    A0, c0, _ = level_rows(conf, levels[0], 0.01)
+    grad = A0.T @ (A0 @ top - c0)  # minus the bound multipliers at the top level's optimum
+    bound = (top <= problem.lb) | (top >= problem.ub)
+    strong = bound & (np.abs(grad) > 1e-6 * np.abs(grad).max())
+    assert strong.sum() >= 10 and not np.allclose(v, top)
+    assert np.array_equal(v[strong], top[strong])

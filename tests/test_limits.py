@@ -142,11 +142,12 @@ class SoftBox(taskik.Limit):
     hard = False
 
     def compute_box(self, configuration, dt):
-        return np.array([1, 3]), np.array([-1.0, -2.0]) / dt, np.array([1.0, 3.0]) / dt
+        q = configuration.q[[1, 3]]  # a box that depends on the configuration
+        return np.array([1, 3]), (np.array([-1.0, -2.0]) - q) / dt, (np.array([1.0, 3.0]) - q) / dt
 
 
 def test_base_limit_stacks_its_box(ur5):
-    conf = ur5.configuration()
+    conf = ur5.configuration(np.zeros(6))
     idx, stacked = SoftBox().compute_stacked_box(conf, 0.5)
     assert idx.tolist() == [1, 3] and stacked.tolist() == [[-2.0, -4.0], [2.0, 6.0]]
     out = np.zeros((2, 2))
@@ -196,3 +197,9 @@ def test_velocity_limit_from_a_model_with_a_bad_limit_vector(ur5):
     model.velocityLimit[2] = -1.0
     with pytest.raises(InvalidInput, match=">= 0"):
         VelocityLimit(model)
+
+
+def test_configuration_limit_gain_one_is_allowed(ur5):
+    conf = ur5.configuration()
+    idx, lo, hi = ConfigurationLimit(ur5.model, gain=1.0).compute_box(conf, 0.5)
+    assert np.allclose(hi, (ur5.model.upperPositionLimit[idx] - conf.q[idx]) / 0.5)

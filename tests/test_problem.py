@@ -191,3 +191,25 @@ def test_problem_lists_its_limits_and_boxes(ur5):
     problem = taskik.build_ik(conf, [task], 0.01, limits=limits)
     assert problem.limits == limits
     assert [box.limit for box in problem.boxes] == limits[:1]
+
+
+def test_bad_lists_and_dt_are_named(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    with pytest.raises(taskik.InvalidInput, match=r"^limits must contain Limit objects"):
+        taskik.build_ik(conf, [task], 0.01, limits=["velocity"])
+    with pytest.raises(taskik.InvalidInput, match=r"^limits must be a list of Limit objects"):
+        taskik.build_ik(conf, [task], 0.01, limits="velocity")
+    with pytest.raises(taskik.InvalidInput, match=r"^dt must be"):
+        taskik.build_ik(conf, [task], 0.0)
+
+
+def test_levels_must_be_a_non_empty_sequence_of_task_lists():
+    from taskik.problem import check_levels
+
+    task = PostureTask()
+    assert check_levels(([task],)) == [[task]]
+    for bad in ([], "levels", iter([[task]])):
+        with pytest.raises(taskik.InvalidInput, match="levels must be a non-empty list"):
+            check_levels(bad)

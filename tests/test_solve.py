@@ -234,3 +234,21 @@ def test_levels_edited_in_place_step_like_fresh_levels(ur5):
     levels.reverse()  # priorities swapped
     assert np.allclose(step(levels), reference([[low], [tool]]))
     assert not np.allclose(step(levels), first)
+
+
+def test_steps_meet_saturated_bounds_exactly(panda, rng):
+    """DAQP meets bounds to about 1e-9 here; the step (weighted or prioritized) is projected
+    onto the box, so the bounds hold with no tolerance at all."""
+    posture = PostureTask(1e-2)
+    posture.set_target(panda.q0)
+    for _ in range(15):
+        conf = panda.configuration(panda.random_configuration(rng))
+        task = FrameTask("panda_hand")
+        T = conf.get_transform_frame_to_world("panda_hand")
+        T.translation = T.translation + rng.normal(0.0, 0.3, 3)
+        task.set_target(T)
+        problem = taskik.build_ik(conf, [task, posture], 0.01)
+        for tasks in ([task, posture], [[task], [posture]]):
+            v = taskik.solve_ik(conf, tasks, 0.01)
+            assert (v >= problem.lb).all() and (v <= problem.ub).all()
+            assert np.isclose(v, problem.lb).any() or np.isclose(v, problem.ub).any()

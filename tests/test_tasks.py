@@ -451,3 +451,18 @@ def test_bad_costs_are_named(make, message):
 def test_task_repr_names_the_class():
     assert repr(ComTask(cost=2.0)) == "ComTask(cost=[2.0, 2.0, 2.0], gain=1.0, lm_damping=0.0)"
     assert repr(PostureTask(gain=0.5)).startswith("PostureTask(cost=1.0, gain=0.5")
+
+
+def test_posture_task_on_a_free_floating_body_alone_has_no_rows():
+    model = lie_group_chain([], free_flyer=True)
+    task = PostureTask()
+    task.set_target(pin.neutral(model))
+    e, J = task.compute_error_and_jacobian(taskik.Configuration(model, pin.neutral(model)))
+    assert e.shape == (0,) and J.shape == (0, 6)
+
+
+def test_position_offset_is_checked():
+    with pytest.raises(InvalidInput, match=r"^offset must have shape \(3,\)"):
+        PositionTask("f", offset=[0.1, 0.2])
+    with pytest.raises(InvalidInput, match=r"^offset contains NaN"):
+        PositionTask("f", offset=[0.1, np.nan, 0.0])
