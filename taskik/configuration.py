@@ -52,6 +52,21 @@ def finite_limit_mask(values: np.ndarray) -> np.ndarray:
     return np.isfinite(values) & (np.abs(values) < 1e300)
 
 
+def check_configuration(configuration: object, who: str) -> Configuration:
+    """``configuration`` when it is a :class:`Configuration`; :class:`InvalidInput` naming
+    ``who`` (and the fix, when a pinocchio model was given) otherwise."""
+    if isinstance(configuration, Configuration):
+        return configuration
+    hint = (
+        " (wrap the model: taskik.Configuration(model, q))"
+        if isinstance(configuration, pin.Model)
+        else ""
+    )
+    raise InvalidInput(
+        f"{who} needs a taskik.Configuration, got {type(configuration).__name__}{hint}"
+    )
+
+
 def check_model(model: object, who: str) -> pin.Model:
     """``model`` when it is a ``pinocchio.Model``; :class:`InvalidInput` naming ``who``."""
     if not isinstance(model, pin.Model):

@@ -88,11 +88,22 @@ def check_finite_array(
     dtype: npt.DTypeLike = float,
 ) -> np.ndarray:
     """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
-    if np.iscomplexobj(value):
-        raise InvalidInput(f"{name} must be real, got complex values")
     try:
-        arr = np.asarray(value, dtype=dtype)
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        kind = raw.dtype.kind
+        if kind not in "fiu":
+            what = {"c": "complex", "b": "boolean", "U": "text", "S": "text"}.get(kind)
+            if what is not None:
+                raise InvalidInput(f"{name} must be real numbers, got {what} values")
+            if kind == "O" and not all(  # a list of numbers of mixed types is fine
+                isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
+                for x in raw.ravel()
+            ):
+                raise InvalidInput(f"{name} must be real numbers, got {value!r}")
+        arr = raw.astype(dtype, copy=False) if dtype is float else np.asarray(raw, dtype=dtype)
     except (TypeError, ValueError) as exc:
+        if isinstance(exc, InvalidInput):
+            raise
         raise InvalidInput(f"{name} must be numeric, got {type(value).__name__}") from exc
     if shape is not None and arr.shape != shape:
         raise InvalidInput(f"{name} must have shape {shape}, got {arr.shape}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
 from ._frames import require_target
 from .task import Task
@@ -33,6 +33,7 @@ class ComTask(Task):
         self.target = check_finite_array(target, "target", (3,)).copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.com
 
     def compute_error_and_jacobian(

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ._frames import FrameRef, as_se3, require_target
 from .task import Task, check_cost
 
@@ -67,6 +67,7 @@ class FrameTask(Task):
         self.target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.get_transform_frame_to_world(self.frame.name)
 
     def compute_error_and_jacobian(

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import FrameRef, check_rotation, require_target
 from .task import Task
@@ -53,6 +53,7 @@ class OrientationTask(Task):
         self.target = R.copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.get_transform_frame_to_world(self.frame.name).rotation.copy()
 
     def compute_error_and_jacobian(

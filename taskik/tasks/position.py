@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import FrameRef, require_target
 from .task import Task
@@ -61,6 +61,7 @@ class PositionTask(Task):
         return T.translation if self.offset is None else T.act(self.offset)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = np.array(self.point(configuration))
 
     def compute_error_and_jacobian(

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import require_target
 from .task import Task, check_cost
@@ -79,6 +79,7 @@ class PostureTask(Task):
         self.target = q_target
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.q.copy()
 
     def compute_error_and_jacobian(

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ._frames import FrameRef, as_se3, require_target
 from .frame import FrameTask
 
@@ -42,6 +42,7 @@ class RelativeFrameTask(FrameTask):
         self.target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.get_transform(self.frame.name, self.root.name)
 
     def compute_error_and_jacobian(

@@ -16,7 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput, check_scalar
+from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
 
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
@@ -25,12 +25,9 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
     vector is kept as given; its length is checked when the model is known.
     """
-    if isinstance(cost, str | bytes | bool) or cost is None or np.iscomplexobj(cost):
+    if cost is None or isinstance(cost, str | bytes):
         raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers, got {cost!r}")
-    try:
-        arr = np.asarray(cost, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers") from exc
+    arr = check_finite_array(cost, name)
     if arr.ndim == 0 and dim is not None:
         arr = np.full(dim, float(arr))
     if dim is None and arr.ndim > 1 or dim is not None and arr.shape != (dim,):
