@@ -213,3 +213,65 @@ def test_levels_must_be_a_non_empty_sequence_of_task_lists():
     for bad in ([], "levels", iter([[task]])):
         with pytest.raises(taskik.InvalidInput, match="levels must be a non-empty list"):
             check_levels(bad)
+
+
+class MovingWall(Limit):
+    """A hard box that depends on q and dt (not static): v[0] ≤ (0.5 − q[0]) / dt."""
+
+    name = "wall"
+
+    def compute_box(self, configuration, dt):
+        return np.array([0]), np.array([-np.inf]), np.array([(0.5 - configuration.q[0]) / dt])
+
+
+class StaticBoxAndRow(Limit):
+    """A static hard limit with both a box (|v1| ≤ 1) and a row (v2 + v3 ≤ 0.1)."""
+
+    static = True
+    name = "static"
+
+    def compute_box(self, configuration, dt):
+        return np.array([1]), np.array([-1.0]), np.array([1.0])
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((1, configuration.nv))
+        G[0, 2:4] = 1.0
+        return G, np.array([0.1])
+
+
+def test_dynamic_hard_boxes_follow_q_and_dt_and_static_rows_are_kept(ur5):
+    task = PostureTask()
+    task.set_target(ur5.q0 + 2.0)
+    tasks, limits = [task], [MovingWall(), StaticBoxAndRow()]
+    for q0, dt in ((0.0, 0.01), (0.3, 0.01), (0.3, 0.02)):
+        q = ur5.q0.copy()
+        q[0] = q0
+        conf = ur5.configuration(q)
+        problem = taskik.build_ik(conf, tasks, dt, limits=limits)
+        assert problem.ub[0] == pytest.approx((0.5 - q0) / dt) and problem.ub[1] == 1.0
+        v = taskik.solve_ik(conf, tasks, dt, limits=limits)
+        assert v[0] == pytest.approx((0.5 - q0) / dt) and v[2] + v[3] <= 0.1 + 1e-9
+
+
+def test_a_zero_velocity_limit_holds_its_joint(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    v = taskik.solve_ik(conf, [task], 0.01, limits=[VelocityLimit(ur5.model, {"elbow_joint": 0.0})])
+    assert v[2] == 0.0 and abs(v[1]) > 1.0
+
+
+def test_position_limit_box_is_reported_as_computed(panda):
+    conf = panda.configuration()
+    limit = taskik.ConfigurationLimit(panda.model, gain=0.5)
+    task = PostureTask()
+    task.set_target(panda.q0)
+    problem = taskik.build_ik(conf, [task], 0.02, limits=[limit])
+    (box,) = [b for b in problem.boxes if b.limit is limit]
+    idx, lower, upper = limit.compute_box(conf, 0.02)
+    assert np.array_equal(box.lower, lower) and np.array_equal(box.upper, upper)
+    assert (box.lower < 0).all() and (box.upper > 0).all()
+
+
+def test_an_empty_task_list_is_a_zero_step(ur5):
+    assert np.array_equal(taskik.solve_ik(ur5.configuration(), [], 0.01), np.zeros(6))

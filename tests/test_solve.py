@@ -252,3 +252,15 @@ def test_steps_meet_saturated_bounds_exactly(panda, rng):
             v = taskik.solve_ik(conf, tasks, 0.01)
             assert (v >= problem.lb).all() and (v <= problem.ub).all()
             assert np.isclose(v, problem.lb).any() or np.isclose(v, problem.ub).any()
+
+
+def test_daqp_options_are_passed_on_the_weighted_step(ur5):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.3, -0.2, 0.1])
+    joints = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint")
+    limits = [taskik.VelocityLimit(ur5.model, {j: 0.05 for j in joints})]
+    v = taskik.solve_ik(conf, [task], 0.01, limits=limits, solver="daqp")
+    assert np.allclose(np.abs(v[:3]), 0.05)
+    with pytest.raises(taskik.NoSolutionFound, match="'daqp'"):
+        taskik.solve_ik(conf, [task], 0.01, limits=limits, solver="daqp", iter_limit=1)
