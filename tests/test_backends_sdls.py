@@ -97,3 +97,7 @@ def test_sdls_default_groups_are_triples_or_single_rows(rng):
         assert np.allclose(solve_sdls(A, e, gamma_max=0.5), ref, atol=1e-12)
         other = sdls_reference(A, e, 1 if size == 3 else m, 0.5)
         assert not np.allclose(ref, other, atol=1e-6)
+
+
+def test_sdls_of_a_zero_matrix_is_no_motion():
+    assert np.array_equal(solve_sdls(np.zeros((3, 4)), np.ones(3)), np.zeros(4))

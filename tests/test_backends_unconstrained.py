@@ -388,3 +388,13 @@ def test_unconstrained_options_reach_their_backend(ur5, panda, rng):
     assert np.abs(v).max() < 1.0
     d = 0.5 * np.abs(v).max() * DT
     assert np.allclose(solve_ik(conf, [small], DT, backend="pinv", max_joint_step=d), 0.5 * v)
+
+
+def test_damping_diagonals_of_the_three_kinds():
+    from taskik.backends.dls import damping_diagonal
+
+    assert damping_diagonal("constant", 0.5, 3.0, 0.1, 4).tolist() == [0.25] * 4
+    assert damping_diagonal("chan", 0.5, 3.0, 0.1, 4).tolist() == [1.5] * 4
+    assert damping_diagonal("sugihara", 0.5, 3.0, [0, 1, 2, 3], 4).tolist() == [3, 4, 5, 6]
+    with pytest.raises(InvalidInput, match="damping_kind"):
+        damping_diagonal("wampler", 0.5, 3.0, 0.1, 4)

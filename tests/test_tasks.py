@@ -466,3 +466,8 @@ def test_position_offset_is_checked():
         PositionTask("f", offset=[0.1, 0.2])
     with pytest.raises(InvalidInput, match=r"^offset contains NaN"):
         PositionTask("f", offset=[0.1, np.nan, 0.0])
+
+
+def test_base_task_defaults():
+    task = taskik.Task()
+    assert task.cost == 1.0 and task.gain == 1.0 and task.lm_damping == 0.0
