@@ -21,6 +21,7 @@ from .exceptions import (
     UnknownName,
     check_finite_array,
     check_positive_scalar,
+    check_scalar,
 )
 from .plan_cache import PlanCache
 
@@ -117,6 +118,8 @@ class PositionRanges:
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
+        if type(tol) is not float or not 0.0 <= tol < math.inf:
+            tol = check_scalar(tol, "tol", 0.0)
         qs = np.asarray(q)[self.q_indices]
         bad = np.flatnonzero((qs < self.lower - tol) | (qs > self.upper + tol))
         if bad.size:
@@ -191,17 +194,17 @@ class Configuration:
     def check_q(self, q: npt.ArrayLike) -> np.ndarray:
         """Return q as a float array; raise :class:`InvalidConfiguration` saying what is wrong."""
         if type(q) is not np.ndarray or q.dtype != np.float64:
-            if np.iscomplexobj(q) or isinstance(q, str | bytes):
+            if isinstance(q, str | bytes):
                 raise InvalidConfiguration(f"q must be a real vector, got {q!r}")
-        try:
-            q = np.asarray(q, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise InvalidConfiguration(f"q must be a numeric vector: {exc}") from None
+            try:
+                q = check_finite_array(q, "q")
+            except InvalidInput as exc:
+                raise InvalidConfiguration(f"{exc} (q must be a numeric vector)") from None
         if q.shape != (self.model.nq,):
             raise InvalidConfiguration(
                 f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
             )
-        if not math.isfinite(q.dot(q)) and not np.isfinite(q).all():
+        if not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))
             raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
         for sl, what in self._unit_slices:

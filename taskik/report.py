@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from .configuration import Configuration
-from .exceptions import check_finite_array, check_positive_scalar
+from .configuration import Configuration, check_configuration
+from .exceptions import InvalidInput, check_finite_array, check_positive_scalar, check_scalar
 from .limits.limit import Limit
 from .nullspace import null_basis
 from .problem import build_ik, check_levels, check_tasks
@@ -82,6 +83,8 @@ def report(
 
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
+    configuration = check_configuration(configuration, "report")
+    tol = check_scalar(tol, "tol", 0.0)
     problem = build_ik(configuration, tasks, dt, limits)
     v = check_finite_array(v, "v", (configuration.nv,))
     residual = problem.A @ v - problem.c  # the stacked rows W (J v − Kp e / dt), task by task
@@ -95,6 +98,7 @@ def report(
         statuses.append(
             TaskStatus(repr(task), float(np.linalg.norm(e)), float(we @ we), float(res @ res))
         )
+    _check_finite_report([s.step_residual for s in statuses], "v, dt or the targets")
     active = []
     for box in problem.boxes:
         model = getattr(box.limit, "model", configuration.model)
@@ -112,6 +116,11 @@ def report(
                     )
                 )
     return StepReport(statuses, active)
+
+
+def _check_finite_report(values: list[float], what: str) -> None:
+    if not all(map(math.isfinite, values)):
+        raise InvalidInput(f"the report overflows: {what} are out of range")
 
 
 # --------------------------------------------------------------- strict priorities
@@ -176,7 +185,9 @@ def hierarchy_report(
 
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
+    configuration = check_configuration(configuration, "hierarchy_report")
     dt = check_positive_scalar(dt, "dt")
+    tol = check_scalar(tol, "tol", 0.0)
     levels = check_levels(levels)
     nv = configuration.nv
     v = check_finite_array(v, "v", (nv,))
@@ -203,6 +214,9 @@ def hierarchy_report(
                 float(np.linalg.norm(e)),
             )
         )
+    _check_finite_report(
+        [x for s in statuses for x in (s.requested, s.residual)], "v, dt or the targets"
+    )
     flat = [t for tasks in levels for t in tasks]
     active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
     return HierarchyReport(statuses, active)

@@ -325,8 +325,10 @@ def test_load_urdf_floating_base_is_a_bool(tmp_path):
 
 
 def test_complex_or_text_q_is_refused(ur5):
-    with pytest.raises(taskik.InvalidConfiguration, match="real vector"):
+    with pytest.raises(taskik.InvalidConfiguration, match="complex"):
         ur5.configuration(ur5.q0 + 1e-3j)
+    with pytest.raises(taskik.InvalidConfiguration, match="boolean"):
+        ur5.configuration(np.ones(6, dtype=bool))
     with pytest.raises(taskik.InvalidConfiguration, match="real vector"):
         ur5.configuration("0 0 0 0 0 0")
     conf = ur5.configuration(list(ur5.q0))  # a list of floats is fine

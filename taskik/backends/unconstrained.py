@@ -50,7 +50,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_finite_array, check_scalar, real_scalar
 from ..limits.limit import Limit
 from ..problem import Assembler, check_limits, get_assembler, is_hierarchy
 from ..tasks._frames import require_target
@@ -186,25 +186,11 @@ def _check_options(backend: str, options: Mapping[str, object]) -> None:
 
 
 def _positive(options: Mapping[str, Any], name: str, default: float) -> float:
-    x = options.get(name, default)
-    try:
-        xf = float(x)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{name} must be a number, got {x!r}") from None
-    if not (xf > 0.0 and math.isfinite(xf)):
-        raise InvalidInput(f"{name} must be finite and > 0, got {x!r}")
-    return xf
+    return check_scalar(options.get(name, default), name, 0.0, low_open=True)
 
 
 def _nonnegative(options: Mapping[str, Any], name: str, default: float) -> float:
-    x = options.get(name, default)
-    try:
-        xf = float(x)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"{name} must be a number, got {x!r}") from None
-    if not (xf >= 0.0 and math.isfinite(xf)):
-        raise InvalidInput(f"{name} must be finite and >= 0, got {x!r}")
-    return xf
+    return check_scalar(options.get(name, default), name, 0.0)
 
 
 # ------------------------------------------------------------------------------- stepping
@@ -303,6 +289,11 @@ def solve_unconstrained(
             peak = float(np.abs(v).max(initial=0.0)) * dt
             if peak > d:
                 v = v * (d / peak)
+    if not np.isfinite(v).all():
+        raise InvalidInput(
+            f"backend {backend!r} gave a non-finite step: the task velocities Kp e / dt are out "
+            f"of range (dt = {dt:g} s, max |c| = {float(np.abs(c).max(initial=0.0)):.3g})"
+        )
     return v
 
 
@@ -334,8 +325,8 @@ def _solve_dls(
         energy = 0.5 * float(we @ we)
     w_bar = options.get("w_bar", 1e-3)
     if kind == "sugihara":
-        w_arr = np.asarray(w_bar, dtype=float)
-        if w_arr.shape not in ((), (n,)) or not np.isfinite(w_arr).all() or (w_arr < 0).any():
+        w_arr = check_finite_array(w_bar, "w_bar")
+        if w_arr.shape not in ((), (n,)) or (w_arr < 0).any():
             raise InvalidInput(f"w_bar must be >= 0, scalar or of size nv={n}, got {w_bar!r}")
     if form == "svd":
         if kind != "constant":
@@ -359,11 +350,7 @@ def _solve_regularized(
     c: np.ndarray,
     options: Mapping[str, Any],
 ) -> np.ndarray:
-    gamma0 = options.get("gamma0", 0.5)
-    try:
-        gamma0 = float(gamma0)
-    except (TypeError, ValueError):
-        raise InvalidInput(f"gamma0 must be a non-zero number, got {gamma0!r}") from None
+    gamma0 = real_scalar(options.get("gamma0", 0.5), "gamma0 (a non-zero number)")
     params = (
         gamma0,
         _positive(options, "sigma_thr", 0.05),
