@@ -264,3 +264,34 @@ def test_daqp_options_are_passed_on_the_weighted_step(ur5):
     assert np.allclose(np.abs(v[:3]), 0.05)
     with pytest.raises(taskik.NoSolutionFound, match="'daqp'"):
         taskik.solve_ik(conf, [task], 0.01, limits=limits, solver="daqp", iter_limit=1)
+
+
+def test_warm_started_steps_equal_cold_steps_along_a_trajectory(humanoid):
+    """The DAQP workspaces kept between steps (one per task list, one per priority level)
+    are updated with each step's QP: every step equals the same QP solved from scratch.
+    The joints start near their upper limits and are pushed beyond: the position-limit
+    bounds bind and shrink at every step."""
+    q = humanoid.q0.copy()
+    upper = humanoid.model.upperPositionLimit
+    near = np.isfinite(upper[7:]) & (upper[7:] < 10.0)
+    q[7:] = np.where(near, upper[7:] - 0.05, q[7:])
+    conf = humanoid.configuration(q)
+    feet = [FrameTask(f) for f in ("lleg_effector_body", "rleg_effector_body")]
+    for t in feet:
+        t.set_target_from_configuration(conf)
+    hand = PositionTask("larm_effector_body")
+    hand.set_target(conf.get_transform_frame_to_world("larm_effector_body").translation + 0.3)
+    posture = PostureTask(1.0)
+    target = q.copy()
+    target[7:] += 0.5
+    posture.set_target(target)
+    slow = taskik.VelocityLimit(humanoid.model, {n: 5.0 for n in humanoid.model.names[2:]})
+    limits = [taskik.ConfigurationLimit(humanoid.model), slow]
+    weighted = [*feet, hand, posture]
+    levels = [feet, [hand], [posture]]
+    for _ in range(5):
+        for tasks in (weighted, levels):
+            warm = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+            cold = taskik.solve_ik(conf.copy(), tasks, 0.01, limits=limits)
+            assert np.allclose(warm, cold, atol=1e-9)
+        conf.integrate_inplace(warm, 0.01)
