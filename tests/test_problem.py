@@ -206,7 +206,7 @@ def test_bad_lists_and_dt_are_named(ur5):
 
 
 def test_levels_must_be_a_non_empty_sequence_of_task_lists():
-    from taskik.problem import check_levels
+    from taskik.validation import check_levels
 
     task = PostureTask()
     assert check_levels(([task],)) == [[task]]
@@ -275,3 +275,38 @@ def test_position_limit_box_is_reported_as_computed(panda):
 
 def test_an_empty_task_list_is_a_zero_step(ur5):
     assert np.array_equal(taskik.solve_ik(ur5.configuration(), [], 0.01), np.zeros(6))
+
+
+class PinAndRow(Limit):
+    """Not static: a hard box that pins v[4] to 0.2, and a row v[0] + v[1] ≤ 0.1 / dt."""
+
+    name = "pin"
+
+    def compute_box(self, configuration, dt):
+        return np.array([4]), np.array([0.2]), np.array([0.2])
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((1, configuration.nv))
+        G[0, :2] = 1.0
+        return G, np.array([0.1 / dt])
+
+
+def test_soft_boxes_outside_the_hard_box_are_clipped_into_it(ur5):
+    """General merge path (several soft boxes, a dynamic hard box, rows): a soft bound beyond
+    the hard box is clipped to it, touching boxes leave a single value, a hard box may pin."""
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 1.0)
+    hard = VelocityLimit(ur5.model, {"shoulder_pan_joint": 0.8, "wrist_1_joint": 0.7})
+    above = SoftBox("above", [0], [2.0], [3.0])  # lower bound above the hard upper 0.8
+    below = SoftBox("below", [3], [-3.0], [-2.0])  # upper bound below the hard lower −0.7
+    left, right = SoftBox("left", [2], [0.0], [0.5]), SoftBox("right", [2], [0.5], [1.0])
+    limits = [hard, above, below, left, right, PinAndRow()]
+    for dt in (0.01, 0.02):
+        problem = taskik.build_ik(conf, [task], dt, limits=limits)
+        assert problem.lb[[0, 2, 3, 4]].tolist() == [0.8, 0.5, -0.7, 0.2]
+        assert problem.ub[[0, 2, 3, 4]].tolist() == [0.8, 0.5, -0.7, 0.2]
+        assert problem.h.tolist() == [pytest.approx(0.1 / dt)]
+        v = taskik.solve_ik(conf, [task], dt, limits=limits)
+        assert v[[0, 2, 3, 4]].tolist() == [0.8, 0.5, -0.7, 0.2]
+        assert v[0] + v[1] <= 0.1 / dt + 1e-9
