@@ -75,6 +75,7 @@ from .backends.qp import (
     DaqpWorkspace,
     check_solver,
     daqp_constraints,
+    daqp_solve,
     default_solver,
     solve_qp_arrays,
 )
@@ -82,14 +83,10 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
 from .nullspace import LevelSplit, null_basis
-from .problem import Assembler, check_damping, check_levels, resolve_limits
+from .problem import Assembler
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
-
-try:
-    import daqp
-except ImportError:  # pragma: no cover - daqp is a dependency through qpsolvers[daqp]
-    daqp = None
+from .validation import check_damping, check_levels, resolve_limits
 
 _Arr: TypeAlias = np.ndarray  # (short names for the helpers' many arrays)
 _OptArr: TypeAlias = np.ndarray | None  # the box lb, ub and the rows G, h may be None
@@ -120,17 +117,6 @@ def _feasible(v: _Arr, lb: _OptArr, ub: _OptArr, G: _OptArr, h: _OptArr) -> bool
     return G is None or bool((G @ v <= h).all())
 
 
-def _daqp(
-    P: _Arr, f: _Arr, rows: _Arr, upper: _Arr, lower: _Arr, kwargs: _Opts
-) -> tuple[_OptArr, str, _OptArr]:
-    """DAQP on ``lower ≤ [I; rows] x ≤ upper`` (the first ``len(upper) − len(rows)`` entries
-    bound x directly); returns ``(x | None, status, multipliers)``."""
-    x, _, exitflag, info = daqp.solve(P, f, rows, upper, lower, **kwargs)
-    if exitflag <= 0:
-        return None, f"DAQP exit flag {exitflag}", None
-    return np.asarray(x), "optimal", np.asarray(info["lam"])
-
-
 def _solve_reduced_qp(
     P: _Arr, f: _Arr, rows: _Arr, lower: _Arr, upper: _Arr, solver: str, kwargs: _Opts, ws: _WS
 ) -> tuple[_OptArr, str, _OptArr]:
@@ -150,10 +136,10 @@ def _solve_reduced_qp(
             n_active = np.count_nonzero(upper <= 0.0) + np.count_nonzero(lower >= 0.0)
             if 0 < n_active <= P.shape[0]:
                 kwargs = {**kwargs, "primal_start": np.zeros(P.shape[0])}
-        z, status, lam = _daqp(P, f, rows, upper, lower, kwargs)
+        z, status, lam = daqp_solve(P, f, rows, upper, lower, kwargs)
         if z is None and "primal_start" in kwargs:  # retry without the warm start
             kwargs = {k: a for k, a in kwargs.items() if k != "primal_start"}
-            z, status, lam = _daqp(P, f, rows, upper, lower, kwargs)
+            z, status, lam = daqp_solve(P, f, rows, upper, lower, kwargs)
         return z, status, lam
     up = np.isfinite(upper)
     lo = np.isfinite(lower)
@@ -178,7 +164,7 @@ def _first_level_qp(
             v = ws.solve(P, f, lower, upper, rows)
             if v is not None:
                 return v, ws.lam
-        v, _, lam = _daqp(P, f, rows, upper, lower, kwargs)
+        v, _, lam = daqp_solve(P, f, rows, upper, lower, kwargs)
         if v is not None and math.isfinite(v @ v):
             return v, lam
     # other solvers, or DAQP failed: the core's call, which names the conflicting limits

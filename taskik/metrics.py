@@ -21,14 +21,14 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .configuration import Configuration
-from .exceptions import InvalidInput
+from .configuration import Configuration, check_configuration
+from .exceptions import InvalidInput, check_finite_array
 
 _PARTS = {"translation": slice(0, 3), "rotation": slice(3, 6), "all": slice(None)}
 
 
 def _rows(J: npt.ArrayLike, part: str | Sequence[int] | None) -> np.ndarray:
-    J = np.asarray(J, dtype=float)
+    J = check_finite_array(J, "J")
     if J.ndim != 2:
         raise InvalidInput(f"J must be a matrix, got shape {J.shape}")
     if part is None:
@@ -39,7 +39,9 @@ def _rows(J: npt.ArrayLike, part: str | Sequence[int] | None) -> np.ndarray:
         if part != "all" and J.shape[0] != 6:
             raise InvalidInput(f"part={part!r} needs a 6-row Jacobian, got {J.shape[0]} rows")
         return J[_PARTS[part]]
-    idx = np.asarray(part, dtype=int)
+    idx = np.asarray(part)
+    if idx.dtype.kind not in "iu":
+        raise InvalidInput(f"part must be one of {tuple(_PARTS)} or row indices, got {part!r}")
     if idx.ndim != 1 or idx.size == 0 or idx.min() < 0 or idx.max() >= J.shape[0]:
         raise InvalidInput(f"row indices {part!r} out of range for {J.shape[0]} rows")
     return J[idx]
@@ -57,7 +59,10 @@ def manipulability(J: npt.ArrayLike, part: str | Sequence[int] | None = None) ->
     m, n = Jh.shape
     if m > n:
         return 0.0
-    return float(np.prod(np.linalg.svd(Jh, compute_uv=False)))
+    value = float(np.prod(np.linalg.svd(Jh, compute_uv=False)))
+    if not math.isfinite(value):
+        raise InvalidInput("the manipulability of J overflows: J is out of range")
+    return value
 
 
 def condition_number(J: npt.ArrayLike, part: str | Sequence[int] | None = None) -> float:
@@ -75,9 +80,9 @@ def frame_jacobian(configuration: Configuration, frame: str | int) -> np.ndarray
     world-aligned Jacobians give the same values; this one is the base-frame Jacobian the
     tutorials use.
     """
-    fid = frame if isinstance(frame, int) else configuration.get_frame_id(frame)
-    J = configuration.get_frame_jacobian(fid)
-    R = configuration.data.oMf[fid].rotation
+    configuration = check_configuration(configuration, "frame_jacobian")
+    J = configuration.get_frame_jacobian(frame)
+    R = configuration.get_transform_frame_to_world(frame).rotation
     return np.vstack([R @ J[:3], R @ J[3:]])
 
 

@@ -18,22 +18,26 @@ in the configuration's plan cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
-import pinocchio as pin
 
 from .configuration import Configuration
-from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar, check_scalar
-from .limits import default_limits
+from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Box, Limit
 from .tasks.task import Task
+from .validation import (
+    check_box,
+    check_damping,
+    check_limit_model,
+    check_rows,
+    check_tasks,
+    resolve_limits,
+)
 
 if TYPE_CHECKING:
-    from typing_extensions import TypeIs
-
     from .backends.qp import DaqpWorkspace
     from .backends.unconstrained import UnconstrainedPlan
 
@@ -83,63 +87,6 @@ class Problem:
     @property
     def nv(self) -> int:
         return self.P.shape[0]
-
-
-def _check_list(items: object, cls: type[T], what: str) -> list[T]:
-    if isinstance(items, cls):
-        return [items]
-    if isinstance(items, str | bytes) or not isinstance(items, Sequence | set | frozenset):
-        raise InvalidInput(
-            f"{what} must be a list of {cls.__name__} objects, got {type(items).__name__}"
-        )
-    for item in items:
-        if not isinstance(item, cls):
-            raise InvalidInput(
-                f"{what} must contain {cls.__name__} objects, got {type(item).__name__}"
-            )
-    return list(items)
-
-
-def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
-    """Validate the task list (a sequence of :class:`Task` that implement their error)."""
-    out = _check_list(tasks, Task, "tasks")
-    for task in out:
-        if type(task).compute_error_and_jacobian is Task.compute_error_and_jacobian:
-            raise InvalidInput(
-                f"{type(task).__name__} is not a task taskik can solve: it does not implement "
-                "compute_error_and_jacobian(configuration) -> (e, J)"
-            )
-    return out
-
-
-def check_limits(limits: Iterable[Limit] | Limit) -> list[Limit]:
-    """Validate a limit list (a sequence of :class:`Limit`)."""
-    return _check_list(limits, Limit, "limits")
-
-
-def check_levels(levels: Sequence[Sequence[Task]]) -> list[list[Task]]:
-    """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
-    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
-        raise InvalidInput(
-            f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
-        )
-    out: list[list[Task]] = []
-    for k, level in enumerate(levels):
-        if isinstance(level, Task):
-            raise InvalidInput(
-                f"level {k} is a Task, not a list of tasks: write [[task_a], [task_b]] "
-                "for two levels, or [task_a, task_b] for one weighted level"
-            )
-        try:
-            out.append(check_tasks(level))
-        except InvalidInput as exc:
-            raise InvalidInput(f"level {k}: {exc}") from None
-    return out
-
-
-def check_damping(damping: float) -> float:
-    """The Tikhonov damping of a step as a float: finite and ≥ 0."""
-    return check_scalar(damping, "damping", 0.0)
 
 
 def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
@@ -216,7 +163,7 @@ class Assembler:
             if lim.static and lim.hard:
                 box = lim.compute_box(configuration, 1.0)
                 if box is not None:
-                    idx, lo, hi = box
+                    idx, lo, hi = box = check_box(lim, box, nv)
                     self.static_boxes.append(BoxBound(lim, idx, lo, hi))
                     np.maximum.at(hard_lb, idx, lo)
                     np.minimum.at(hard_ub, idx, hi)
@@ -357,9 +304,7 @@ class Assembler:
             for lim in self.dynamic:
                 box = lim.compute_box(configuration, dt)
                 if box is not None:
-                    idx, lo, hi = box
-                    if np.isnan(lo).any() or np.isnan(hi).any():
-                        raise InvalidInput(f"limit {lim.name!r} ({lim!r}) gave NaN bounds")
+                    idx, lo, hi = box = check_box(lim, box, self.nv)
                     boxes.append((lim, box))
                     if lim.hard:
                         if not have_dyn_hard:
@@ -380,8 +325,7 @@ class Assembler:
                             soft_ub[idx] = np.minimum(soft_ub[idx], hi)
                 rows = lim.compute_inequalities(configuration, dt)
                 if rows is not None:
-                    if np.isnan(rows[0]).any() or np.isnan(rows[1]).any():
-                        raise InvalidInput(f"limit {lim.name!r} ({lim!r}) gave NaN rows G v <= h")
+                    rows = check_rows(lim, rows, self.nv)
                     G_rows.append(rows[0])
                     h_rows.append(rows[1])
             self._dynamic_boxes = boxes
@@ -411,38 +355,6 @@ class Assembler:
         if not has_box:
             return self.P, self.r, G, h, None, None
         return self.P, self.r, G, h, lb, ub
-
-
-def check_limit_model(limit: Limit, model: pin.Model) -> None:
-    """Raise :class:`InvalidInput` when ``limit`` was built for another model (its own
-    ``model`` attribute, when it has one, differs in its joints)."""
-    own = getattr(limit, "model", None)
-    if own is None or own is model:
-        return
-    if own.nq != model.nq or own.nv != model.nv or list(own.names) != list(model.names):
-        raise InvalidInput(
-            f"{limit!r} was built for model {own.name!r} (nq={own.nq}, nv={own.nv}), not for "
-            f"the configuration's model {model.name!r} (nq={model.nq}, nv={model.nv})"
-        )
-
-
-def resolve_limits(
-    configuration: Configuration, limits: Iterable[Limit] | Limit | None
-) -> list[Limit]:
-    """``None`` → the model's position and velocity limits; otherwise a validated list."""
-    if limits is None:
-        return default_limits(configuration.model)
-    return check_limits(limits)
-
-
-def is_hierarchy(
-    tasks: Sequence[Task] | Sequence[Sequence[Task]],
-) -> TypeIs[Sequence[Sequence[Task]]]:
-    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first.
-
-    Decided on the first element; the hierarchy solver validates every level.
-    """
-    return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
 
 
 def get_assembler(

@@ -12,8 +12,9 @@ from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, check_finite_array, check_positive_scalar, check_scalar
 from .limits.limit import Limit
 from .nullspace import null_basis
-from .problem import build_ik, check_levels, check_tasks
+from .problem import build_ik
 from .tasks.task import Task
+from .validation import check_levels, check_tasks
 
 
 @dataclass

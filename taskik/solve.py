@@ -14,8 +14,9 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, check_positive_scalar
 from .hierarchy import solve_hierarchy
 from .limits.limit import Limit
-from .problem import check_damping, get_assembler, is_hierarchy
+from .problem import get_assembler
 from .tasks.task import Task
+from .validation import check_damping, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
 

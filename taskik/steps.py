@@ -24,15 +24,18 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from .configuration import Configuration
-from .exceptions import InvalidInput, check_finite_array, check_positive_scalar
+from .configuration import Configuration, check_configuration
+from .exceptions import InvalidInput, check_finite_array, check_positive_scalar, real_scalar
+from .tasks._frames import as_se3
 
 
 def clamp_mag(w: npt.ArrayLike, d: float) -> np.ndarray:
     """``ClampMag(w, d)``: ``w`` if ``‖w‖ ≤ d``, else ``d w / ‖w‖`` (a new array)."""
     d = check_positive_scalar(d, "d")
     w = check_finite_array(w, "w")
-    norm = math.sqrt(float(w @ w))
+    if w.ndim != 1:
+        raise InvalidInput(f"w must be a vector, got shape {w.shape}")
+    norm = float(np.linalg.norm(w))  # (scaled: no overflow for huge finite w)
     return w * (d / norm) if norm > d else w.copy()
 
 
@@ -85,18 +88,24 @@ def servo_velocity(
     e = check_finite_array(error, "error", (6,))
     kt = check_positive_scalar(gain_translation, "gain_translation")
     kr = check_positive_scalar(gain_rotation, "gain_rotation")
+    caps = []
     for name, x in (
         ("max_linear", max_linear),
         ("max_angular", max_angular),
         ("stop_translation", stop_translation),
         ("stop_rotation", stop_rotation),
     ):
-        if not x >= 0.0:
+        value = real_scalar(x, name)
+        if not value >= 0.0:  # (inf is allowed: no cap)
             raise InvalidInput(f"{name} must be >= 0, got {x!r}")
+        caps.append(value)
+    max_linear, max_angular, stop_translation, stop_rotation = caps
     e_t, e_r = e[:3], e[3:]
     if np.linalg.norm(e_t) <= stop_translation and np.linalg.norm(e_r) <= stop_rotation:
         return np.zeros(6), True
     nu = np.concatenate([kt * e_t, kr * e_r])
+    if not np.isfinite(nu).all():
+        raise InvalidInput("the gains times the error overflow: gains or error out of range")
     for part, cap in ((nu[:3], max_linear), (nu[3:], max_angular)):
         norm = float(np.linalg.norm(part))
         if norm > cap:
@@ -118,7 +127,11 @@ class PoseChangeConvergence:
     """
 
     def __init__(self, frames: str | Sequence[str], epsilon: float = 1e-6) -> None:
-        self.frames = [frames] if isinstance(frames, str) else list(frames)
+        if isinstance(frames, str):
+            frames = [frames]
+        if not isinstance(frames, Sequence) or not all(isinstance(f, str) for f in frames):
+            raise InvalidInput(f"frames must be a frame name or a list of names, got {frames!r}")
+        self.frames = list(frames)
         if not self.frames:
             raise InvalidInput("frames must name at least one frame")
         self.epsilon = check_positive_scalar(epsilon, "epsilon")
@@ -132,6 +145,7 @@ class PoseChangeConvergence:
 
     def update(self, configuration: Configuration) -> bool:
         """Record the current poses; True when none moved by more than ``epsilon``."""
+        configuration = check_configuration(configuration, "PoseChangeConvergence.update")
         poses = [configuration.get_transform_frame_to_world(f).homogeneous for f in self.frames]
         previous, self._previous = self._previous, poses
         if previous is None:
@@ -141,7 +155,8 @@ class PoseChangeConvergence:
 
 
 def pose_change(T_previous: pin.SE3 | npt.ArrayLike, T_current: pin.SE3 | npt.ArrayLike) -> float:
-    """``‖T_previous − T_current‖`` (Frobenius norm of the homogeneous matrices)."""
-    a = T_previous.homogeneous if isinstance(T_previous, pin.SE3) else np.asarray(T_previous)
-    b = T_current.homogeneous if isinstance(T_current, pin.SE3) else np.asarray(T_current)
+    """``‖T_previous − T_current‖`` (Frobenius norm of the homogeneous matrices; each a
+    ``pin.SE3`` or a 4 × 4 homogeneous matrix, checked like a task target)."""
+    a = as_se3(T_previous, "T_previous").homogeneous
+    b = as_se3(T_current, "T_current").homogeneous
     return float(np.linalg.norm(a - b))

@@ -23,7 +23,7 @@ LAYERS = [
     ["exceptions", "plan_cache"],
     ["configuration"],
     ["tasks", "limits", "robots", "metrics", "steps", "nullspace"],
-    ["problem"],
+    ["validation", "problem"],
     ["report", "backends"],
     ["hierarchy"],
     ["solve"],

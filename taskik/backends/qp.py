@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -127,6 +127,30 @@ def daqp_constraints(
     return np.ascontiguousarray(G), upper, lower
 
 
+def daqp_solve(
+    P: np.ndarray,
+    f: np.ndarray,
+    rows: np.ndarray,
+    upper: np.ndarray,
+    lower: np.ndarray,
+    kwargs: Mapping[str, Any],
+) -> tuple[np.ndarray | None, str, np.ndarray | None]:
+    """DAQP on ``lower ≤ [I; rows] x ≤ upper`` (the first ``len(upper) − len(rows)`` entries
+    bound x directly): ``(x | None, status, multipliers | None)``. Options DAQP does not know
+    raise :class:`InvalidInput`; a set-up DAQP refuses is a failure, not an exception."""
+    try:
+        x, _, exitflag, info = daqp.solve(P, f, rows, upper, lower, **kwargs)
+    except TypeError as exc:
+        raise InvalidInput(
+            f"QP solver 'daqp' does not accept the options {sorted(kwargs)}: {exc}"
+        ) from None
+    except RuntimeError as exc:
+        return None, f"DAQP set-up failed ({exc})", None
+    if exitflag <= 0:
+        return None, f"DAQP exit flag {exitflag}", None
+    return np.asarray(x), "optimal", np.asarray(info["lam"])
+
+
 def _solve_daqp(
     P: np.ndarray,
     r: np.ndarray,
@@ -138,14 +162,12 @@ def _solve_daqp(
 ) -> tuple[np.ndarray | None, str]:
     """DAQP directly on ``lb ≤ v ≤ ub`` (simple bounds) and ``G v ≤ h``."""
     A, bu, bl = daqp_constraints(P.shape[0], G, h, lb, ub)
-    x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, **kwargs)
-    if exitflag <= 0 and "eps_prox" not in kwargs:
+    x, status, _ = daqp_solve(P, r, A, bu, bl, kwargs)
+    if x is None and "eps_prox" not in kwargs:
         # A nearly singular P (redundant robot, few tasks, tiny damping) can make the active
         # set fail; DAQP's proximal-point mode solves the same convex QP exactly.
-        x, _, exitflag, _ = daqp.solve(P, r, A, bu, bl, eps_prox=PROXIMAL_EPS, **kwargs)
-    if exitflag <= 0:
-        return None, f"DAQP exit flag {exitflag}"
-    return x, "optimal"
+        x, status, _ = daqp_solve(P, r, A, bu, bl, {**kwargs, "eps_prox": PROXIMAL_EPS})
+    return x, status
 
 
 def solve_qp_arrays(

@@ -52,12 +52,13 @@ import pinocchio as pin
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar, real_scalar
 from ..limits.limit import Limit
-from ..problem import Assembler, check_limits, get_assembler, is_hierarchy
+from ..problem import Assembler, get_assembler
 from ..tasks._frames import require_target
 from ..tasks.frame import FrameTask
 from ..tasks.orientation import OrientationTask
 from ..tasks.position import PositionTask
 from ..tasks.task import Task
+from ..validation import check_limits, is_hierarchy
 from . import UNCONSTRAINED_BACKENDS
 from .dls import DAMPING_KINDS, damping_diagonal, solve_dls, solve_dls_normal, solve_dls_svd
 from .pseudoinverse import DEFAULT_RCOND, solve_pinv

@@ -3,12 +3,10 @@ eqs. 45–51) on the weighted system ``A Δq ≈ c`` (``A = W J``, ``c = W e``).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import numpy.typing as npt
 
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
 METHODS = (
     "nr",
@@ -79,16 +77,13 @@ def check_damping(method: str, damping: npt.ArrayLike | None, nv: int) -> float 
     if damping is None:
         damping = DEFAULT_DAMPING[method]
     if method == "lm-sugihara":
-        arr = np.asarray(damping, dtype=float)
+        arr = check_finite_array(damping, "Sugihara's w̄ (damping)")
         if arr.ndim == 0:
             arr = np.full(nv, float(arr))
-        if arr.shape != (nv,) or not np.isfinite(arr).all() or (arr < 0).any():
+        if arr.shape != (nv,) or (arr < 0).any():
             raise InvalidInput(
                 f"Sugihara's w̄ must be a scalar or an nv={nv} vector of finite values >= 0, "
                 f"got {damping!r}"
             )
         return arr
-    x = float(np.asarray(damping, dtype=float))  # raises TypeError on a sequence, as float()
-    if not (x >= 0.0 and math.isfinite(x)):
-        raise InvalidInput(f"damping λ must be finite and >= 0, got {damping!r}")
-    return x
+    return check_scalar(damping, "damping λ", 0.0)

@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_positive_scalar, check_scalar
 from ..tasks._frames import require_target
 from ..tasks.frame import FrameTask
 from ..tasks.task import Task
@@ -126,17 +126,22 @@ def solve_posture(
         and max_searches >= 1
         and time_budget is None
     ):
-        _check_options(
+        tol, max_iterations, max_searches, time_budget = _check_options(
             method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
             pose_error,
         )  # fmt: skip
-        tol, max_iterations, max_searches = float(tol), int(max_iterations), int(max_searches)
     if not (type(patience) is int and patience >= 1):
-        raise InvalidInput(f"patience must be an integer >= 1, got {patience!r}")
+        patience = _check_count(patience, "patience")
     if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):
-        stagnation = _check_stagnation(stagnation)
-    if not (rng is None or isinstance(rng, int | np.integer | np.random.Generator)):
-        raise InvalidInput(f"rng must be a numpy Generator, an int seed or None, got {rng!r}")
+        stagnation = check_scalar(stagnation, "stagnation", 0.0, 1.0, high_open=True)
+    if (
+        rng is not None
+        and not isinstance(rng, np.random.Generator)
+        and (isinstance(rng, bool) or not isinstance(rng, int | np.integer) or rng < 0)
+    ):
+        raise InvalidInput(
+            f"rng must be a numpy Generator, a seed (an int >= 0) or None, got {rng!r}"
+        )
     if type(conf_or_model) is pin.Model or isinstance(conf_or_model, pin.Model):
         model = conf_or_model
         q_first = q0
@@ -256,7 +261,9 @@ def _check_options(
     time_budget: float | None,
     starts: str,
     pose_error: str,
-) -> None:
+) -> tuple[float, int, int, float | None]:
+    """The options checked and normalised: ``(tol, max_iterations, max_searches,
+    time_budget)``; :class:`InvalidInput` naming the first bad one."""
     if method not in METHODS:
         raise InvalidInput(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if joint_limits not in JOINT_LIMIT_POLICIES:
@@ -267,29 +274,18 @@ def _check_options(
         raise InvalidInput(f"starts must be one of {', '.join(STARTS)}, got {starts!r}")
     if pose_error not in POSE_ERRORS:
         raise InvalidInput(f"pose_error must be 'log6' or 'world', got {pose_error!r}")
-    if not (type(tol) is float and 0.0 < tol < math.inf) and not (
-        isinstance(tol, float | int) and not isinstance(tol, bool) and 0.0 < tol < math.inf
-    ):
-        raise InvalidInput(f"tol must be finite and > 0, got {tol!r}")
-    for name, value in (("max_iterations", max_iterations), ("max_searches", max_searches)):
-        if type(value) is int and value >= 1:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
-    if time_budget is not None and not (
-        isinstance(time_budget, float | int) and 0.0 < time_budget < math.inf
-    ):
-        raise InvalidInput(f"time_budget must be None or finite and > 0 (s), got {time_budget!r}")
+    tol = check_positive_scalar(tol, "tol")
+    max_iterations = _check_count(max_iterations, "max_iterations")
+    max_searches = _check_count(max_searches, "max_searches")
+    if time_budget is not None:
+        time_budget = check_positive_scalar(time_budget, "time_budget (s, or None)")
+    return tol, max_iterations, max_searches, time_budget
 
 
-def _check_stagnation(stagnation: float) -> float:
-    try:
-        x = float(stagnation)
-    except (TypeError, ValueError):
-        x = math.nan
-    if not (0.0 <= x < 1.0):
-        raise InvalidInput(f"stagnation must be in [0, 1), got {stagnation!r}")
-    return x
+def _check_count(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
 
 
 def unit_cost(task: Task) -> bool:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration
-from ..exceptions import InvalidInput, UnknownName
+from ..configuration import Configuration, check_model
+from ..exceptions import InvalidInput, UnknownName, check_finite_array
 from . import buss, models
 
 
@@ -40,7 +40,16 @@ def random_configuration(
 ) -> np.ndarray:
     """Uniform sample within the finite joint limits (``q0`` ± π for unbounded 1-DoF joints);
     continuous joints uniform on the circle; a free-flyer at ``q0``'s position ± 0.1 m with the
-    orientation ``exp3(ω)``, each component of ω uniform in ±0.3 rad."""
+    orientation ``exp3(ω)``, each component of ω uniform in ±0.3 rad. ``rng``: a numpy
+    Generator, a seed (int) or None."""
+    check_model(model, "random_configuration")
+    q0 = check_finite_array(q0, "q0", (model.nq,))
+    if isinstance(rng, int | np.integer) and not isinstance(rng, bool):
+        rng = np.random.default_rng(rng) if rng >= 0 else None
+        if rng is None:
+            raise InvalidInput("a seed must be >= 0")
+    if not (rng is None or isinstance(rng, np.random.Generator)):
+        raise InvalidInput(f"rng must be a numpy Generator, a seed or None, got {rng!r}")
     rng = np.random.default_rng() if rng is None else rng
     q = np.array(q0, dtype=float)
     lo, hi = model.lowerPositionLimit, model.upperPositionLimit
@@ -208,6 +217,8 @@ def load_urdf(
     """
     if not isinstance(floating_base, bool | np.bool_):
         raise InvalidInput(f"floating_base must be True or False, got {floating_base!r}")
+    if not isinstance(path, str | Path):
+        raise InvalidInput(f"path must be a file path, got {type(path).__name__}")
     path = Path(path)
     if not path.is_file():
         raise InvalidInput(f"URDF file not found: {path}")

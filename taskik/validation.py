@@ -1,0 +1,156 @@
+"""Validation of what a step is given, before it is assembled: task lists, priority levels,
+limit lists (and the limits' model), the damping, and what a limit returns (its box, its
+rows). Each check returns the value it validated or raises :class:`~taskik.InvalidInput`
+naming the problem."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+import pinocchio as pin
+
+from .configuration import Configuration
+from .exceptions import InvalidInput, check_scalar
+from .limits import default_limits
+from .limits.limit import Box, Limit
+from .tasks.task import Task
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeIs
+
+T = TypeVar("T")
+
+
+def _check_list(items: object, cls: type[T], what: str) -> list[T]:
+    if isinstance(items, cls):
+        return [items]
+    if isinstance(items, str | bytes) or not isinstance(items, Sequence | set | frozenset):
+        raise InvalidInput(
+            f"{what} must be a list of {cls.__name__} objects, got {type(items).__name__}"
+        )
+    for item in items:
+        if not isinstance(item, cls):
+            raise InvalidInput(
+                f"{what} must contain {cls.__name__} objects, got {type(item).__name__}"
+            )
+    return list(items)
+
+
+def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
+    """Validate the task list (a sequence of :class:`Task` that implement their error)."""
+    out = _check_list(tasks, Task, "tasks")
+    for task in out:
+        if type(task).compute_error_and_jacobian is Task.compute_error_and_jacobian:
+            raise InvalidInput(
+                f"{type(task).__name__} is not a task taskik can solve: it does not implement "
+                "compute_error_and_jacobian(configuration) -> (e, J)"
+            )
+    return out
+
+
+def check_limits(limits: Iterable[Limit] | Limit) -> list[Limit]:
+    """Validate a limit list (a sequence of :class:`Limit`)."""
+    return _check_list(limits, Limit, "limits")
+
+
+def check_levels(levels: Sequence[Sequence[Task]]) -> list[list[Task]]:
+    """Validate a list of levels (each a list of :class:`Task`), highest priority first."""
+    if isinstance(levels, str | bytes) or not isinstance(levels, Sequence) or not levels:
+        raise InvalidInput(
+            f"levels must be a non-empty list of task lists, highest priority first, got {levels!r}"
+        )
+    out: list[list[Task]] = []
+    for k, level in enumerate(levels):
+        if isinstance(level, Task):
+            raise InvalidInput(
+                f"level {k} is a Task, not a list of tasks: write [[task_a], [task_b]] "
+                "for two levels, or [task_a, task_b] for one weighted level"
+            )
+        try:
+            out.append(check_tasks(level))
+        except InvalidInput as exc:
+            raise InvalidInput(f"level {k}: {exc}") from None
+    return out
+
+
+def check_damping(damping: float) -> float:
+    """The Tikhonov damping of a step as a float: finite and ≥ 0."""
+    return check_scalar(damping, "damping", 0.0)
+
+
+def check_box(limit: Limit, box: Box, nv: int) -> Box:
+    """A limit's box ``(indices, lower, upper)``, checked: integer indices in ``[0, nv)``,
+    bounds of the same length, real and not NaN (±inf means unbounded)."""
+    try:
+        idx, lo, hi = box
+        idx, lo, hi = np.asarray(idx), np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"limit {limit.name!r} gave a malformed box: {exc}") from None
+    if (
+        idx.dtype.kind not in "iu"
+        or idx.ndim != 1
+        or (idx.size and (idx.min() < 0 or idx.max() >= nv))
+    ):
+        raise InvalidInput(
+            f"limit {limit.name!r} gave box indices {idx.tolist()}: integers in [0, {nv}) expected"
+        )
+    if lo.shape != idx.shape or hi.shape != idx.shape:
+        raise InvalidInput(
+            f"limit {limit.name!r} gave {idx.size} indices but bounds of shapes {lo.shape}, "
+            f"{hi.shape}"
+        )
+    if np.isnan(lo).any() or np.isnan(hi).any():
+        raise InvalidInput(f"limit {limit.name!r} ({limit!r}) gave NaN bounds")
+    return idx, lo, hi
+
+
+def check_rows(
+    limit: Limit, rows: tuple[np.ndarray, np.ndarray], nv: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A limit's inequality rows ``(G, h)``, checked: G is k × nv, h has k entries, no NaN."""
+    try:
+        G, h = rows
+        G, h = np.asarray(G, dtype=float), np.asarray(h, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"limit {limit.name!r} gave malformed rows G v <= h: {exc}") from None
+    if G.ndim != 2 or G.shape[1] != nv or h.shape != (G.shape[0],):
+        raise InvalidInput(
+            f"limit {limit.name!r} gave rows G {G.shape}, h {h.shape}: expected (k, {nv}) and (k,)"
+        )
+    if np.isnan(G).any() or np.isnan(h).any():
+        raise InvalidInput(f"limit {limit.name!r} ({limit!r}) gave NaN rows G v <= h")
+    return G, h
+
+
+def check_limit_model(limit: Limit, model: pin.Model) -> None:
+    """Raise :class:`InvalidInput` when ``limit`` was built for another model (its own
+    ``model`` attribute, when it has one, differs in its joints)."""
+    own = getattr(limit, "model", None)
+    if own is None or own is model:
+        return
+    if own.nq != model.nq or own.nv != model.nv or list(own.names) != list(model.names):
+        raise InvalidInput(
+            f"{limit!r} was built for model {own.name!r} (nq={own.nq}, nv={own.nv}), not for "
+            f"the configuration's model {model.name!r} (nq={model.nq}, nv={model.nv})"
+        )
+
+
+def resolve_limits(
+    configuration: Configuration, limits: Iterable[Limit] | Limit | None
+) -> list[Limit]:
+    """``None`` → the model's position and velocity limits; otherwise a validated list."""
+    if limits is None:
+        return default_limits(configuration.model)
+    return check_limits(limits)
+
+
+def is_hierarchy(
+    tasks: Sequence[Task] | Sequence[Sequence[Task]],
+) -> TypeIs[Sequence[Sequence[Task]]]:
+    """True when ``tasks`` is a list of levels (lists of tasks), highest priority first.
+
+    Decided on the first element; the hierarchy solver validates every level.
+    """
+    return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
