@@ -295,3 +295,15 @@ def test_warm_started_steps_equal_cold_steps_along_a_trajectory(humanoid):
             cold = taskik.solve_ik(conf.copy(), tasks, 0.01, limits=limits)
             assert np.allclose(warm, cold, atol=1e-9)
         conf.integrate_inplace(warm, 0.01)
+
+
+def test_a_model_given_for_the_configuration_is_named_with_the_fix(ur5):
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    hint = r"\(wrap the model: taskik\.Configuration\(model, q\)\)"
+    with pytest.raises(InvalidInput, match=r"^configuration must be .*got Model " + hint):
+        taskik.solve_ik(ur5.model, [task], 0.01)
+    with pytest.raises(InvalidInput, match=r"got str$"):
+        taskik.solve_ik("ur5", [task], 0.01)
+    with pytest.raises(InvalidInput, match=r"got Data$"):
+        taskik.solve_ik(ur5.model.createData(), [task], 0.01)

@@ -471,3 +471,31 @@ def test_position_offset_is_checked():
 def test_base_task_defaults():
     task = taskik.Task()
     assert task.cost == 1.0 and task.gain == 1.0 and task.lm_damping == 0.0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: FrameTask("tool0"),
+        lambda: RelativeFrameTask("tool0", "shoulder_link"),
+        lambda: PositionTask("tool0"),
+        lambda: OrientationTask("tool0"),
+        lambda: ComTask(),
+        lambda: PostureTask(),
+    ],
+)
+def test_set_target_from_a_model_says_to_wrap_it(ur5, make):
+    with pytest.raises(
+        InvalidInput,
+        match=r"^set_target_from_configuration needs a taskik\.Configuration, got Model "
+        r"\(wrap the model",
+    ):
+        make().set_target_from_configuration(ur5.model)
+
+
+def test_orientation_target_quaternion_must_be_unit():
+    task = OrientationTask("tool0")
+    task.set_target(pin.Quaternion(1.0 + 1e-7, 0.0, 0.0, 0.0))  # within 1e-6
+    for q in (pin.Quaternion(2.0, 0.0, 0.0, 0.0), pin.Quaternion(1.0 + 1e-5, 0.0, 0.0, 0.0)):
+        with pytest.raises(InvalidInput, match=r"^target quaternion has norm"):
+            task.set_target(q)
