@@ -367,7 +367,7 @@ def solve_hierarchy(
     if method not in METHODS:
         raise InvalidInput(f"method must be one of {METHODS}, got {method!r}")
     dt = check_positive_scalar(dt, "dt")
-    if damping != 1e-12:
+    if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
     plan = _get_plan(configuration, levels, limits)
     asm = plan.asm

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import numpy as np
 
-from .configuration import Configuration
+from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Box, Limit
 from .tasks.task import Task
@@ -389,6 +389,7 @@ def build_ik(
     Returns:
         A :class:`Problem` whose arrays are fresh copies (safe to keep or modify).
     """
+    configuration = check_configuration(configuration, "build_ik")
     dt = check_positive_scalar(dt, "dt")
     damping = check_damping(damping)
     asm = Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits))

@@ -71,7 +71,7 @@ def solve_ik(
         )
     if type(dt) is not float or not 0.0 < dt < math.inf:
         dt = check_positive_scalar(dt, "dt (s)")
-    if damping != 1e-12:
+    if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
     if backend != "qp":
         return solve_unconstrained(

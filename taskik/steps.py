@@ -35,7 +35,7 @@ def clamp_mag(w: npt.ArrayLike, d: float) -> np.ndarray:
     w = check_finite_array(w, "w")
     if w.ndim != 1:
         raise InvalidInput(f"w must be a vector, got shape {w.shape}")
-    norm = float(np.linalg.norm(w))  # (scaled: no overflow for huge finite w)
+    norm = math.hypot(*w.tolist())  # (no overflow for huge finite w)
     return w * (d / norm) if norm > d else w.copy()
 
 
@@ -101,13 +101,13 @@ def servo_velocity(
         caps.append(value)
     max_linear, max_angular, stop_translation, stop_rotation = caps
     e_t, e_r = e[:3], e[3:]
-    if np.linalg.norm(e_t) <= stop_translation and np.linalg.norm(e_r) <= stop_rotation:
+    if math.hypot(*e_t) <= stop_translation and math.hypot(*e_r) <= stop_rotation:
         return np.zeros(6), True
     nu = np.concatenate([kt * e_t, kr * e_r])
     if not np.isfinite(nu).all():
         raise InvalidInput("the gains times the error overflow: gains or error out of range")
     for part, cap in ((nu[:3], max_linear), (nu[3:], max_angular)):
-        norm = float(np.linalg.norm(part))
+        norm = math.hypot(*part.tolist())
         if norm > cap:
             part *= cap / norm
     return nu, False
@@ -159,4 +159,7 @@ def pose_change(T_previous: pin.SE3 | npt.ArrayLike, T_current: pin.SE3 | npt.Ar
     ``pin.SE3`` or a 4 × 4 homogeneous matrix, checked like a task target)."""
     a = as_se3(T_previous, "T_previous").homogeneous
     b = as_se3(T_current, "T_current").homogeneous
-    return float(np.linalg.norm(a - b))
+    change = math.hypot(*(a - b).ravel().tolist())
+    if not math.isfinite(change):
+        raise InvalidInput("the pose change overflows: the poses are out of range")
+    return change

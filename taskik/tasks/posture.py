@@ -34,6 +34,7 @@ class PostureTask(Task):
         self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
     ) -> None:
         self.target: np.ndarray | None = None
+        self._target_checked = False
         self._rows: np.ndarray  # set with the model, by _bind()
         self._selection: np.ndarray  # idem, when every non-floating joint is 1-DoF
         self._q_rows: np.ndarray | None
@@ -69,18 +70,18 @@ class PostureTask(Task):
         self, q_target: npt.ArrayLike, configuration: Configuration | None = None
     ) -> None:
         """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
-        q_target = np.array(q_target, dtype=float)
+        q_target = np.array(check_finite_array(q_target, "posture target"))
         if configuration is not None:
             q_target = configuration.check_q(q_target)
         elif q_target.ndim != 1:
             raise InvalidInput(f"posture target must be a 1-D vector, got shape {q_target.shape}")
-        else:
-            check_finite_array(q_target, "posture target")
+        self._target_checked = configuration is not None  # (else on first use, by the model)
         self.target = q_target
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.q.copy()
+        self._target_checked = True
 
     def compute_error_and_jacobian(
         self, configuration: Configuration
@@ -92,6 +93,9 @@ class PostureTask(Task):
             raise InvalidInput(
                 f"posture target has shape {target.shape}, model needs ({model.nq},)"
             )
+        if not self._target_checked:  # a target set without a configuration, on first use
+            configuration.check_q(target)  # (its unit quaternions, even the base's)
+            self._target_checked = True
         q = configuration.q
         if self._q_rows is not None:
             idx = self._q_rows
