@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test lint bench docs chromium clean
+.PHONY: demo test lint bench docs chromium clean mutate
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ $(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml
 
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
 	$(PIP) install --quiet -e ".[bench,robots]"
+	touch $@
+
+$(VENV)/.installed-mutate: $(VENV)/.installed pyproject.toml
+	$(PIP) install --quiet -e ".[dev,mutate]"
 	touch $@
 
 demo: $(VENV)/.installed
@@ -45,6 +49,53 @@ bench: $(VENV)/.installed-bench
 
 docs: $(VENV)/.installed-docs
 	$(VENV)/bin/mkdocs build --strict --site-dir site
+
+# Mutation testing (mutmut, not part of `make test`; see docs/mutation.md). It runs on a copy
+# of the tree in $(MUTATE_DIR)/ so the working tree is never mutated. Per mutant, mutmut runs
+# only the tests that execute the mutated function. `make mutate MUTANTS='taskik.tasks.*'`
+# runs a subset (mutant names are module.function__mutmut_N, shell-style patterns).
+MUTATE_DIR := .mutate
+MUTATE_SOURCES := taskik/problem.py taskik/solve.py taskik/hierarchy.py taskik/tasks/* \
+	taskik/limits/* taskik/backends/*
+MUTATE_TESTS := tests/test_problem.py tests/test_tasks.py tests/test_limits.py \
+	tests/test_backends_*.py tests/test_hierarchy.py tests/test_solve.py \
+	tests/test_configuration.py tests/test_steps.py tests/test_robots.py \
+	tests/test_bad_input.py
+MUTANTS ?=
+define MUTATE_SCORE
+import collections, glob, json
+done = collections.Counter()
+total = collections.Counter()
+alive = []
+for meta in sorted(glob.glob("mutants/taskik/**/*.py.meta", recursive=True)):
+    module = meta[len("mutants/"):-len(".meta")]
+    for name, code in json.load(open(meta))["exit_code_by_key"].items():
+        if code is None:
+            continue  # not run (a MUTANTS subset)
+        total[module] += 1
+        if code not in (0, 5, 33, 34, 35):  # test failure, crash or timeout: killed
+            done[module] += 1
+        else:
+            alive.append(name)
+for module in sorted(total):
+    print(f"{module:36s} {done[module]:5d} / {total[module]:5d}  {100 * done[module] / total[module]:5.1f} %")
+n, k = sum(total.values()), sum(done.values())
+print(f"{'overall':36s} {k:5d} / {n:5d}  {100 * k / max(n, 1):5.1f} %")
+open("alive.txt", "w").write("".join(a + "\n" for a in alive))
+print(f"{len(alive)} mutants not killed: $(MUTATE_DIR)/alive.txt (`mutmut show NAME` in $(MUTATE_DIR))")
+endef
+export MUTATE_SCORE
+
+mutate: $(VENV)/.installed-mutate
+	rm -rf $(MUTATE_DIR) && mkdir -p $(MUTATE_DIR)
+	cp -r taskik tests examples $(MUTATE_DIR)/
+	printf '%s\n' '[mutmut]' 'source_paths = taskik/' 'also_copy = examples/' \
+		'do_not_mutate_patterns = ^\s*raise\b' 'only_mutate =' \
+		$(foreach s,$(MUTATE_SOURCES),'    $(s)') 'pytest_add_cli_args_test_selection =' \
+		$(foreach t,$(wildcard $(MUTATE_TESTS)),'    $(t)') > $(MUTATE_DIR)/setup.cfg
+	cd $(MUTATE_DIR) && ../$(VENV)/bin/mutmut run --max-children 2 $(MUTANTS) \
+		| tr '\r' '\n' | tail -n 2
+	cd $(MUTATE_DIR) && ../$(PY) -c "$$MUTATE_SCORE"
 
 clean:
 	rm -rf $(VENV) build *.egg-info
