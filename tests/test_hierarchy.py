@@ -647,3 +647,68 @@ def test_coordinates_strongly_bound_at_the_top_are_not_moved_by_lower_levels(hum
     strong = bound & (np.abs(grad) > 1e-6 * np.abs(grad).max())
     assert strong.sum() >= 10 and not np.allclose(v, top)
     assert np.array_equal(v[strong], top[strong])
+
+
+def reference_cascade(conf, levels, dt, limits, damping):
+    """Level by level, ``min ‖A_k v − c_k‖² + λ_k ‖v‖²`` over the box with ``A_j v = A_j v_j*``
+    for every higher level j, as one QP with equality rows (ProxQP, tight tolerance)."""
+    flat = [t for level in levels for t in level]
+    box = taskik.build_ik(conf, flat, dt, limits=limits)
+    A_eq, b_eq, v = [], [], None
+    for tasks in levels:
+        A, c, mu = level_rows(conf, tasks, dt)
+        P = A.T @ A + (mu + damping) * np.eye(conf.nv)
+        eq = {"A": np.vstack(A_eq), "b": np.concatenate(b_eq)} if A_eq else {}
+        v = qpsolvers.solve_qp(
+            P,
+            -A.T @ c,
+            lb=box.lb,
+            ub=box.ub,
+            solver="proxqp",
+            eps_abs=1e-12,
+            eps_rel=0,
+            max_iter=100000,
+            **eq,
+        )
+        A_eq.append(A)
+        b_eq.append(A @ v)
+    return v
+
+
+def damped_panda_levels(panda, seed):
+    rng = np.random.default_rng(0)
+    for _ in range(seed + 1):
+        conf = panda.configuration(panda.random_configuration(rng))
+        T = conf.get_transform_frame_to_world("panda_hand")
+        point = PositionTask("panda_hand")
+        point.set_target(T.translation + rng.normal(0, 0.2, 3))
+        turn = taskik.OrientationTask("panda_hand", lm_damping=0.5)
+        turn.set_target(T.rotation @ pin.exp3(rng.normal(0, 0.5, 3)))
+        posture = PostureTask(0.1, lm_damping=0.1)
+        posture.set_target(panda.random_configuration(rng))
+    limits = [VelocityLimit(panda.model, {n: 0.4 for n in panda.model.names[1:]})]
+    return conf, [[point], [turn], [posture]], limits
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        1,
+        pytest.param(
+            0,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="hierarchy.py: when every coordinate but one is strongly bound at the top "
+                "level, the basis of the rest is LevelSplit(B[:, free]) without the level's "
+                "scale, so a numerically zero column (Panda joint 7 for a point task on the "
+                "hand, norm 5e-18) counts as rank 1 and the lower levels lose that joint",
+            ),
+        ),
+    ],
+)
+def test_damped_levels_under_binding_limits_match_a_qp_cascade(panda, seed):
+    conf, levels, limits = damped_panda_levels(panda, seed)
+    ref = reference_cascade(conf, levels, 0.01, limits, 1e-3)
+    for method in ("auto", "cascade"):
+        v = taskik.solve_ik(conf, levels, 0.01, limits=limits, damping=1e-3, method=method)
+        assert np.abs(v - ref).max() < 1e-6
