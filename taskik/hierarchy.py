@@ -449,7 +449,8 @@ def solve_hierarchy(
             # top level, bounds only: the fixed coordinates leave the basis
             free = np.ones(nv, dtype=bool)
             free[strong] = False
-            null = LevelSplit(B[:, free]).null
+            # on the level's scale: a column that is numerically zero adds no rank
+            null = LevelSplit(B[:, free], norm_a).null
             Z = np.zeros((nv, null.shape[1]))
             Z[free] = null
             exact = True  # the rows of the fixed coordinates in Z are zeros

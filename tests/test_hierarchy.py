@@ -692,19 +692,10 @@ def damped_panda_levels(panda, seed):
 
 @pytest.mark.parametrize(
     "seed",
-    [
-        1,
-        pytest.param(
-            0,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="hierarchy.py: when every coordinate but one is strongly bound at the top "
-                "level, the basis of the rest is LevelSplit(B[:, free]) without the level's "
-                "scale, so a numerically zero column (Panda joint 7 for a point task on the "
-                "hand, norm 5e-18) counts as rank 1 and the lower levels lose that joint",
-            ),
-        ),
-    ],
+    # seed 0: every coordinate but one strongly bound at the top level, with a column that
+    # is numerically zero (Panda joint 7 for a point task on the hand, norm 5e-18): it must
+    # not count as rank, or the lower levels lose that joint
+    [1, 0],
 )
 def test_damped_levels_under_binding_limits_match_a_qp_cascade(panda, seed):
     conf, levels, limits = damped_panda_levels(panda, seed)
