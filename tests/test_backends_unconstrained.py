@@ -398,3 +398,9 @@ def test_damping_diagonals_of_the_three_kinds():
     assert damping_diagonal("sugihara", 0.5, 3.0, [0, 1, 2, 3], 4).tolist() == [3, 4, 5, 6]
     with pytest.raises(InvalidInput, match="damping_kind"):
         damping_diagonal("wampler", 0.5, 3.0, 0.1, 4)
+
+
+@pytest.mark.parametrize("backend", ["pinv", "dls", "sdls", "transpose", "regularized"])
+def test_an_empty_task_list_is_no_motion_for_every_backend(ur5, backend):
+    v = solve_ik(ur5.configuration(), [], DT, backend=backend)
+    assert np.array_equal(v, np.zeros(6))
