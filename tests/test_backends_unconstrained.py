@@ -404,3 +404,12 @@ def test_damping_diagonals_of_the_three_kinds():
 def test_an_empty_task_list_is_no_motion_for_every_backend(ur5, backend):
     v = solve_ik(ur5.configuration(), [], DT, backend=backend)
     assert np.array_equal(v, np.zeros(6))
+
+
+def test_nonnegative_options_reject_negative_values(ur5, rng):
+    conf = ur5.configuration()
+    task = frame_task_near(ur5, conf, rng, "tool0")
+    for backend, option in (("pinv", "rcond"), ("dls", "lam"), ("regularized", "rcond")):
+        with pytest.raises(InvalidInput, match=option):
+            solve_ik(conf, [task], DT, backend=backend, **{option: -0.1})
+        solve_ik(conf, [task], DT, backend=backend, **{option: 0.0})  # zero is allowed

@@ -307,3 +307,10 @@ def test_a_model_given_for_the_configuration_is_named_with_the_fix(ur5):
         taskik.solve_ik("ur5", [task], 0.01)
     with pytest.raises(InvalidInput, match=r"got Data$"):
         taskik.solve_ik(ur5.model.createData(), [task], 0.01)
+
+
+def test_an_integer_dt_is_a_number_of_seconds(ur5):
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0 + 0.1)
+    assert np.array_equal(taskik.solve_ik(conf, [task], 1), taskik.solve_ik(conf, [task], 1.0))
