@@ -203,11 +203,12 @@ def test_browser_draws_the_robot(chromium, tmp_path):
     try:
         wait_for_page(url, server)
         # The scene and the camera reach the page over a websocket after it loads: under load
-        # a screenshot can come before them, so take up to three.
-        for attempt in range(3):
+        # a screenshot can come before them, so take up to eight, two seconds apart.
+        for attempt in range(8):
             robot = screenshot(chromium, url, tmp_path / f"ur5_{attempt}.png")
             if link_pixels(robot) > 5000:
                 break
+            time.sleep(2.0)
     finally:
         server.terminate()
         server.wait(timeout=10)
