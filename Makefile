@@ -55,8 +55,9 @@ docs: $(VENV)/.installed-docs
 # only the tests that execute the mutated function. `make mutate MUTANTS='taskik.tasks.*'`
 # runs a subset (mutant names are module.function__mutmut_N, shell-style patterns).
 MUTATE_DIR := .mutate
-MUTATE_SOURCES := taskik/problem.py taskik/solve.py taskik/hierarchy.py taskik/tasks/* \
-	taskik/limits/* taskik/backends/*
+# (validation.py and nullspace.py were split out of problem.py and hierarchy.py)
+MUTATE_SOURCES := taskik/problem.py taskik/validation.py taskik/solve.py taskik/hierarchy.py \
+	taskik/nullspace.py taskik/tasks/* taskik/limits/* taskik/backends/*
 MUTATE_TESTS := tests/test_problem.py tests/test_tasks.py tests/test_limits.py \
 	tests/test_backends_*.py tests/test_hierarchy.py tests/test_solve.py \
 	tests/test_configuration.py tests/test_steps.py tests/test_robots.py \
