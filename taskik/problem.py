@@ -304,7 +304,9 @@ class Assembler:
             for lim in self.dynamic:
                 box = lim.compute_box(configuration, dt)
                 if box is not None:
-                    idx, lo, hi = box = check_box(lim, box, self.nv)
+                    if not lim.well_formed:
+                        box = check_box(lim, box, self.nv)
+                    idx, lo, hi = box
                     boxes.append((lim, box))
                     if lim.hard:
                         if not have_dyn_hard:
@@ -325,7 +327,8 @@ class Assembler:
                             soft_ub[idx] = np.minimum(soft_ub[idx], hi)
                 rows = lim.compute_inequalities(configuration, dt)
                 if rows is not None:
-                    rows = check_rows(lim, rows, self.nv)
+                    if not lim.well_formed:
+                        rows = check_rows(lim, rows, self.nv)
                     G_rows.append(rows[0])
                     h_rows.append(rows[1])
             self._dynamic_boxes = boxes

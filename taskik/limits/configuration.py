@@ -34,6 +34,7 @@ class ConfigurationLimit(Limit):
     """
 
     hard = False
+    well_formed = True  # indices from the model, bounds from finite limits and a finite q
     name = "configuration"
 
     def __init__(self, model: pin.Model, gain: float = 0.5) -> None:

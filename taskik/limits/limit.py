@@ -49,6 +49,11 @@ class Limit:
     #: True when ``compute_box`` depends neither on q nor on dt (computed once per plan).
     static: bool = False
 
+    #: True when the limit's boxes and rows are well formed by construction (indices in
+    #: range, matching lengths, no NaN): the assembler then skips checking them at every step.
+    #: Leave it False in a limit of your own, whose output is checked.
+    well_formed: bool = False
+
     #: Short name used in reports and error messages.
     name: str = "limit"
 

@@ -25,6 +25,7 @@ class VelocityLimit(Limit):
 
     hard = True
     static = True
+    well_formed = True  # indices from the model, checked finite values
     name = "velocity"
 
     def __init__(self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | None = None) -> None:
