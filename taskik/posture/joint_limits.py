@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pinocchio as pin
 
+from ..configuration import finite_limit_mask
+
 JOINT_LIMIT_POLICIES = ("clip", "reject", "ignore")
 
 _TWO_PI = 2.0 * math.pi
@@ -36,7 +38,7 @@ class JointLimits:
         idx, rev = revolute_mask(model)
         lo = np.array(model.lowerPositionLimit[idx], dtype=float)
         hi = np.array(model.upperPositionLimit[idx], dtype=float)
-        finite = (np.abs(lo) < 1e300) & (np.abs(hi) < 1e300) & (lo <= hi)
+        finite = finite_limit_mask(lo) & finite_limit_mask(hi) & (lo <= hi)
         self.idx = idx
         self.all_q = len(idx) == model.nq == model.nv and np.array_equal(idx, np.arange(model.nq))
         self.rev = rev
