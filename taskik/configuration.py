@@ -178,6 +178,9 @@ class Configuration:
         # LOCAL frame Jacobians of this update, by frame id (other reference frames: (id, frame))
         self._frame_jacobians: dict[int | tuple[int, pin.ReferenceFrame], np.ndarray] = {}
         self.q = np.empty(model.nq)
+        self._updates = 0  # number of kinematics passes (every change of q is one)
+        # (update count, v, dt) when q last moved by integrate_inplace(v, dt), else None
+        self._last_step: tuple[int, np.ndarray, float] | None = None
         self.update(q)
 
     # ------------------------------------------------------------------ state
@@ -225,6 +228,8 @@ class Configuration:
         pin.updateFramePlacements(self.model, self.data)
         self._frame_jacobians.clear()
         self._com_ready = False
+        self._updates += 1
+        self._last_step = None
 
     # ------------------------------------------------------------ names → ids
     def get_frame_id(self, name: str) -> int:
@@ -344,8 +349,10 @@ class Configuration:
 
     def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:
         """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
+        v, dt = self._check_step(v, dt)
         self.q[:] = self.integrate(v, dt)
         self.update()
+        self._last_step = (self._updates, v, dt)
 
     # ---------------------------------------------------------------- limits
     def check_limits(self, tol: float = 1e-6) -> None:

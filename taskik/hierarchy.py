@@ -86,6 +86,7 @@ from .nullspace import LevelSplit, null_basis
 from .problem import Assembler
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
+from .trust_region import AdaptiveDamping
 from .validation import check_damping, check_levels, resolve_limits
 
 _Arr: TypeAlias = np.ndarray  # (short names for the helpers' many arrays)
@@ -302,6 +303,8 @@ class _Plan:
         self.qp_hint: list[bool | np.bool_] = [False] * len(self.levels)
         #: per level: a warm-started DAQP workspace (consecutive steps have similar QPs)
         self.workspaces = [DaqpWorkspace() for _ in self.levels]
+        #: damping adapted across the steps of a closed loop, per level
+        self.adaptive = AdaptiveDamping(self.rows)
 
     def level_dampings(self, dt: float, damping: float) -> list[float]:
         """``λ_k = μ_k + damping`` with ``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over level k.
@@ -337,6 +340,7 @@ def solve_hierarchy(
     solver: str | None = None,
     damping: float = 1e-12,
     method: str = "auto",
+    adaptive: bool = True,
     **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) achieving the levels with strict priorities, highest first.
@@ -357,6 +361,8 @@ def solve_hierarchy(
         damping: Tikhonov term ``damping ‖v‖²`` added at every level, ≥ 0.
         method: ``"auto"``, ``"cascade"`` (a QP at every level) or ``"nullspace"`` (no QP;
             only without inequality limits).
+        adaptive: damping adapted across the steps of a closed loop (see
+            :func:`taskik.solve_ik`); ``False``: the plain step.
         solver_kwargs: passed to the QP solver.
 
     Raises:
@@ -383,6 +389,10 @@ def solve_hierarchy(
     if use_qp:
         solver = qp_solver = default_solver() if solver is None else check_solver(solver)
     lams = plan.level_dampings(dt, damping)
+    control = plan.adaptive if adaptive else None
+    if control is not None:
+        s = asm.weighted_errors(dt)
+        lams = control.dampings(configuration, asm, s, lams)
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
     workspaces = plan.workspaces if solver == "daqp" and not solver_kwargs else None
@@ -484,4 +494,6 @@ def solve_hierarchy(
         # QP solvers meet bounds up to their tolerance (1e-6 for DAQP): limits hold exactly
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)
+    if control is not None:
+        control.record(configuration, A_all, s, v, dt)
     return v

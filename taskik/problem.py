@@ -40,6 +40,7 @@ from .validation import (
 if TYPE_CHECKING:
     from .backends.qp import DaqpWorkspace
     from .backends.unconstrained import UnconstrainedPlan
+    from .trust_region import AdaptiveDamping
 
 T = TypeVar("T")
 
@@ -139,6 +140,7 @@ class Assembler:
         self.w = np.zeros(m)  # stacked costs W
         self.w_col = self.w[:, None]
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
+        self.inv_gain = np.ones(m)  # stacked 1/Kp: W e = c · dt / Kp
         self.slices = [
             (task, self.A[a:b], self.c[a:b], slice(a, b))
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
@@ -181,6 +183,8 @@ class Assembler:
         self.qp_workspace: DaqpWorkspace | None = None  # warm-started DAQP workspace of the QP step
         # row groups of the unconstrained backends
         self.unconstrained_plan: UnconstrainedPlan | None = None
+        # damping adapted across the steps of a closed loop (solve_ik(..., adaptive=True))
+        self.adaptive: AdaptiveDamping | None = None
         self.bounds = np.empty((2, nv))  # [lb; ub] of the last step
         self.lb, self.ub = self.bounds[0], self.bounds[1]
         # Fast path: one soft box limit (position limits), hard boxes all static.
@@ -228,6 +232,10 @@ class Assembler:
         dyn = [BoxBound(lim, *box) for lim, box in self._dynamic_boxes]
         return self.static_boxes + dyn
 
+    def weighted_errors(self, dt: float) -> np.ndarray:
+        """``W e`` of the last assembled step (task error units), read back from ``c``."""
+        return self.c * self.inv_gain * dt
+
     def box_conflicts(self) -> list[str]:
         return box_conflicts(self.boxes, self.nv)
 
@@ -235,6 +243,7 @@ class Assembler:
         for k, (task, _, _, rows) in enumerate(self.slices):
             self.w[rows] = task._cost
             self.wk[rows] = task._cost * task._gain
+            self.inv_gain[rows] = 1.0 / task._gain
             self._versions[k] = task._version
         self._lm_tasks = [
             (task._lm_damping, c_i, self.w[rows])

@@ -16,6 +16,7 @@ from .hierarchy import solve_hierarchy
 from .limits.limit import Limit
 from .problem import get_assembler
 from .tasks.task import Task
+from .trust_region import AdaptiveDamping
 from .validation import check_damping, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
@@ -33,6 +34,7 @@ def solve_ik(
     solver: str | None = None,
     damping: float = 1e-12,
     backend: str = "qp",
+    adaptive: bool = True,
     **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) that best achieves the tasks in one step of ``dt`` seconds.
@@ -53,6 +55,13 @@ def solve_ik(
         damping: Tikhonov regularisation ``damping ‖v‖²`` of the step, ≥ 0.
         backend: ``"qp"`` (default) or one of the unconstrained least-squares backends of
             :mod:`taskik.backends` (which accept no inequality limits).
+        adaptive: in a closed loop (``conf.integrate_inplace(v, dt)`` between calls), add a
+            Levenberg–Marquardt damping ``ν ‖W e‖² ‖v‖²`` whose ``ν`` adapts to how well
+            each step's linear model predicted the error it reached (:mod:`taskik.trust_region`):
+            0 while steps do what they predict, so the step is the plain one; raised when a
+            step overshoots or reverses, so the loop comes to rest instead of cycling.
+            ``False`` gives the plain step every time (the same step as pink's). QP backend
+            only.
         solver_kwargs: passed to the QP solver (or options of the chosen backend).
 
     Raises:
@@ -78,10 +87,22 @@ def solve_ik(
             configuration, tasks, dt, limits, backend, damping, **solver_kwargs
         )
     if is_hierarchy(tasks):
-        return solve_hierarchy(configuration, tasks, dt, limits, solver, damping, **solver_kwargs)
+        return solve_hierarchy(
+            configuration, tasks, dt, limits, solver, damping, adaptive=adaptive, **solver_kwargs
+        )
     solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
     P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    control = None
+    if adaptive:
+        control = asm.adaptive
+        if control is None:
+            control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
+        s = asm.weighted_errors(dt)
+        extra = control.dampings(configuration, asm, s, [0.0])[0]
+        if extra:
+            asm._P_diag += extra
+    x = None
     if solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
@@ -91,7 +112,11 @@ def solve_ik(
         if x is not None:
             # remove the solver's feasibility tolerance (≤ 1e-6): limits hold exactly
             np.maximum(x, lb, out=x)
-            return np.minimum(x, ub, out=x)
-    return solve_qp_arrays(
-        P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
-    )
+            np.minimum(x, ub, out=x)
+    if x is None:
+        x = solve_qp_arrays(
+            P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
+        )
+    if control is not None:
+        control.record(configuration, asm.A, s, x, dt)
+    return x

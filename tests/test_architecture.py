@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent / "taskik"
 LAYERS = [
     ["exceptions", "plan_cache"],
     ["configuration"],
-    ["tasks", "limits", "robots", "metrics", "steps", "nullspace"],
+    ["tasks", "limits", "robots", "metrics", "steps", "nullspace", "trust_region"],
     ["validation", "problem"],
     ["report", "backends"],
     ["hierarchy"],

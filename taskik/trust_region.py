@@ -1,0 +1,189 @@
+"""Levenberg–Marquardt damping adapted across the steps of a closed loop.
+
+The step of :func:`taskik.solve_ik` is a Gauss–Newton step on the weighted task errors:
+with gain 1 it asks every task to be met after one step of ``dt``. The linear model behind
+it is exact only to first order, and a closed loop ``v = solve_ik(conf, tasks, dt);
+conf.integrate_inplace(v, dt)`` can then fail to come to rest: with a target out of reach
+the model overestimates the curvature-free decrease and each step overshoots (the error of
+a stretched arm of length ``L`` aiming at a point at distance ``d`` has a Hessian ``d/L``
+times the Gauss–Newton one, so ``d ≥ 2L`` gives a period-2 cycle), and near singular or
+strongly coupled configurations the velocity box distorts the step into a cycle between two
+sets of saturated joints.
+
+This module measures, at every step of such a loop, how well the previous step's model
+predicted what the step achieved, and damps the next step accordingly, as the trust-region
+form of Levenberg–Marquardt does within one optimisation (here the iterations are the
+control steps, so no step is ever rejected or repeated). With the weighted errors
+``s = W e`` of every task row (task error units: m, rad):
+
+- merit ``M = ‖s‖²``, predicted after the step ``M̂ = ‖s − W J v dt‖²`` (``W J`` are the
+  assembled rows);
+- at the next step, the gain ratio ``ρ = (M − M_new) / (M − M̂)`` on the rows whose target
+  did not change; Nielsen's update ("Damping parameter in Marquardt's method", 1999):
+  ``ν ← ν · max(1/3, 1 − (2ρ − 1)³)`` when ``ρ > 0``, else ``ν ← max(ν, 1) · β``,
+  ``β ← 2β`` (``β = 2`` after a success);
+- a *reversal*, ``v_k · v_{k−1} < −½ ‖v_{k−1}‖²`` (the loop comes back more than half of
+  the previous step), counts as a failure too: it is the signature of a period-2 cycle
+  that the merit cannot see (saturated joints swinging in the tasks' null space);
+- the step adds ``ν M`` to its damping: Sugihara's error-scaled damping
+  ("Solvability-unconcerned inverse kinematics by the Levenberg–Marquardt method", IEEE
+  T-RO 2011), which vanishes as the tasks are met, so a reachable target is still reached
+  at the Gauss–Newton rate. ``ν`` starts at 0 and falls back to 0 once small: while every
+  step does what its model predicted, the step is exactly the plain one.
+
+With strict priorities, level ``k`` gets ``ν (M_0 + … + M_k)`` (the merits of its own and
+the higher levels' rows): a level whose tasks are met, and every level above it, stays
+undamped and exact, while a level below an unmet one is damped at least as much (its
+motion in the higher levels' null space disturbs them at second order, which only shorter
+steps reduce). A weighted list is the one-level case.
+
+The comparison needs the configuration the previous step led to: it is made only when the
+configuration moved by ``integrate_inplace(v, dt)`` with the ``v`` returned by the last
+solve (and nothing else changed q since), and only on rows whose task target is the same
+object as at the previous step (``set_target`` replaces it). Anything else (a measured q,
+a new target for every row, another task list) leaves ``ν`` as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: ``ν`` after the first failure is ``max(ν, NU_START) · 2``.
+NU_START = 1.0
+#: upper bound of ``ν``.
+NU_MAX = 1e8
+#: ``ν`` below ``NU_OFF`` becomes 0 (the plain step).
+NU_OFF = 1e-6
+#: a reversal: ``v_k · v_{k−1} < −REVERSAL ‖v_{k−1}‖²``.
+REVERSAL = 0.5
+#: predicted decreases of ``M`` below this (m², rad²: errors of 1e-12) are rounding noise.
+MEASURABLE = 1e-24
+#: a reversal counts when the previous step moved q by ``‖v dt‖ > 1e-9`` (rad, m).
+MOVED = 1e-18
+
+
+class AdaptiveDamping:
+    """State of one closed loop (one task list or list of levels on one configuration).
+
+    Args:
+        groups: the row slices of the priority levels, highest first (one slice covering
+            every row for a weighted list).
+    """
+
+    __slots__ = (
+        "groups",
+        "nu",
+        "_beta",
+        "_prev",
+        "_steps",
+        "_s",
+        "_pred",
+        "_v",
+        "_dt",
+        "_continued",
+    )
+
+    def __init__(self, groups: Sequence[slice]) -> None:
+        self.groups = list(groups)
+        #: current ``ν`` (0: the plain step).
+        self.nu = 0.0
+        self._beta = 2.0
+        self._prev: list[Any] | None = None  # targets of the last step
+        self._steps = -1  # configuration update count when the last step was solved
+        self._s = np.zeros(0)  # W e of the last step
+        self._pred = np.zeros(0)  # predicted W e after the last step
+        self._v = np.zeros(0)  # the last step
+        self._dt = 0.0
+        self._continued = False  # the configuration moved by the last step, and only by it
+
+    def reset(self) -> None:
+        """Forget the loop: the next step is the plain one."""
+        self.nu = 0.0
+        self._beta = 2.0
+        self._prev = None
+
+    def _fail(self) -> None:
+        self.nu = min(max(self.nu, NU_START) * self._beta, NU_MAX)
+        self._beta *= 2.0
+
+    def dampings(
+        self, configuration: Any, asm: Any, s: np.ndarray, base: list[float]
+    ) -> list[float]:
+        """Update ``ν`` from the previous step; return each group's damping ``base[g]`` plus
+        ``ν (M_0 + … + M_g)`` (``base`` itself when ``ν`` is 0).
+
+        ``s`` is the stacked ``W e`` of this step (``asm.weighted_errors``), ``asm`` the
+        assembler whose ``tasks`` and ``slices`` it was read from.
+        """
+        targets = [getattr(task, "target", None) for task in asm.tasks]
+        last = configuration._last_step
+        self._continued = (
+            self._prev is not None
+            and last is not None
+            and last[0] == self._steps + 1
+            and last[2] == self._dt
+            and np.array_equal(last[1], self._v)
+        )
+        if self._continued:
+            self._update(asm, s, targets)
+        self._prev = targets
+        if not self.nu:
+            return base
+        out = []
+        total = 0.0
+        for lam, rows in zip(base, self.groups, strict=True):
+            sg = s[rows]
+            total += float(sg @ sg)
+            out.append(lam + self.nu * total)
+        return out
+
+    def _update(self, asm: Any, s: np.ndarray, targets: list[Any]) -> None:
+        s0, pred = self._s, self._pred
+        prev = self._prev
+        assert prev is not None
+        keep = None
+        if any(a is not b for a, b in zip(targets, prev, strict=True)):
+            keep = np.ones(len(s), dtype=bool)
+            for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
+                if a is not b:
+                    keep[rows] = False
+        if keep is not None:
+            if not keep.any():
+                return
+            s0, pred, s = s0[keep], pred[keep], s[keep]
+        m0 = float(s0 @ s0)
+        predicted = m0 - float(pred @ pred)
+        if not (predicted > 1e-12 * m0 and predicted > MEASURABLE):
+            return  # nothing measurable was predicted: no evidence either way
+        rho = (m0 - float(s @ s)) / predicted
+        if rho > 0.0:
+            self.nu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
+            self._beta = 2.0
+            if self.nu < NU_OFF:
+                self.nu = 0.0
+        else:
+            self._fail()
+
+    def record(
+        self,
+        configuration: Any,
+        A: np.ndarray,
+        s: np.ndarray,
+        v: np.ndarray,
+        dt: float,
+    ) -> None:
+        """Keep what the next step compares with: ``W e``, its prediction ``W e − A v dt``
+        (``A = W J``) and ``v``; a reversal of ``v`` counts as a failure."""
+        if self._continued:
+            v0 = self._v
+            v0v0 = float(v0 @ v0)
+            if float(v @ v0) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
+                self._fail()
+        self._steps = configuration._updates
+        self._s = s
+        self._pred = s - (A @ v) * dt
+        self._v = v.copy()
+        self._dt = dt

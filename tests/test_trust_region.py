@@ -1,0 +1,206 @@
+"""The damping adapted across the steps of a closed loop (taskik.trust_region)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik.trust_region import AdaptiveDamping
+
+# ----------------------------------------------------------------- the update rule, alone
+
+
+class _Target:
+    """A task target: the rule compares targets by identity."""
+
+
+def _loop(groups: list[slice], n_tasks: int = 1):
+    """An AdaptiveDamping with a fake configuration and assembler (task i: row i)."""
+    tasks = [SimpleNamespace(target=_Target()) for _ in range(n_tasks)]
+    asm = SimpleNamespace(
+        tasks=tasks, slices=[(t, None, None, slice(i, i + 1)) for i, t in enumerate(tasks)]
+    )
+    conf = SimpleNamespace(_updates=0, _last_step=None)
+    return AdaptiveDamping(groups), conf, asm
+
+
+def _step(ad, conf, asm, s, A, v, dt=0.1, base=None):
+    """One solve (dampings, then record) followed by conf.integrate_inplace(v, dt)."""
+    out = ad.dampings(conf, asm, np.asarray(s, float), base or [0.0] * len(ad.groups))
+    ad.record(conf, np.asarray(A, float), np.asarray(s, float), np.asarray(v, float), dt)
+    conf._updates += 1
+    conf._last_step = (conf._updates, np.asarray(v, float), dt)
+    return out
+
+
+def test_steps_that_do_what_they_predict_leave_the_step_plain():
+    ad, conf, asm = _loop([slice(0, 1)])
+    # s = 1, A = 1, v = 5, dt = 0.1: predicted s after = 0.5; reached exactly
+    for s in (1.0, 0.5, 0.25):
+        assert _step(ad, conf, asm, [s], [[1.0]], [5 * s]) == [0.0]
+    assert ad.nu == 0.0
+
+
+def test_a_step_that_made_the_error_worse_sets_nu_to_two_then_doubles_the_factor():
+    ad, conf, asm = _loop([slice(0, 1)])
+    _step(ad, conf, asm, [1.0], [[1.0]], [5.0])  # predicts 0.5
+    out = _step(ad, conf, asm, [1.2], [[1.0]], [0.0])  # got 1.2: ρ < 0
+    assert ad.nu == 2.0  # max(0, 1) · β, β = 2
+    assert out == [pytest.approx(2.0 * 1.2**2)]  # ν ‖W e‖², Sugihara's damping
+    _step(ad, conf, asm, [1.2], [[1.0]], [5.0])  # predicts 0.7, ρ of the v = 0 step unmeasured
+    _step(ad, conf, asm, [1.5], [[1.0]], [0.0])  # worse again: ν · 4
+    assert ad.nu == 8.0
+
+
+def test_nielsen_factor_after_a_success():
+    # ρ = 1 divides ν by 3; ρ = 1/2 keeps it; ρ = 1/4 multiplies it by 1 − (−1/2)³ = 9/8
+    for rho, factor in ((1.0, 1 / 3), (0.5, 1.0), (0.25, 9 / 8)):
+        ad, conf, asm = _loop([slice(0, 1)])
+        ad.nu = 4.0
+        _step(ad, conf, asm, [1.0], [[1.0]], [5.0])  # M = 1, predicted M̂ = 0.25
+        s_new = np.sqrt(1.0 - rho * 0.75)  # M_new = M − ρ (M − M̂)
+        _step(ad, conf, asm, [s_new], [[1.0]], [0.0])
+        assert ad.nu == pytest.approx(4.0 * factor)
+
+
+def test_a_reversal_of_v_counts_as_a_failure():
+    ad, conf, asm = _loop([slice(0, 1)])
+    A = [[0.0, 0.0]]  # the tasks see nothing: only v tells
+    _step(ad, conf, asm, [0.0], A, [1.0, 2.0])
+    _step(ad, conf, asm, [0.0], A, [-0.6, -1.2])  # back by 60 % of the last step
+    assert ad.nu == 2.0
+    ad2, conf2, asm2 = _loop([slice(0, 1)])
+    _step(ad2, conf2, asm2, [0.0], A, [1.0, 2.0])
+    _step(ad2, conf2, asm2, [0.0], A, [-0.4, -0.8])  # back by 40 %: an overshoot
+    assert ad2.nu == 0.0
+
+
+def test_levels_get_the_merit_of_their_own_and_the_higher_levels():
+    ad, conf, asm = _loop([slice(0, 1), slice(1, 2), slice(2, 3)], n_tasks=3)
+    ad.nu = 3.0
+    out = ad.dampings(conf, asm, np.array([0.0, 2.0, 1.0]), [1e-12, 0.5, 0.0])
+    # level 0 met: undamped; level 1: ν · 4; level 2: ν · (4 + 1)
+    assert out == [1e-12, pytest.approx(0.5 + 12.0), pytest.approx(15.0)]
+
+
+def test_q_set_from_outside_or_another_v_integrated_is_not_compared():
+    ad, conf, asm = _loop([slice(0, 1)])
+    _step(ad, conf, asm, [1.0], [[1.0]], [5.0])
+    conf._updates += 1
+    conf._last_step = None  # conf.update(q_measured)
+    ad.dampings(conf, asm, np.array([3.0]), [0.0])
+    assert ad.nu == 0.0
+    ad.record(conf, np.array([[1.0]]), np.array([3.0]), np.array([1.0]), 0.1)
+    conf._updates += 1
+    conf._last_step = (conf._updates, np.array([0.5]), 0.1)  # v edited before integrating
+    ad.dampings(conf, asm, np.array([9.0]), [0.0])
+    assert ad.nu == 0.0
+
+
+def test_rows_whose_target_changed_are_left_out_of_the_ratio():
+    ad, conf, asm = _loop([slice(0, 2)], n_tasks=2)
+    A = [[1.0], [1.0]]
+    _step(ad, conf, asm, [1.0, 1.0], A, [5.0])  # predicts 0.5, 0.5
+    asm.tasks[1].target = _Target()  # a moving target: its row is not evidence
+    _step(ad, conf, asm, [0.5, 9.0], A, [0.0])
+    assert ad.nu == 0.0
+    _step(ad, conf, asm, [0.5, 9.0], A, [5.0])  # predicts 0, 8.5
+    _step(ad, conf, asm, [0.9, 9.0], A, [0.0])  # targets kept: both rows count, both worse
+    assert ad.nu == 2.0
+
+
+# ------------------------------------------------------------- closed loops that settle
+
+
+def _humanoid_com(start: str):
+    robot = taskik.robots.load("humanoid")
+    q = pin.neutral(robot.model) if start == "neutral" else robot.q0.copy()
+    conf = taskik.Configuration(robot.model, q)
+    feet = []
+    for name in ("lleg_effector_body", "rleg_effector_body"):
+        foot = taskik.FrameTask(name, 1.0, 1.0)
+        foot.set_target_from_configuration(conf)
+        feet.append(foot)
+    com = taskik.ComTask(1.0)
+    com.set_target(conf.com + np.array([0.03, 0.0, -0.10]))
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(conf.q.copy())
+    return conf, feet, com, posture
+
+
+@pytest.mark.parametrize("start", ["neutral", "q0"])
+@pytest.mark.parametrize("limits", [[], None], ids=["no limits", "default limits"])
+def test_humanoid_com_loop_with_default_gain_comes_to_rest(start, limits):
+    """Issue: with gain 1 this loop cycled with period 2 at |v| ≈ 12–60 rad/s forever."""
+    conf, feet, com, posture = _humanoid_com(start)
+    tasks = [*feet, com, posture]
+    speeds = []
+    for _ in range(1500):
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+        conf.integrate_inplace(v, 0.01)
+        speeds.append(np.linalg.norm(v))
+    assert max(speeds[-10:]) < 1e-3
+    assert np.linalg.norm(com.compute_error(conf)) < 2e-5
+    assert max(np.linalg.norm(f.compute_error(conf)) for f in feet) < 1e-5
+
+
+def test_the_plain_step_still_cycles_on_the_same_loop():
+    """``adaptive=False`` is the plain step (pink's): the cycle the adaptation removes."""
+    conf, feet, com, posture = _humanoid_com("q0")
+    tasks = [*feet, com, posture]
+    vs = []
+    for _ in range(600):
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=[], adaptive=False)
+        conf.integrate_inplace(v, 0.01)
+        vs.append(v)
+    assert np.linalg.norm(vs[-1]) > 10.0
+    assert vs[-1] @ vs[-2] < -0.5 * np.linalg.norm(vs[-1]) * np.linalg.norm(vs[-2])
+
+
+def test_talos_reaching_far_comes_to_rest_weighted_and_prioritized():
+    """Issue: |v| stayed ≈ 14 rad/s after 600 steps and the prioritized feet drifted 6e-4."""
+    robot = taskik.robots.load("talos")
+    for prioritized in (False, True):
+        conf = taskik.Configuration(robot.model, robot.q0.copy())
+        feet = []
+        for name in ("left_sole_link", "right_sole_link"):
+            foot = taskik.FrameTask(name, 1.0, 1.0)
+            foot.set_target_from_configuration(conf)
+            feet.append(foot)
+        hand = taskik.FrameTask("gripper_right_joint", 1.0, 0.0)
+        target = conf.get_transform_frame_to_world("gripper_right_joint")
+        hand.set_target(pin.SE3(target.rotation, target.translation + [1.2, -0.6, -0.4]))
+        posture = taskik.PostureTask(1e-3)
+        posture.set_target(conf.q.copy())
+        problem = [feet, [hand], [posture]] if prioritized else [*feet, hand, posture]
+        feet_error = []
+        for _ in range(600):
+            v = taskik.solve_ik(conf, problem, 0.01)
+            conf.integrate_inplace(v, 0.01)
+            feet_error.append(max(np.linalg.norm(f.compute_error(conf)) for f in feet))
+        assert np.linalg.norm(v) < 1e-3
+        assert np.linalg.norm(hand.compute_error(conf)[:3]) < 1e-4
+        if prioritized:
+            # the top level is exact once the loop has settled (while the body swings
+            # towards the hand target, the feet drift at second order in |v dt|)
+            assert max(feet_error[-100:]) < 1e-6
+
+
+def test_adaptation_keeps_the_plain_step_where_the_model_is_exact():
+    """A posture task is linear in q: every step does what it predicts, ν stays 0, and the
+    loop is step for step the plain one."""
+    robot = taskik.robots.load("ur5")
+    a = taskik.Configuration(robot.model, robot.q0.copy())
+    b = taskik.Configuration(robot.model, robot.q0.copy())
+    posture = taskik.PostureTask(1.0)
+    posture.set_target(robot.q0 + 0.5)
+    for _ in range(50):
+        va = taskik.solve_ik(a, [posture], 0.01)
+        vb = taskik.solve_ik(b, [posture], 0.01, adaptive=False)
+        np.testing.assert_array_equal(va, vb)
+        a.integrate_inplace(va, 0.01)
+        b.integrate_inplace(vb, 0.01)
