@@ -1,6 +1,10 @@
 """B5: does the closed loop ``v = solve_ik(conf, tasks, dt); conf.integrate_inplace(v, dt)``
 come to rest with default settings?
 
+Every taskik episode runs twice: with the defaults (the damping adapted across steps,
+:mod:`taskik.trust_region`) and with ``adaptive=False`` (the plain step, the same as pink's);
+the totals give both, and how fast each reaches static targets and tracks the moving one.
+
 Episodes (all seeded) on ``ur5``, ``panda``, ``humanoid`` (bundled) and ``talos``, ``g1``
 (example-robot-data), loaded with :func:`taskik.robots.load`:
 
@@ -62,15 +66,16 @@ pink (flat lists only, pink has no levels) runs the same episodes with
 with the same costs, ``pink.limits.ConfigurationLimit(model)`` (gain 0.5) and
 ``pink.limits.VelocityLimit(model)``, ``pink.solve_ik(conf, tasks, dt, solver="daqp",
 limits=...)``. Column ``Δv``: the largest ``‖v_pink − v_taskik‖∞`` when pink is asked for
-the step at taskik's own q (steps 0, 1, 10, 100, 500 and 999 of taskik's trajectory), to
-show it is the same mathematics (``=`` when every one is ≤ 1e-10). A second table compares
-both steps at those q with quadprog's solution of taskik's QP (``taskik.build_ik``), an
-independent reference, to tell solver tolerance from a different problem: the
-differences above 1e-10 are the distance of one library's DAQP solution to that
-reference (pink hands DAQP the bounds as inequality rows and keeps its solution as it is;
-taskik passes simple bounds and projects the solution onto the box). pink checks that q is
-within the limits before a step (``safety_break``), so it refuses the Panda's ``neutral``
-start. The two closed loops can drift apart where the trajectory is chaotic.
+the step at taskik's own q (steps 0, 1, 10, 100, 500 and 999 of the trajectory of taskik's
+plain step, ``adaptive=False``), to show it is the same mathematics (``=`` when every one is
+≤ 1e-10). A second table compares both steps at those q with quadprog's solution of taskik's
+QP (``taskik.build_ik``), an independent reference, to tell solver tolerance from a
+different problem: the differences above 1e-10 are the distance of one library's DAQP
+solution to that reference (pink hands DAQP the bounds as inequality rows and keeps its
+solution as it is; taskik passes simple bounds and projects the solution onto the box). pink
+checks that q is within the limits before a step (``safety_break``), so it refuses the
+Panda's ``neutral`` start. The two closed loops can drift apart where the trajectory is
+chaotic.
 
     python benchmarks/settling.py [--episodes N] [--robots ur5 panda ...] [--jobs J]
     python benchmarks/settling.py --case humanoid com q0 0.01 flat 0   # one episode
@@ -406,6 +411,8 @@ class Result:
     dv_taskik_ref: float | None = None  # pink only: max |v_taskik − v_quadprog|, idem
     dv_pink_ref: float | None = None  # pink only: max |v_pink − v_quadprog|, idem
     seconds: float = 0.0
+    mean_error: float = float("nan")  # mean goal error over the episode (moving targets)
+    plain: Result | None = None  # taskik only: the same episode with adaptive=False
     speeds: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ‖v_k‖, last 100 steps
     cosines: np.ndarray = field(default_factory=lambda: np.zeros(0))  # cos(v_k, v_k−1), idem
 
@@ -452,6 +459,7 @@ def run_loop(
     res.seconds = time.perf_counter() - t0
     speeds = np.linalg.norm(vs, axis=1)
     res.final_error = max(errs)
+    res.mean_error = float(np.mean(history))
     res.final_speed = float(speeds[-1])
     res.reached = res.final_error < TOL_REACHED
     res.at_rest = bool((speeds[-10:] < TOL_REST).all())
@@ -466,8 +474,11 @@ def run_loop(
     return res
 
 
-def run_taskik(info: RobotInfo, episode: Episode, checkpoints: dict | None = None) -> Result:
-    """taskik's closed loop; ``checkpoints`` (if given) receives (q, v) at CHECKPOINTS."""
+def run_taskik(
+    info: RobotInfo, episode: Episode, checkpoints: dict | None = None, adaptive: bool = True
+) -> Result:
+    """taskik's closed loop; ``checkpoints`` (if given) receives (q, v) at CHECKPOINTS;
+    ``adaptive=False``: the plain step (no damping adapted across steps)."""
     targets = make_targets(info, episode)
     goals, _, problem = taskik_tasks(targets, episode.setup.mode)
     conf = taskik.Configuration(info.robot.model, targets.q_start.copy())
@@ -478,7 +489,7 @@ def run_taskik(info: RobotInfo, episode: Episode, checkpoints: dict | None = Non
             goals[0].set_target(targets.target(0, k))
 
     def step() -> np.ndarray:
-        v = taskik.solve_ik(conf, problem, dt)
+        v = taskik.solve_ik(conf, problem, dt, adaptive=adaptive)
         conf.integrate_inplace(v, dt)
         return v
 
@@ -578,7 +589,9 @@ def run_episode(episode: Episode, with_pink: bool = True) -> tuple[Episode, Resu
     info = robot_info(episode.setup.robot)
     flat = episode.setup.mode == "flat"
     checkpoints: dict = {}
-    mine = run_taskik(info, episode, checkpoints if flat else None)
+    mine = run_taskik(info, episode)
+    # pink's step is compared with taskik's plain step (adaptive=False), the same mathematics
+    mine.plain = run_taskik(info, episode, checkpoints if flat else None, adaptive=False)
     theirs = None
     if with_pink and flat:
         theirs = run_pink(info, episode)
@@ -659,11 +672,62 @@ def table(rows: list[Row], robots: tuple[str, ...]) -> list[str]:
         "taskik flat, dt 0.001": [
             m for ep, m, _ in rows if ep.setup.mode == "flat" and ep.setup.dt == 0.001
         ],
+        "plain flat": [m.plain for ep, m, _ in rows if ep.setup.mode == "flat" and m.plain],
+        "plain levels": [m.plain for ep, m, _ in rows if ep.setup.mode == "levels" and m.plain],
     }
     lines += ["", f"{'total':21s} | {HEADER}{DV}"]
     for name, res in groups.items():
         if res:
             lines.append(f"{name:21s} | {_cell(res, with_dv=name.startswith('pink'))}")
+    return lines + ["", *versus_plain(rows)]
+
+
+def versus_plain(rows: list[Row]) -> list[str]:
+    """The default step against the plain one (``adaptive=False``, pink's step) on the same
+    episodes: speed of reaching static targets, and tracking of the moving circle."""
+    lines = ["Default (adaptive) step vs the plain step (adaptive=False) and pink, same episodes:"]
+    for mode in MODES:
+        both = [
+            (m.steps_to_reach, m.plain.steps_to_reach)
+            for ep, m, _ in rows
+            if ep.setup.mode == mode
+            and m.plain is not None
+            and m.reached
+            and m.plain.reached
+            and m.steps_to_reach is not None
+            and m.plain.steps_to_reach is not None
+        ]
+        if both:
+            a, b = np.median([x for x, _ in both]), np.median([y for _, y in both])
+            lines.append(
+                f"  {mode:6s} steps to reach 1e-4, median over the {len(both)} static episodes "
+                f"both reach: default {a:.0f}, plain {b:.0f} ({a / b:.2f}×)"
+            )
+        moving = [
+            (ep, m)
+            for ep, m, _ in rows
+            if ep.setup.mode == mode
+            and ep.setup.scenario == "moving"
+            and m.plain is not None
+            and m.error is None
+            and m.plain.error is None
+        ]
+        if moving:
+            a = np.median([m.mean_error for _, m in moving])
+            b = np.median([m.plain.mean_error for _, m in moving])  # type: ignore[union-attr]
+            text = (
+                f"  {mode:6s} moving circle, median over {len(moving)} episodes of the mean goal "
+                f"error: default {a:.3g}, plain {b:.3g}"
+            )
+            if mode == "flat":
+                pinks = [
+                    p.mean_error
+                    for ep, _, p in rows
+                    if p is not None and p.error is None and ep.setup.scenario == "moving"
+                ]
+                if pinks:
+                    text += f", pink {np.median(pinks):.3g} ({len(pinks)} episodes)"
+            lines.append(text)
     return lines
 
 
@@ -728,7 +792,7 @@ def failures(rows: list[Row]) -> list[str]:
 def describe_case(episode: Episode, with_pink: bool) -> None:
     """Print one episode's outcome and the tail of its ‖v‖ and cos(v_k, v_k−1)."""
     _, mine, theirs = run_episode(episode, with_pink)
-    for lib, r in (("taskik", mine), ("pink", theirs)):
+    for lib, r in (("taskik", mine), ("taskik plain", mine.plain), ("pink", theirs)):
         if r is None:
             continue
         print(
@@ -790,7 +854,7 @@ def main() -> None:
     lines = [
         f"B5 settling: {len(rows)} taskik episodes ({n_pink} flat ones also with pink), "
         f"{STEPS} steps each, seed {args.seed}; default settings (gain 1, limits=None, "
-        "damping 1e-12, DAQP)",
+        "damping 1e-12, DAQP, adaptive damping); 'plain': the same with adaptive=False",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
         f"{np.__version__}, pin-pink {_pink_version()}, {platform.machine()}; "
         f"{elapsed:.0f} s wall with {args.jobs} worker process(es)",
@@ -803,7 +867,7 @@ def main() -> None:
         "targets, episodes ending reached);",
         "vio: episodes with a step leaving a joint range by > 1e-9; err: episodes where the "
         "library raised; |v| end: median",
-        "final ‖v‖; Δv: max ‖v_pink − v_taskik‖∞ with pink asked at taskik's q (steps "
+        "final ‖v‖; Δv: max ‖v_pink − v_taskik plain‖∞ with pink asked at taskik's q (steps "
         f"{', '.join(map(str, CHECKPOINTS))}), '=' when ≤ 1e-10.",
         "",
         *table(rows, robots),

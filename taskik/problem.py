@@ -141,6 +141,8 @@ class Assembler:
         self.w_col = self.w[:, None]
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
         self.inv_gain = np.ones(m)  # stacked 1/Kp: W e = c · dt / Kp
+        self._we_factor = np.ones(m)  # dt / Kp for the dt of the last weighted_errors()
+        self._we_dt = 0.0
         self.slices = [
             (task, self.A[a:b], self.c[a:b], slice(a, b))
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
@@ -234,7 +236,10 @@ class Assembler:
 
     def weighted_errors(self, dt: float) -> np.ndarray:
         """``W e`` of the last assembled step (task error units), read back from ``c``."""
-        return self.c * self.inv_gain * dt
+        if dt != self._we_dt:
+            self._we_dt = dt
+            np.multiply(self.inv_gain, dt, out=self._we_factor)
+        return self.c * self._we_factor
 
     def box_conflicts(self) -> list[str]:
         return box_conflicts(self.boxes, self.nv)
@@ -245,6 +250,7 @@ class Assembler:
             self.wk[rows] = task._cost * task._gain
             self.inv_gain[rows] = 1.0 / task._gain
             self._versions[k] = task._version
+        self._we_dt = 0.0
         self._lm_tasks = [
             (task._lm_damping, c_i, self.w[rows])
             for task, _, c_i, rows in self.slices

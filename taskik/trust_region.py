@@ -73,18 +73,7 @@ class AdaptiveDamping:
             every row for a weighted list).
     """
 
-    __slots__ = (
-        "groups",
-        "nu",
-        "_beta",
-        "_prev",
-        "_steps",
-        "_s",
-        "_pred",
-        "_v",
-        "_dt",
-        "_continued",
-    )
+    __slots__ = ("groups", "nu", "_beta", "_prev", "_steps", "_s", "_pred", "_v", "_vv", "_dt")
 
     def __init__(self, groups: Sequence[slice]) -> None:
         self.groups = list(groups)
@@ -95,9 +84,9 @@ class AdaptiveDamping:
         self._steps = -1  # configuration update count when the last step was solved
         self._s = np.zeros(0)  # W e of the last step
         self._pred = np.zeros(0)  # predicted W e after the last step
-        self._v = np.zeros(0)  # the last step
+        self._v: np.ndarray | None = None  # the last step (the array returned)
+        self._vv = 0.0  # its ‖v‖²: an in-place edit of v before integrating shows there
         self._dt = 0.0
-        self._continued = False  # the configuration moved by the last step, and only by it
 
     def reset(self) -> None:
         """Forget the loop: the next step is the plain one."""
@@ -120,15 +109,17 @@ class AdaptiveDamping:
         """
         targets = [getattr(task, "target", None) for task in asm.tasks]
         last = configuration._last_step
-        self._continued = (
-            self._prev is not None
-            and last is not None
+        v = self._v
+        if (
+            last is not None
+            and last[1] is v
             and last[0] == self._steps + 1
             and last[2] == self._dt
-            and np.array_equal(last[1], self._v)
-        )
-        if self._continued:
+            and float(v @ v) == self._vv
+        ):
             self._update(asm, s, targets)
+        else:
+            self._v = None  # not a continuation: no reversal test at record()
         self._prev = targets
         if not self.nu:
             return base
@@ -143,9 +134,10 @@ class AdaptiveDamping:
     def _update(self, asm: Any, s: np.ndarray, targets: list[Any]) -> None:
         s0, pred = self._s, self._pred
         prev = self._prev
-        assert prev is not None
         keep = None
-        if any(a is not b for a, b in zip(targets, prev, strict=True)):
+        if prev is None:
+            return
+        if targets != prev and any(a is not b for a, b in zip(targets, prev, strict=True)):
             keep = np.ones(len(s), dtype=bool)
             for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
                 if a is not b:
@@ -177,13 +169,17 @@ class AdaptiveDamping:
     ) -> None:
         """Keep what the next step compares with: ``W e``, its prediction ``W e − A v dt``
         (``A = W J``) and ``v``; a reversal of ``v`` counts as a failure."""
-        if self._continued:
-            v0 = self._v
-            v0v0 = float(v0 @ v0)
+        v0 = self._v
+        if v0 is not None:  # a continuation (see dampings)
+            v0v0 = self._vv
             if float(v @ v0) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
         self._steps = configuration._updates
         self._s = s
-        self._pred = s - (A @ v) * dt
-        self._v = v.copy()
+        pred = A @ v
+        pred *= -dt
+        pred += s
+        self._pred = pred
+        self._v = v
+        self._vv = float(v @ v)
         self._dt = dt

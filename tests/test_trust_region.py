@@ -30,10 +30,11 @@ def _loop(groups: list[slice], n_tasks: int = 1):
 
 def _step(ad, conf, asm, s, A, v, dt=0.1, base=None):
     """One solve (dampings, then record) followed by conf.integrate_inplace(v, dt)."""
-    out = ad.dampings(conf, asm, np.asarray(s, float), base or [0.0] * len(ad.groups))
-    ad.record(conf, np.asarray(A, float), np.asarray(s, float), np.asarray(v, float), dt)
+    s, v = np.asarray(s, float), np.asarray(v, float)
+    out = ad.dampings(conf, asm, s, base or [0.0] * len(ad.groups))
+    ad.record(conf, np.asarray(A, float), s, v, dt)
     conf._updates += 1
-    conf._last_step = (conf._updates, np.asarray(v, float), dt)
+    conf._last_step = (conf._updates, v, dt)  # the v returned is the v integrated
     return out
 
 
@@ -94,9 +95,11 @@ def test_q_set_from_outside_or_another_v_integrated_is_not_compared():
     conf._last_step = None  # conf.update(q_measured)
     ad.dampings(conf, asm, np.array([3.0]), [0.0])
     assert ad.nu == 0.0
-    ad.record(conf, np.array([[1.0]]), np.array([3.0]), np.array([1.0]), 0.1)
+    v = np.array([1.0])
+    ad.record(conf, np.array([[1.0]]), np.array([3.0]), v, 0.1)
+    v *= 0.5  # v edited before integrating
     conf._updates += 1
-    conf._last_step = (conf._updates, np.array([0.5]), 0.1)  # v edited before integrating
+    conf._last_step = (conf._updates, v, 0.1)
     ad.dampings(conf, asm, np.array([9.0]), [0.0])
     assert ad.nu == 0.0
 
