@@ -92,9 +92,7 @@ def chain_length(model, frame: str) -> float:
 def test_readme_priorities_snippet_holds_the_feet_and_comes_to_rest(capsys):
     """The strict-priorities snippet: the hand target is out of reach, the loop comes to
     rest with the feet held, and the report (about the final configuration, with the step
-    computed there) says the feet level is satisfied. The rest is the one after 400 steps:
-    the README says the stretched body still moves in brief bursts later (the first one near
-    step 560, measured), which this run does not reach."""
+    computed there) says the feet level is satisfied."""
     import numpy as np
     import pinocchio as pin
 
