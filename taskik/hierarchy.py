@@ -326,7 +326,7 @@ class _Plan:
         return out
 
 
-def _get_plan(configuration: Configuration, levels: _Levels, limits: _Limits) -> _Plan:
+def get_plan(configuration: Configuration, levels: _Levels, limits: _Limits) -> _Plan:
     """The plan of these levels and limits, from the configuration's plan cache."""
     return configuration.plans.levels(levels, limits, lambda: _Plan(configuration, levels, limits))
 
@@ -375,7 +375,7 @@ def solve_hierarchy(
     dt = check_positive_scalar(dt, "dt")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
-    plan = _get_plan(configuration, levels, limits)
+    plan = get_plan(configuration, levels, limits)
     asm = plan.asm
     _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping, normal=False)
     constrained = lb is not None or G is not None

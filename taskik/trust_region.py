@@ -25,6 +25,10 @@ control steps, so no step is ever rejected or repeated). With the weighted error
 - a *reversal*, ``v_k · v_{k−1} < −½ ‖v_{k−1}‖²`` (the loop comes back more than half of
   the previous step), counts as a failure too: it is the signature of a period-2 cycle
   that the merit cannot see (saturated joints swinging in the tasks' null space);
+- with priority levels, so does a level above the lowest whose ``M`` grew past both its
+  previous and its predicted value by more than ``HELD`` (1e-6: a weighted error of
+  1e-3): held feet dragged at second order by a body moving far in their null space, which
+  the sum would hide under a large lower-level error;
 - the step adds ``ν M`` to its damping: Sugihara's error-scaled damping
   ("Solvability-unconcerned inverse kinematics by the Levenberg–Marquardt method", IEEE
   T-RO 2011), which vanishes as the tasks are met, so a reachable target is still reached
@@ -63,6 +67,11 @@ REVERSAL = 0.5
 MEASURABLE = 1e-24
 #: a reversal counts when the previous step moved q by ``‖v dt‖ > 1e-9`` (rad, m).
 MOVED = 1e-18
+#: a level above the lowest fails when its ``M`` grows past what it had and what it was
+#: predicted by more than this (m², rad²: a weighted error of 1e-3). Chosen on B5 and on
+#: posture generation with levels: 1e-8 shortened the steps of too many settling loops,
+#: and with none a level search left held feet 0.1 m off.
+HELD = 1e-6
 
 
 class AdaptiveDamping:
@@ -142,6 +151,16 @@ class AdaptiveDamping:
             for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
                 if a is not b:
                     keep[rows] = False
+        for rows in self.groups[:-1]:
+            # a higher level pushed off by the levels below it (second-order drift of held
+            # feet while the body moves far): shorter steps for the levels below
+            a, p, n = s0[rows], pred[rows], s[rows]
+            if keep is not None:
+                k = keep[rows]
+                a, p, n = a[k], p[k], n[k]
+            if float(n @ n) > max(float(a @ a), float(p @ p)) + HELD:
+                self._fail()
+                return
         if keep is not None:
             if not keep.any():
                 return

@@ -2338,7 +2338,7 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ("[FrameTask without target]", REJECT),
         ("[FrameTask(unknown frame)]", REJECT),
         ("'abc'", REJECT),
-        ("levels [[t]]", REJECT),
+        ("levels [[t]]", ACCEPT),  # priority levels, as for solve_ik
     ):
         out.append(
             Case(

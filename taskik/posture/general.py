@@ -11,6 +11,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import NoSolutionFound
+from ..hierarchy import get_plan
 from ..limits.configuration import ConfigurationLimit
 from ..problem import Assembler, get_assembler
 from ..solve import solve_ik
@@ -23,12 +24,32 @@ from .stagnation import Stagnation
 
 class GeneralSearch:
     """Searches over ``tasks`` (in E) and ``regularization`` (in the steps only) on the
-    work configuration ``conf``, which each iteration updates."""
+    work configuration ``conf``, which each iteration updates.
 
-    def __init__(self, conf: Configuration, tasks: list[Task], regularization: list[Task]) -> None:
+    With ``levels`` (priority levels of the same tasks, regularization included, highest
+    first), the step is the hierarchy's (:func:`taskik.solve_ik` with ``dt = 1`` and the
+    joint limits): each level takes its Gauss–Newton step in what the levels above leave
+    free, every level damped by ``λ E`` (``lm-chan``, ``qp``) or not (``gn``), plus the
+    damping solve_ik adapts across the iterations of this loop (:mod:`taskik.trust_region`),
+    which shortens the lower levels' steps when they drag a higher level.
+    """
+
+    def __init__(
+        self,
+        conf: Configuration,
+        tasks: list[Task],
+        regularization: list[Task],
+        levels: list[list[Task]] | None = None,
+    ) -> None:
         self.conf = conf
         self.tasks = tasks
         self.all_tasks = tasks + regularization
+        self.levels = levels
+        # goal tasks per level (the residuals come in this order): an iterate is better than
+        # another when it is better on the highest level where they differ beyond tol
+        self.goal_counts = [
+            n for n in (sum(any(t is g for g in tasks) for t in lv) for lv in levels or []) if n
+        ]
         self.asm = get_assembler(conf, self.all_tasks, [])
         self.qp_limits = [ConfigurationLimit(conf.model, gain=1.0)]
         self.needs_normalize = conf.nq != conf.nv
@@ -70,13 +91,22 @@ class GeneralSearch:
         max_iterations, deadline = options.max_iterations, options.deadline
         stalled = Stagnation(options.stagnation, options.patience)
         best_q, best_E = q.copy(), math.inf
+        best_rank: tuple[float, ...] = (math.inf,)
+        levels = self.levels
+        if levels is not None:
+            # the joint limits bound every hierarchical step (no projection breaks the loop)
+            lims = self.qp_limits
+            get_plan(conf, levels, lims).adaptive.reset()
         for i in range(1, max_iterations + 1):
-            conf.update(q)
+            if levels is None or i == 1 or conf.q is not q:
+                conf.update(q)
             asm = self._terms()
-            E = sum(self._task_residuals())
-            if best_E > E:
+            residuals = self._task_residuals()
+            E = sum(residuals)
+            rank = self._rank(residuals, E, tol)
+            if best_rank > rank:
                 best_q[:] = q
-                best_E = E
+                best_E, best_rank = E, rank
             if tol > E:
                 return i, E, q, "converged"
             if i == max_iterations:
@@ -86,9 +116,24 @@ class GeneralSearch:
             if deadline is not None and time.perf_counter() > deadline:
                 return i, best_E, best_q, "time budget exhausted"
             try:
-                if method == "qp":
+                if levels is not None:
+                    # the closed loop of solve_ik with dt = 1: its damping adapted across the
+                    # iterations keeps the lower levels' steps from dragging the higher ones
+                    mu = 0.0 if method == "gn" else float(damping) * E
+                    dq = solve_ik(conf, levels, 1.0, lims, damping=mu)
+                    conf.integrate_inplace(dq, 1.0)
+                    q = conf.q
+                    if limits is not None:
+                        q = q.copy()
+                        limits.clip(q)
+                        if np.abs(q - conf.q).max() <= 1e-12:
+                            q = conf.q  # (rounding only: keep the loop going)
+                    continue
+                elif method == "qp":
                     mu = float(damping) * E  # (a scalar λ for this method)
-                    dq = solve_ik(conf, self.all_tasks, 1.0, limits=self.qp_limits, damping=mu)
+                    dq = solve_ik(
+                        conf, self.all_tasks, 1.0, self.qp_limits, damping=mu, adaptive=False
+                    )
                 else:
                     dq = self._step(asm, method, damping, E)
             except np.linalg.LinAlgError:
@@ -103,6 +148,18 @@ class GeneralSearch:
             if limits is not None:
                 limits.clip(q)
         return max_iterations, best_E, best_q, f"max_iterations = {max_iterations} reached"
+
+    def _rank(self, residuals: list[float], E: float, tol: float) -> tuple[float, ...]:
+        """``(E,)``; with levels, each goal level's E (those below tol count as tol) first."""
+        if not self.goal_counts:
+            return (E,)
+        out: list[float] = []
+        start = 0
+        for n in self.goal_counts:
+            out.append(max(sum(residuals[start : start + n]), tol))
+            start += n
+        out.append(E)
+        return tuple(out)
 
     def _step(
         self, asm: Assembler, method: str, damping: float | np.ndarray, E: float

@@ -15,8 +15,11 @@ import pinocchio as pin
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_positive_scalar, check_scalar
 from ..tasks._frames import require_target
+from ..tasks.damping import DampingTask
 from ..tasks.frame import FrameTask
+from ..tasks.posture import PostureTask
 from ..tasks.task import Task
+from ..validation import check_levels
 from .context import context
 from .fast_pose import FastPose
 from .formulas import DEFAULT_DAMPING, METHODS, check_damping
@@ -30,9 +33,16 @@ from .starts import STARTS, NearestStarts, RandomStarts, SeedMemory, memory_weig
 POSE_ERRORS = ("log6", "world")
 
 
+#: Methods of :func:`solve_posture` with priority levels.
+LEVEL_METHODS = ("lm-chan", "gn", "qp")
+
+#: Task types that are regularization when a task list also has other tasks.
+REGULARIZERS = (PostureTask, DampingTask)
+
+
 def solve_posture(
     conf_or_model: Configuration | pin.Model,
-    tasks: Sequence[Task] | Task,
+    tasks: Sequence[Task] | Sequence[Sequence[Task]] | Task,
     *,
     method: str = "lm-chan",
     damping: npt.ArrayLike | None = None,
@@ -42,28 +52,39 @@ def solve_posture(
     q0: np.ndarray | None = None,
     starts: str = "memory",
     joint_limits: str = "clip",
-    regularization: Sequence[Task] = (),
+    regularization: Sequence[Task] | None = None,
     stagnation: float = 1e-3,
     patience: int = 3,
     rng: np.random.Generator | int | None = None,
     time_budget: float | None = None,
     pose_error: str = "log6",
 ) -> PostureResult:
-    """Find a configuration ``q`` at which every task's weighted error is (near) zero.
+    """Find a configuration ``q`` at which every goal task's weighted error is (near) zero.
 
     Iterates ``q ← q ⊕ A⁻¹ g`` (see the module docstring for ``A``, ``g`` and the methods)
-    until ``E = ½ Σ_i ‖W_i e_i‖² < tol``. A search ends after ``max_iterations``
-    evaluations of E, or earlier when it stagnates (for ``patience`` iterations in a row, E
-    has not dropped below ``1 − stagnation`` times the E of its last such drop), or when a
-    step cannot be computed (singular matrix); the next search starts elsewhere (see
-    ``starts``). Iterations are counted across searches.
+    until ``E = ½ Σ_i ‖W_i e_i‖² < tol`` over the goal tasks.
+
+    How success is judged: ``success`` is ``E < tol`` with E summed over the *goal* tasks
+    only. Regularization tasks shape every step but are not in E: by default the
+    :class:`PostureTask` and :class:`DampingTask` of a list that also has other tasks
+    (``[*feet, com, posture]``: a posture that pulls towards a reference can never be met
+    exactly together with the others, and must not make a met CoM and feet a failure);
+    ``regularization=[...]`` names them instead (``[]``: every task is a goal).
+
+    A search ends after ``max_iterations`` evaluations of E, or earlier when it stagnates
+    (for ``patience`` iterations in a row, E has not dropped below ``1 − stagnation`` times
+    the E of its last such drop), or when a step cannot be computed (singular matrix); the
+    next search starts elsewhere (see ``starts``). Iterations are counted across searches.
 
     Args:
         conf_or_model: a :class:`Configuration` (its q is the first start; it is not
             modified) or a ``pinocchio.Model`` (first start ``q0``, or chosen by ``starts``).
         tasks: the tasks to satisfy (targets set). Their costs ``W_i`` weight the errors,
             their gains scale the correction of each step, and a task's own ``lm_damping``
-            adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``.
+            adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``. Or priority levels, as for
+            :func:`taskik.solve_ik`: ``[[*feet, com], [posture]]``; each step is then the
+            hierarchy's (level ``k`` takes its damped Gauss–Newton step in what the levels
+            above leave free), with ``method`` one of :data:`LEVEL_METHODS`.
         method: one of :data:`METHODS` (default ``"lm-chan"``).
         damping: λ of ``lm-wampler`` (default 1e-4), ``lm-chan`` and ``qp`` (0.1); w̄ of
             ``lm-sugihara`` (1e-3, scalar or nv-vector); unused by NR/GN.
@@ -96,7 +117,10 @@ def solve_posture(
             The lookup in the memory is not counted in ``iterations``.
         joint_limits: ``"clip"``, ``"reject"`` or ``"ignore"`` (module docstring).
         regularization: tasks added to every step (e.g. a low-cost :class:`PostureTask`)
-            but not to E: they shape the solution without blocking convergence.
+            but not to E: they shape the solution without blocking convergence. None
+            (default): the :class:`PostureTask` and :class:`DampingTask` of ``tasks`` when
+            it has other tasks too (with levels: a level of only such tasks); ``[]``: none.
+            With levels, the tasks given here form one more level, the lowest.
         stagnation, patience: stagnation test of a search (see above).
         rng: numpy Generator or seed for the random starts (None: fresh entropy).
         time_budget: wall-clock limit (s) for the whole solve; None for none.
@@ -153,8 +177,16 @@ def solve_posture(
             "conf_or_model must be a taskik.Configuration or a pinocchio.Model, got "
             f"{type(conf_or_model).__name__}"
         )
+    levels: list[list[Task]] | None = None
     task_list: list[Task] | None
-    if isinstance(tasks, Task):
+    if isinstance(tasks, list | tuple) and tasks and isinstance(tasks[0], list | tuple):
+        levels = check_levels(tasks)
+        if method not in LEVEL_METHODS:
+            raise InvalidInput(
+                f"with priority levels, method must be one of {LEVEL_METHODS}, got {method!r}"
+            )
+        task_list = [t for level in levels for t in level]
+    elif isinstance(tasks, Task):
         task_list = [tasks]
     elif type(tasks) is not list:
         task_list = list(tasks) if isinstance(tasks, tuple) else None
@@ -166,12 +198,22 @@ def solve_posture(
         else all(isinstance(t, Task) for t in task_list)
     ):
         raise InvalidInput("tasks must be a non-empty list of Task objects")
-    if regularization:
+    if regularization is None:
+        regularization = []
+        if levels is not None:
+            goal_levels = [lv for lv in levels if not all(isinstance(t, REGULARIZERS) for t in lv)]
+            if goal_levels and len(goal_levels) < len(levels):
+                regularization = [t for lv in levels if lv not in goal_levels for t in lv]
+        elif len(task_list) > 1 and not all(isinstance(t, REGULARIZERS) for t in task_list):
+            regularization = [t for t in task_list if isinstance(t, REGULARIZERS)]
+        if regularization:
+            task_list = [t for t in task_list if all(t is not r for r in regularization)]
+    else:
         regularization = list(regularization)
         if not all(isinstance(t, Task) for t in regularization):
             raise InvalidInput("regularization must be a list of Task objects")
-    else:
-        regularization = []
+        if levels is not None and regularization:
+            levels = [*levels, regularization]
     if damping is None and method == "lm-chan":
         damping = DEFAULT_DAMPING["lm-chan"]
     else:
@@ -192,7 +234,8 @@ def solve_posture(
         target = require_target(frame_task.target, frame_task)
         fid = frame_task.frame.id(conf)
     fast = (
-        single_frame
+        levels is None
+        and single_frame
         and type(task) is FrameTask
         and not regularization
         and method != "qp"
@@ -214,7 +257,7 @@ def solve_posture(
         runner = ctx.fast_pose(fid, pose_error)
         runner.target = target
     else:
-        runner = GeneralSearch(conf, task_list, regularization)
+        runner = GeneralSearch(conf, task_list, regularization, levels)
     start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them
     memory: SeedMemory | None = None
     scores: np.ndarray | None = None
