@@ -3,12 +3,13 @@
 The step of :func:`taskik.solve_ik` is a Gauss–Newton step on the weighted task errors:
 with gain 1 it asks every task to be met after one step of ``dt``. The linear model behind
 it is exact only to first order, and a closed loop ``v = solve_ik(conf, tasks, dt);
-conf.integrate_inplace(v, dt)`` can then fail to come to rest: with a target out of reach
-the model overestimates the curvature-free decrease and each step overshoots (the error of
-a stretched arm of length ``L`` aiming at a point at distance ``d`` has a Hessian ``d/L``
-times the Gauss–Newton one, so ``d ≥ 2L`` gives a period-2 cycle), and near singular or
-strongly coupled configurations the velocity box distorts the step into a cycle between two
-sets of saturated joints.
+conf.integrate_inplace(v, dt)`` can then fail to come to rest. With a target out of reach
+the model underestimates the curvature of the error and every step overshoots: for a link
+of length ``L`` turning about its root towards a point at distance ``d > L``,
+``‖e‖² = d² + L² − 2 d L cos θ`` has the Hessian ``2 d L`` in θ where Gauss–Newton sees
+``2 L²``, so each step goes ``d / L`` times too far, and ``d ≥ 2L`` is a period-2 cycle.
+Near singular or strongly coupled configurations, the velocity box distorts the step into
+a cycle between two sets of saturated joints.
 
 This module measures, at every step of such a loop, how well the previous step's model
 predicted what the step achieved, and damps the next step accordingly, as the trust-region

@@ -207,3 +207,47 @@ def test_adaptation_keeps_the_plain_step_where_the_model_is_exact():
         np.testing.assert_array_equal(va, vb)
         a.integrate_inplace(va, 0.01)
         b.integrate_inplace(vb, 0.01)
+
+
+# ---------------------------------------------- why the plain step cycles: the d/L overshoot
+
+
+def _one_link(length: float):
+    """A link of ``length`` m turning about z at the origin; frame ``tip`` at its end."""
+    model = pin.Model()
+    joint = model.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "hinge")
+    model.appendBodyToJoint(joint, pin.Inertia.FromSphere(1.0, 0.01), pin.SE3.Identity())
+    model.addFrame(
+        pin.Frame("tip", joint, 0, pin.SE3(np.eye(3), np.array([length, 0, 0])), pin.OP_FRAME)
+    )
+    return model
+
+
+@pytest.mark.parametrize("ratio", [1.5, 3.0])
+def test_the_plain_step_towards_a_point_out_of_reach_goes_d_over_l_too_far(ratio):
+    """Module docstring: for ‖e‖² = d² + L² − 2dL cos θ, the Gauss–Newton step is
+    Δθ = −(d/L) sin θ, so the loop θ ← θ − (d/L) sin θ flips sign and grows for d > 2L."""
+    L = 0.5
+    model = _one_link(L)
+    tip = taskik.PositionTask("tip")
+    tip.set_target([ratio * L, 0.0, 0.0])
+    theta = 0.1
+    conf = taskik.Configuration(model, np.array([theta]))
+    v = taskik.solve_ik(conf, [tip], 1.0, limits=[], damping=0.0, adaptive=False)
+    assert v[0] == pytest.approx(-ratio * np.sin(theta), rel=1e-9)
+
+
+def test_the_adaptive_loop_brings_the_link_to_rest_where_the_plain_one_cycles():
+    L = 0.5
+    model = _one_link(L)
+    tip = taskik.PositionTask("tip")
+    tip.set_target([3.0 * L, 0.0, 0.0])  # d = 3L: |1 − d/L| = 2, the plain loop diverges
+    outcomes = {}
+    for adaptive in (False, True):
+        conf = taskik.Configuration(model, np.array([0.1]))
+        for _ in range(200):
+            v = taskik.solve_ik(conf, [tip], 0.01, limits=[], adaptive=adaptive)
+            conf.integrate_inplace(v, 0.01)
+        outcomes[adaptive] = (abs(float(v[0])), abs(np.sin(conf.q[0])))
+    assert outcomes[False][0] > 1.0  # still swinging after 200 steps
+    assert outcomes[True][0] < 1e-6 and outcomes[True][1] < 1e-6  # at rest, pointing at it
