@@ -377,6 +377,9 @@ def solve_hierarchy(
         damping = check_damping(damping)
     plan = get_plan(configuration, levels, limits)
     asm = plan.asm
+    control = plan.adaptive if adaptive else None
+    if control is not None:
+        control.begin(configuration, asm)
     _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping, normal=False)
     constrained = lb is not None or G is not None
     if method == "nullspace" and constrained:
@@ -389,10 +392,8 @@ def solve_hierarchy(
     if use_qp:
         solver = qp_solver = default_solver() if solver is None else check_solver(solver)
     lams = plan.level_dampings(dt, damping)
-    control = plan.adaptive if adaptive else None
     if control is not None:
-        s = asm.weighted_errors(dt)
-        lams = control.dampings(configuration, asm, s, lams)
+        lams = control.dampings(configuration, asm, s := asm.weighted_errors(dt), lams)
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
     workspaces = plan.workspaces if solver == "daqp" and not solver_kwargs else None
@@ -495,5 +496,5 @@ def solve_hierarchy(
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)
     if control is not None:
-        control.record(configuration, A_all, s, v, dt)
+        control.record(configuration, asm, s, v, dt)
     return v

@@ -141,6 +141,7 @@ class Assembler:
         self.w_col = self.w[:, None]
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
         self.inv_gain = np.ones(m)  # stacked 1/Kp: W e = c · dt / Kp
+        self.assembles = 0  # number of assemble() calls (A, c hold the last one's rows)
         self._we_factor = np.ones(m)  # dt / Kp for the dt of the last weighted_errors()
         self._we_dt = 0.0
         self.slices = [
@@ -266,6 +267,7 @@ class Assembler:
         ``normal=False`` fills only the rows ``A``, ``c`` and the limits (``P`` and ``r``
         are then stale), for solvers that do not use the normal equations.
         """
+        self.assembles += 1
         versions = self._versions
         stale = False
         for k, (task, A_i, c_i, _) in enumerate(self.slices):

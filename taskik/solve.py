@@ -92,12 +92,14 @@ def solve_ik(
         )
     solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
     asm = get_assembler(configuration, tasks, limits)
-    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
     control = None
     if adaptive:
         control = asm.adaptive
         if control is None:
             control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
+        control.begin(configuration, asm)
+    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    if control is not None:
         s = asm.weighted_errors(dt)
         extra = control.dampings(configuration, asm, s, [0.0])[0]
         if extra:
@@ -118,5 +120,5 @@ def solve_ik(
             P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
         )
     if control is not None:
-        control.record(configuration, asm.A, s, x, dt)
+        control.record(configuration, asm, s, x, dt)
     return x

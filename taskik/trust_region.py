@@ -83,7 +83,19 @@ class AdaptiveDamping:
             every row for a weighted list).
     """
 
-    __slots__ = ("groups", "nu", "_beta", "_prev", "_steps", "_s", "_pred", "_v", "_vv", "_dt")
+    __slots__ = (
+        "groups",
+        "nu",
+        "_beta",
+        "_prev",
+        "_steps",
+        "_assembles",
+        "_s",
+        "_pred",
+        "_v",
+        "_vv",
+        "_dt",
+    )
 
     def __init__(self, groups: Sequence[slice]) -> None:
         self.groups = list(groups)
@@ -92,6 +104,7 @@ class AdaptiveDamping:
         self._beta = 2.0
         self._prev: list[Any] | None = None  # targets of the last step
         self._steps = -1  # configuration update count when the last step was solved
+        self._assembles = -1  # the assembler's assembly count after the last step
         self._s = np.zeros(0)  # W e of the last step
         self._pred = np.zeros(0)  # predicted W e after the last step
         self._v: np.ndarray | None = None  # the last step (the array returned)
@@ -108,16 +121,11 @@ class AdaptiveDamping:
         self.nu = min(max(self.nu, NU_START) * self._beta, NU_MAX)
         self._beta *= 2.0
 
-    def dampings(
-        self, configuration: Any, asm: Any, s: np.ndarray, base: list[float]
-    ) -> list[float]:
-        """Update ``ν`` from the previous step; return each group's damping ``base[g]`` plus
-        ``ν (M_0 + … + M_g)`` (``base`` itself when ``ν`` is 0).
-
-        ``s`` is the stacked ``W e`` of this step (``asm.weighted_errors``), ``asm`` the
-        assembler whose ``tasks`` and ``slices`` it was read from.
-        """
-        targets = [getattr(task, "target", None) for task in asm.tasks]
+    def begin(self, configuration: Any, asm: Any) -> None:
+        """Before the step's assembly: is this a continuation of the loop (the configuration
+        moved by ``integrate_inplace`` with the last ``v``, and only by it)? If so, compute
+        the last step's prediction ``W e − A v dt`` from ``asm.A``, which still holds the
+        last step's rows (no work at all outside a closed loop)."""
         last = configuration._last_step
         v = self._v
         if (
@@ -125,11 +133,29 @@ class AdaptiveDamping:
             and last[1] is v
             and last[0] == self._steps + 1
             and last[2] == self._dt
+            and asm.assembles == self._assembles
             and float(v @ v) == self._vv
         ):
-            self._update(asm, s, targets)
+            pred = asm.A @ v
+            pred *= -self._dt
+            pred += self._s
+            self._pred = pred
         else:
-            self._v = None  # not a continuation: no reversal test at record()
+            self._v = None
+
+    def dampings(
+        self, configuration: Any, asm: Any, s: np.ndarray, base: list[float]
+    ) -> list[float]:
+        """After the step's assembly: update ``ν`` from the last step (after :meth:`begin`);
+        return each group's damping ``base[g]`` plus ``ν (M_0 + … + M_g)`` (``base`` itself
+        when ``ν`` is 0).
+
+        ``s`` is the stacked ``W e`` of this step (``asm.weighted_errors``), ``asm`` the
+        assembler whose ``tasks`` and ``slices`` it was read from.
+        """
+        targets = [getattr(task, "target", None) for task in asm.tasks]
+        if self._v is not None:
+            self._update(asm, s, targets)
         self._prev = targets
         if not self.nu:
             return base
@@ -179,27 +205,18 @@ class AdaptiveDamping:
         else:
             self._fail()
 
-    def record(
-        self,
-        configuration: Any,
-        A: np.ndarray,
-        s: np.ndarray,
-        v: np.ndarray,
-        dt: float,
-    ) -> None:
-        """Keep what the next step compares with: ``W e``, its prediction ``W e − A v dt``
-        (``A = W J``) and ``v``; a reversal of ``v`` counts as a failure."""
+    def record(self, configuration: Any, asm: Any, s: np.ndarray, v: np.ndarray, dt: float) -> None:
+        """After the step: keep what the next step compares with (``W e``, ``v``, ``dt``;
+        the prediction is computed by the next :meth:`begin`); a reversal of ``v`` counts
+        as a failure."""
         v0 = self._v
-        if v0 is not None:  # a continuation (see dampings)
+        if v0 is not None:  # a continuation (see begin)
             v0v0 = self._vv
             if float(v @ v0) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
         self._steps = configuration._updates
+        self._assembles = asm.assembles
         self._s = s
-        pred = A @ v
-        pred *= -dt
-        pred += s
-        self._pred = pred
         self._v = v
         self._vv = float(v @ v)
         self._dt = dt

@@ -22,7 +22,10 @@ def _loop(groups: list[slice], n_tasks: int = 1):
     """An AdaptiveDamping with a fake configuration and assembler (task i: row i)."""
     tasks = [SimpleNamespace(target=_Target()) for _ in range(n_tasks)]
     asm = SimpleNamespace(
-        tasks=tasks, slices=[(t, None, None, slice(i, i + 1)) for i, t in enumerate(tasks)]
+        tasks=tasks,
+        slices=[(t, None, None, slice(i, i + 1)) for i, t in enumerate(tasks)],
+        A=np.zeros((n_tasks, 1)),
+        assembles=0,
     )
     conf = SimpleNamespace(_updates=0, _last_step=None)
     return AdaptiveDamping(groups), conf, asm
@@ -31,8 +34,10 @@ def _loop(groups: list[slice], n_tasks: int = 1):
 def _step(ad, conf, asm, s, A, v, dt=0.1, base=None):
     """One solve (dampings, then record) followed by conf.integrate_inplace(v, dt)."""
     s, v = np.asarray(s, float), np.asarray(v, float)
+    ad.begin(conf, asm)  # before the assembly: asm.A holds the last step's rows
+    asm.A, asm.assembles = np.asarray(A, float), asm.assembles + 1  # the assembly
     out = ad.dampings(conf, asm, s, base or [0.0] * len(ad.groups))
-    ad.record(conf, np.asarray(A, float), s, v, dt)
+    ad.record(conf, asm, s, v, dt)
     conf._updates += 1
     conf._last_step = (conf._updates, v, dt)  # the v returned is the v integrated
     return out
@@ -93,13 +98,15 @@ def test_q_set_from_outside_or_another_v_integrated_is_not_compared():
     _step(ad, conf, asm, [1.0], [[1.0]], [5.0])
     conf._updates += 1
     conf._last_step = None  # conf.update(q_measured)
+    ad.begin(conf, asm)
     ad.dampings(conf, asm, np.array([3.0]), [0.0])
     assert ad.nu == 0.0
     v = np.array([1.0])
-    ad.record(conf, np.array([[1.0]]), np.array([3.0]), v, 0.1)
+    ad.record(conf, asm, np.array([3.0]), v, 0.1)
     v *= 0.5  # v edited before integrating
     conf._updates += 1
     conf._last_step = (conf._updates, v, 0.1)
+    ad.begin(conf, asm)
     ad.dampings(conf, asm, np.array([9.0]), [0.0])
     assert ad.nu == 0.0
 
