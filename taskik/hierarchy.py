@@ -448,8 +448,8 @@ def solve_hierarchy(
         # of the level: the lower levels keep them as equalities, in the basis Z.
         strong = None
         if mult is not None:
-            # multipliers are gradient components, at most ‖A_k‖‖d‖ in size
-            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d))
+            # multipliers: gradient components, ≤ ‖A_k‖‖d‖; the damping's share (≤ λ‖v‖) holds none
+            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d) + lam * _fro(v))
             if not strong.size:
                 strong = None
             elif keep is not None:

@@ -704,3 +704,44 @@ def test_damped_levels_under_binding_limits_match_a_qp_cascade(panda, seed):
     for method in ("auto", "cascade"):
         v = taskik.solve_ik(conf, levels, 0.01, limits=limits, damping=1e-3, method=method)
         assert np.abs(v - ref).max() < 1e-6
+
+
+def test_a_bound_held_only_by_the_damping_does_not_bind_the_lower_levels():
+    """A bound whose multiplier comes from the level's damping λ‖v‖² alone (not from its
+    tasks) leaves the lower levels free: the result matches a cascade of full QPs where each
+    level keeps A_j v of the levels above."""
+    import qpsolvers
+
+    panda = taskik.robots.load("panda")
+    conf = panda.configuration(panda.random_configuration(np.random.default_rng(3)))
+
+    class Recovery(taskik.Limit):  # a soft box asking joint 4 for 0.5 to 2 rad/s
+        hard = False
+        name = "recovery"
+
+        def compute_box(self, configuration, dt):
+            return np.array([3]), np.array([0.5]), np.array([2.0])
+
+    hand = taskik.PositionTask("panda_hand")
+    hand.set_target(conf.get_transform_frame_to_world("panda_hand").translation + 0.002)
+    posture = taskik.PostureTask()
+    target = conf.q.copy()
+    target[3] += 0.1
+    posture.set_target(target)
+    damping, limits, dt = 0.1, [Recovery()], 0.01
+    v = taskik.solve_ik(conf, [[hand], [posture]], dt, limits, damping=damping, adaptive=False)
+    box = taskik.build_ik(conf, [hand, posture], dt, limits=limits)
+    A_eq: list = []
+    b_eq: list = []
+    for task in (hand, posture):  # the reference cascade
+        p = taskik.build_ik(conf, [task], dt, limits=[])
+        eq = {"A": np.vstack(A_eq), "b": np.concatenate(b_eq)} if A_eq else {}
+        ref = qpsolvers.solve_qp(
+            p.A.T @ p.A + damping * np.eye(conf.nv), -p.A.T @ p.c, lb=box.lb, ub=box.ub,
+            solver="proxqp", eps_abs=1e-12, eps_rel=0, max_iter=100000, **eq,
+        )  # fmt: skip
+        A_eq.append(p.A)
+        b_eq.append(p.A @ ref)
+    assert v[3] == pytest.approx(ref[3], abs=1e-6)  # off the lower bound 0.5, as the cascade
+    p = taskik.build_ik(conf, [posture], dt, limits=[])
+    assert np.linalg.norm(p.A @ v - p.c) <= np.linalg.norm(p.A @ ref - p.c) + 1e-6
