@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pinocchio as pin
 import pytest
+from recipes import humanoid_com
 
 import taskik
 from taskik.exceptions import InvalidInput
@@ -17,17 +17,7 @@ def humanoid():
 
 def _recipe(robot):
     """The recipe of a pink user: feet held, CoM lowered, a posture, from straight knees."""
-    conf = taskik.Configuration(robot.model, pin.neutral(robot.model))
-    feet = []
-    for name in ("lleg_effector_body", "rleg_effector_body"):
-        foot = taskik.FrameTask(name, 1.0, 1.0)
-        foot.set_target_from_configuration(conf)
-        feet.append(foot)
-    com = taskik.ComTask(1.0)
-    com.set_target(conf.com + np.array([0.03, 0.0, -0.10]))
-    posture = taskik.PostureTask(1e-3)
-    posture.set_target(conf.q.copy())
-    return conf, feet, com, posture
+    return humanoid_com(robot, "neutral")
 
 
 def _goal_errors(robot, q, feet, com):

@@ -310,3 +310,19 @@ def test_soft_boxes_outside_the_hard_box_are_clipped_into_it(ur5):
         v = taskik.solve_ik(conf, [task], dt, limits=limits)
         assert v[[0, 2, 3, 4]].tolist() == [0.8, 0.5, -0.7, 0.2]
         assert v[0] + v[1] <= 0.1 / dt + 1e-9
+
+
+def test_a_conflict_is_named_when_two_limits_give_the_same_bounds(ur5):
+    """Two limits with identical bounds on v[2] both exclude a third: the message names one
+    of them and the third, with the bounds that cross."""
+    conf = ur5.configuration()
+    task = PostureTask()
+    task.set_target(ur5.q0)
+    first = SoftBox("first", [2], [1.0], [2.0])
+    twin = SoftBox("twin", [2], [1.0], [2.0])
+    below = SoftBox("below", [2], [-2.0], [-1.0])
+    with pytest.raises(NoSolutionFound) as info:
+        taskik.solve_ik(conf, [task], 0.01, limits=[first, twin, below])
+    message = str(info.value)
+    assert "limit lower bound 1 > below limit upper bound -1" in message
+    assert "v[2]: first limit" in message or "v[2]: twin limit" in message

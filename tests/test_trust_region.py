@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pinocchio as pin
 import pytest
+from recipes import humanoid_com
 
 import taskik
 from taskik.trust_region import AdaptiveDamping
@@ -127,19 +128,7 @@ def test_rows_whose_target_changed_are_left_out_of_the_ratio():
 
 
 def _humanoid_com(start: str):
-    robot = taskik.robots.load("humanoid")
-    q = pin.neutral(robot.model) if start == "neutral" else robot.q0.copy()
-    conf = taskik.Configuration(robot.model, q)
-    feet = []
-    for name in ("lleg_effector_body", "rleg_effector_body"):
-        foot = taskik.FrameTask(name, 1.0, 1.0)
-        foot.set_target_from_configuration(conf)
-        feet.append(foot)
-    com = taskik.ComTask(1.0)
-    com.set_target(conf.com + np.array([0.03, 0.0, -0.10]))
-    posture = taskik.PostureTask(1e-3)
-    posture.set_target(conf.q.copy())
-    return conf, feet, com, posture
+    return humanoid_com(taskik.robots.load("humanoid"), start)
 
 
 @pytest.mark.parametrize("start", ["neutral", "q0"])
