@@ -82,6 +82,10 @@ def solve_ik(
         dt = check_positive_scalar(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
+    if adaptive is not True and adaptive is not False:
+        if not isinstance(adaptive, np.bool_):
+            raise InvalidInput(f"adaptive must be True or False, got {adaptive!r}")
+        adaptive = bool(adaptive)
     if backend != "qp":
         return solve_unconstrained(
             configuration, tasks, dt, limits, backend, damping, **solver_kwargs

@@ -333,3 +333,14 @@ def test_complex_or_text_q_is_refused(ur5):
         ur5.configuration("0 0 0 0 0 0")
     conf = ur5.configuration(list(ur5.q0))  # a list of floats is fine
     np.testing.assert_array_equal(conf.q, ur5.q0)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, None])
+def test_adaptive_must_be_a_bool(ur5, bad):
+    conf = ur5.configuration()
+    posture = taskik.PostureTask()
+    posture.set_target(ur5.q0)
+    with pytest.raises(taskik.InvalidInput, match="adaptive must be True or False"):
+        taskik.solve_ik(conf, [posture], 0.01, adaptive=bad)
+    v = taskik.solve_ik(conf, [posture], 0.01, adaptive=np.bool_(False))  # numpy's bool is one
+    assert np.isfinite(v).all()
