@@ -173,7 +173,7 @@ class AdaptiveDamping:
         keep = None
         if prev is None:
             return
-        if targets != prev and any(a is not b for a, b in zip(targets, prev, strict=True)):
+        if any(a is not b for a, b in zip(targets, prev, strict=True)):
             keep = np.ones(len(s), dtype=bool)
             for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
                 if a is not b:

@@ -247,3 +247,18 @@ def test_the_adaptive_loop_brings_the_link_to_rest_where_the_plain_one_cycles():
         outcomes[adaptive] = (abs(float(v[0])), abs(np.sin(conf.q[0])))
     assert outcomes[False][0] > 1.0  # still swinging after 200 steps
     assert outcomes[True][0] < 1e-6 and outcomes[True][1] < 1e-6  # at rest, pointing at it
+
+
+def test_a_posture_target_moved_every_step_is_left_out_not_compared_by_value():
+    """Targets are compared by identity: an array target replaced at every step (a moving
+    posture) must neither crash the comparison nor count as evidence."""
+    robot = taskik.robots.load("ur5")
+    conf = taskik.Configuration(robot.model, robot.q0.copy())
+    tool = taskik.FrameTask("tool0")
+    tool.set_target_from_configuration(conf)
+    posture = taskik.PostureTask(1e-3)
+    for k in range(20):
+        posture.set_target(robot.q0 + 0.01 * k)
+        v = taskik.solve_ik(conf, [tool, posture], 0.01)
+        conf.integrate_inplace(v, 0.01)
+    assert np.linalg.norm(tool.compute_error(conf)) < 1e-3
