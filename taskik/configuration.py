@@ -336,7 +336,10 @@ class Configuration:
 
     def integrate(self, v: npt.ArrayLike, dt: float) -> np.ndarray:
         """Return ``q ⊕ v·dt`` (``pin.integrate``: quaternions, continuous joints)."""
-        v, dt = self._check_step(v, dt)
+        return self._integrate(*self._check_step(v, dt))
+
+    def _integrate(self, v: np.ndarray, dt: float) -> np.ndarray:
+        """:meth:`integrate` of a checked ``v`` and ``dt``."""
         q = pin.integrate(self.model, self.q, v * dt)
         if self._unit_slices:
             q = pin.normalize(self.model, q)
@@ -350,7 +353,7 @@ class Configuration:
     def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:
         """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
         v, dt = self._check_step(v, dt)
-        self.q[:] = self.integrate(v, dt)
+        self.q[:] = self._integrate(v, dt)
         self.update()
         self._last_step = (self._updates, v, dt)
 

@@ -112,10 +112,11 @@ class AdaptiveDamping:
         self._dt = 0.0
 
     def reset(self) -> None:
-        """Forget the loop: the next step is the plain one."""
+        """Forget the loop: the next step is the plain one and is not compared."""
         self.nu = 0.0
         self._beta = 2.0
         self._prev = None
+        self._v = None
 
     def _fail(self) -> None:
         self.nu = min(max(self.nu, NU_START) * self._beta, NU_MAX)
@@ -170,9 +171,8 @@ class AdaptiveDamping:
     def _update(self, asm: Any, s: np.ndarray, targets: list[Any]) -> None:
         s0, pred = self._s, self._pred
         prev = self._prev
+        assert prev is not None  # (set by every dampings() that preceded a record())
         keep = None
-        if prev is None:
-            return
         if any(a is not b for a, b in zip(targets, prev, strict=True)):
             keep = np.ones(len(s), dtype=bool)
             for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
