@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parent.parent / "taskik"
 LAYERS = [
     ["exceptions", "plan_cache"],
     ["configuration"],
-    ["tasks", "limits", "robots", "metrics", "steps", "nullspace", "trust_region"],
+    ["tasks", "limits", "robots", "geometry", "metrics", "steps", "nullspace", "trust_region"],
     ["validation", "problem"],
     ["report", "backends"],
     ["hierarchy"],
     ["solve"],
     ["posture"],
+    ["batch", "retarget"],
     ["plots", "viewer", "cli"],
 ]
 RANK = {unit: k for k, layer in enumerate(LAYERS) for unit in layer}
