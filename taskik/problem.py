@@ -6,7 +6,9 @@
 with ``A`` the stacked weighted Jacobians ``W_i J_i`` and ``c`` the stacked weighted
 velocity residuals ``W_i Kp_i e_i / dt``:
 
-    P = AᵀA + (Σ μ_i + damping) I,   r = −Aᵀ c.
+    P = AᵀA + (Σ μ_i + damping) I,   r = −Aᵀ c,
+
+with ``μ_i = λ_i Kp_i² ‖W_i e_i‖²`` the Levenberg–Marquardt term of task i (pink's).
 
 The same ``(A, c)`` is the least-squares system ``A v ≈ c`` of the unconstrained backends.
 
@@ -149,7 +151,7 @@ class Assembler:
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
         ]
         self._versions: list[int | None] = [None] * len(tasks)
-        # (λ_i, c_i, W_i) of the tasks with a Levenberg–Marquardt term
+        # (λ_i Kp_i², c_i, W_i) of the tasks with a Levenberg–Marquardt term
         self._lm_tasks: list[tuple[float, np.ndarray, np.ndarray]] = []
         self.P = np.empty((nv, nv))
         self.r = np.empty(nv)
@@ -253,7 +255,7 @@ class Assembler:
             self._versions[k] = task._version
         self._we_dt = 0.0
         self._lm_tasks = [
-            (task._lm_damping, c_i, self.w[rows])
+            (task._lm_damping * task._gain**2, c_i, self.w[rows])
             for task, _, c_i, rows in self.slices
             if task._lm_damping
         ]

@@ -28,7 +28,7 @@ def test_p_and_r_equal_the_hand_built_reference(ur5):
         W = np.diag(np.broadcast_to(task.cost, e.shape))
         P += J.T @ W.T @ W @ J
         r -= J.T @ W.T @ W @ (task.gain * e / dt)
-        mu += task.lm_damping * np.linalg.norm(W @ e) ** 2
+        mu += task.lm_damping * np.linalg.norm(W @ (task.gain * e)) ** 2  # pink's μ
     P += (mu + damping) * np.eye(6)
     assert np.allclose(problem.P, P, rtol=1e-12, atol=1e-9)
     assert np.allclose(problem.r, r, rtol=1e-12, atol=1e-9)

@@ -151,6 +151,19 @@ def test_lm_damping_is_lambda_times_weighted_error_squared(ur5):
     assert mu == pytest.approx(0.7 * (2.0 * 0.05) ** 2)
 
 
+def test_lm_damping_scales_with_the_gain_squared_as_in_pink(ur5):
+    """μ = λ ‖W Kp e‖²: the error the step corrects (pink's Task.compute_qp_objective)."""
+    conf = ur5.configuration()
+    task = PositionTask("tool0", cost=2.0, gain=0.4, lm_damping=0.7)
+    p = conf.get_transform_frame_to_world("tool0").translation
+    task.set_target(p + np.array([0.03, 0.0, 0.04]))
+    _, c, mu = task.compute_term(conf, 0.01)
+    assert mu == pytest.approx(0.7 * (0.4 * 2.0 * 0.05) ** 2)
+    assert np.allclose(c, 0.4 * 2.0 * (task.target - p) / 0.01)
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[])
+    assert problem.mu == pytest.approx(mu)
+
+
 def test_cost_is_read_only(ur5):
     task = FrameTask("tool0")
     with pytest.raises(ValueError):

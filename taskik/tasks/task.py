@@ -6,8 +6,9 @@ A task has a value ``x(q)``, a target ``x*`` and an error ``e = x* ⊖ x(q)``; i
     W (J v) ≈ W (Kp e / dt),
 
 with ``W = diag(cost)`` and gain ``Kp ∈ (0, 1]``. With ``lm_damping = λ`` the step also
-adds the Levenberg–Marquardt term ``μ ‖v‖²``, ``μ = λ ‖W e‖²`` (Sugihara 2011), which damps
-the step as the task error grows, so unreachable targets do not produce large motions.
+adds the Levenberg–Marquardt term ``μ ‖v‖²``, ``μ = λ ‖W Kp e‖² = λ Kp² ‖W e‖²`` (Sugihara
+2011; the error is the one the step corrects, ``Kp e``, as in pink), which damps the step as
+the task error grows, so unreachable targets do not produce large motions.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Task:
         cost: weight(s) ``W`` of the task rows, scalar or one per row, each ≥ 0
             (units: cost per unit of task error, e.g. 1/m for positions, 1/rad for angles).
         gain: task gain ``Kp ∈ (0, 1]``: the fraction of the error corrected per step.
-        lm_damping: Levenberg–Marquardt coefficient ``λ ≥ 0`` of ``μ = λ ‖W e‖²``.
+        lm_damping: Levenberg–Marquardt coefficient ``λ ≥ 0`` of ``μ = λ Kp² ‖W e‖²``
+            (unitless; μ is in cost², the units of the objective per (rad/s)²·s²).
     """
 
     #: Number of rows of the task (its error dimension); None when it depends on the model.
@@ -147,8 +149,9 @@ class Task:
         else:
             np.multiply(J, w, out=A_out)
         np.multiply(e, w, out=c_out)
+        c_out *= self._gain
         mu = self._lm_damping * float(c_out @ c_out) if self._lm_damping else 0.0
-        c_out *= self._gain / dt
+        c_out /= dt
         return mu
 
     def __repr__(self) -> str:
