@@ -9,6 +9,7 @@ The centre of mass and its Jacobian are computed on first request after an updat
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -46,6 +47,38 @@ def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
         elif joint.nq == 2 and joint.nv == 1:  # unbounded (continuous) revolute joints
             blocks.append((slice(iq, iq + 2), "unit complex"))
     return blocks
+
+
+#: Kinds of root joint that make a robot's base (floating or mobile) rather than its first joint.
+BASE_JOINT_KINDS = ("JointModelFreeFlyer", "JointModelPlanar", "JointModelTranslation")
+
+
+def base_velocity_count(model: pin.Model) -> int:
+    """Number of velocity coordinates of the robot's base, the first ``v[:n]``; 0 without one.
+
+    The base is the root joint (the model's first joint) when it is a free flyer, a planar
+    joint (mobile base: x, y, yaw), a 3-D translation, or is named ``"root_joint"``
+    (Pinocchio's name for the root joint given to ``buildModelFromUrdf``, pink's test). The
+    first revolute joint of a fixed-base arm is not a base.
+    """
+    if model.njoints < 2:
+        return 0
+    root = model.joints[1]
+    if root.shortname() in BASE_JOINT_KINDS or model.names[1] == "root_joint":
+        return int(root.nv)
+    return 0
+
+
+def _check_unit_norms(blocks: list[tuple[slice, str]], q: np.ndarray) -> None:
+    """Raise :class:`InvalidConfiguration` naming the first block of q that is not unit-norm."""
+    for sl, what in blocks:
+        x = q[sl]
+        norm = math.sqrt(x @ x)
+        if abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
+            raise InvalidConfiguration(
+                f"{what} q[{sl.start}:{sl.stop}] has norm {norm:.6g}, expected 1 "
+                "(use pinocchio.normalize(model, q))"
+            )
 
 
 def finite_limit_mask(values: np.ndarray) -> np.ndarray:
@@ -142,7 +175,8 @@ class Configuration:
         model: Pinocchio model.
         q: configuration vector, size ``model.nq``. Quaternions (free-flyer, spherical
             joints) and the (cos, sin) pairs of continuous joints must be normalised.
-        data: Pinocchio data to reuse; a new one is created when omitted.
+        data: Pinocchio data to reuse; a new one is created when omitted. pink's order,
+            ``Configuration(model, data, q)``, is accepted too.
 
     Raises:
         InvalidConfiguration: q has the wrong size, contains NaN/inf or an unnormalised
@@ -151,6 +185,8 @@ class Configuration:
 
     def __init__(self, model: pin.Model, q: npt.ArrayLike, data: pin.Data | None = None) -> None:
         check_model(model, "Configuration")
+        if isinstance(q, pin.Data) and data is not None and not isinstance(data, pin.Data):
+            q, data = data, q  # pink's order, Configuration(model, data, q)
         if isinstance(q, pin.Data) or isinstance(data, np.ndarray | list | tuple):
             raise InvalidInput(
                 "the arguments are Configuration(model, q, data=None): q comes second"
@@ -210,14 +246,8 @@ class Configuration:
         if not math.isfinite(sum(q.tolist())) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))
             raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
-        for sl, what in self._unit_slices:
-            x = q[sl]
-            norm = math.sqrt(x @ x)
-            if abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
-                raise InvalidConfiguration(
-                    f"{what} q[{sl.start}:{sl.stop}] has norm {norm:.6g}, expected 1 "
-                    "(use pinocchio.normalize(model, q))"
-                )
+        if self._unit_slices:
+            _check_unit_norms(self._unit_slices, q)
         return q
 
     def update(self, q: npt.ArrayLike | None = None) -> None:
@@ -371,3 +401,48 @@ class Configuration:
 
     def __repr__(self) -> str:
         return f"Configuration(model={self.model.name!r}, nq={self.nq}, nv={self.nv})"
+
+
+def custom_configuration_vector(
+    robot: object,
+    values: Mapping[str, npt.ArrayLike] | None = None,
+    /,
+    **joints: npt.ArrayLike,
+) -> np.ndarray:
+    """A configuration vector with the named joints set, the others neutral (pink's helper).
+
+    ``custom_configuration_vector(model, shoulder_lift_joint=-1.2, elbow_joint=1.0)``; names
+    that are not Python identifiers go in a mapping, ``(model, {"joint-1": 0.3})``. A value has
+    the joint's ``nq`` coordinates, or, for the joints whose q is not their angle: a scalar
+    angle (rad) for a continuous joint (stored as cos, sin) and ``[x, y, θ]`` (m, m, rad) for a
+    planar joint (stored as x, y, cos θ, sin θ).
+
+    Args:
+        robot: a ``pinocchio.Model``, or an object with a ``model`` (a ``RobotWrapper``, a
+            ``taskik.robots.Robot``).
+
+    Raises:
+        UnknownName: a joint is not in the model (with the closest names).
+        InvalidInput: a value has the wrong size.
+        InvalidConfiguration: a quaternion or (cos, sin) pair given raw is not unit-norm.
+    """
+    model = check_model(getattr(robot, "model", robot), "custom_configuration_vector")
+    q = pin.neutral(model)
+    names = list(model.names)
+    for name, value in {**(values or {}), **joints}.items():
+        if not isinstance(name, str) or name not in names[1:]:
+            raise UnknownName("joint", name, names[1:])
+        joint = model.joints[names.index(name)]
+        x = check_finite_array(value, f"value of joint {name}").reshape(-1)
+        if joint.nq == 2 and joint.nv == 1 and x.size == 1:  # continuous joint: an angle
+            x = np.array([math.cos(x[0]), math.sin(x[0])])
+        elif joint.shortname() == "JointModelPlanar" and x.size == 3:  # x, y, θ
+            x = np.array([x[0], x[1], math.cos(x[2]), math.sin(x[2])])
+        if x.size != joint.nq:
+            raise InvalidInput(
+                f"joint {name} ({joint.shortname()}) has {joint.nq} configuration "
+                f"coordinates, got {x.size} values"
+            )
+        q[joint.idx_q : joint.idx_q + joint.nq] = x
+    _check_unit_norms(_unit_norm_blocks(model), q)
+    return q

@@ -21,6 +21,29 @@ from .validation import check_damping, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
 
+#: pink's keywords that taskik does not take, and what to write instead.
+_PINK_KEYWORDS = {
+    "constraints": "hard equality tasks are a priority level in taskik: "
+    "solve_ik(configuration, [[hard_task, ...], [other_task, ...]], dt)",
+    "barriers": "taskik has no barrier functions (pink.barriers): bound the step with limits "
+    "(limits=[...]) or pull with a task",
+    "safety_break": "taskik does not check q against its limits before a step (pink's "
+    "safety_break=True): call configuration.check_limits() where you need it; "
+    "safety_break=False is what taskik does and is accepted",
+}
+
+
+def _check_pink_keywords(kwargs: dict[str, Any]) -> None:
+    """Drop pink's keywords that mean what taskik does anyway (``safety_break=False``,
+    ``constraints``/``barriers`` empty); :class:`InvalidInput` naming the taskik way else."""
+    for name, hint in _PINK_KEYWORDS.items():
+        if name in kwargs:
+            value = kwargs.pop(name)
+            empty = value is None or (isinstance(value, list | tuple) and not value)
+            if value is False or (name != "safety_break" and empty):
+                continue
+            raise InvalidInput(f"solve_ik has no {name}= keyword (pink's): {hint}")
+
 
 def _is_model(x: object) -> bool:
     return type(x).__name__ == "Model" and type(x).__module__.startswith("pinocchio")
@@ -62,7 +85,10 @@ def solve_ik(
             step overshoots or reverses, so the loop comes to rest instead of cycling.
             ``False`` gives the plain step every time (the same step as pink's). QP backend
             only.
-        solver_kwargs: passed to the QP solver (or options of the chosen backend).
+        solver_kwargs: passed to the QP solver (or options of the chosen backend). pink's
+            ``constraints``, ``barriers`` and ``safety_break=True`` raise
+            :class:`InvalidInput` naming the taskik way; ``safety_break=False`` and empty
+            ``constraints``/``barriers`` are accepted (they ask for what taskik does).
 
     Raises:
         InvalidInput: bad dt, damping, task or limit list, or solver name.
@@ -78,6 +104,8 @@ def solve_ik(
                 else ""
             )
         )
+    if solver_kwargs:
+        _check_pink_keywords(solver_kwargs)
     if type(dt) is not float or not 0.0 < dt < math.inf:
         dt = check_positive_scalar(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:

@@ -39,13 +39,15 @@ def _check_list(items: object, cls: type[T], what: str) -> list[T]:
 
 
 def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
-    """Validate the task list (a sequence of :class:`Task` that implement their error)."""
+    """Validate the task list (a sequence of :class:`Task` that implement their error, in
+    taskik's way or pink's: see :meth:`Task.compute_error_and_jacobian`)."""
     out = _check_list(tasks, Task, "tasks")
     for task in out:
-        if type(task).compute_error_and_jacobian is Task.compute_error_and_jacobian:
+        if not task.is_implemented():
             raise InvalidInput(
-                f"{type(task).__name__} is not a task taskik can solve: it does not implement "
-                "compute_error_and_jacobian(configuration) -> (e, J)"
+                f"{type(task).__name__} is not a task taskik can solve: it implements neither "
+                "compute_error_and_jacobian(configuration) -> (e, J) nor pink's pair "
+                "compute_error(configuration) and compute_jacobian(configuration)"
             )
     return out
 
@@ -143,6 +145,11 @@ def resolve_limits(
     """``None`` → the model's position and velocity limits; otherwise a validated list."""
     if limits is None:
         return default_limits(configuration.model)
+    if isinstance(limits, str):  # pink's solve_ik(configuration, tasks, dt, "daqp")
+        raise InvalidInput(
+            f"limits must be a list of Limit objects, got the string {limits!r}: the fourth "
+            f"argument of taskik.solve_ik is limits (pink's is the solver): write solver={limits!r}"
+        )
     return check_limits(limits)
 
 

@@ -133,7 +133,11 @@ def test_configuration_needs_q_and_a_matching_data(ur5, humanoid):
     with pytest.raises(taskik.InvalidInput, match="of another model"):
         taskik.Configuration(ur5.model, ur5.q0, humanoid.model.createData())
     with pytest.raises(taskik.InvalidInput, match="q comes second"):
-        taskik.Configuration(ur5.model, ur5.model.createData(), ur5.q0)  # pink's order
+        taskik.Configuration(ur5.model, ur5.model.createData())  # pink's order, q missing
+    with pytest.raises(taskik.InvalidInput, match="q comes second"):
+        taskik.Configuration(ur5.model, ur5.q0, ur5.q0)
+    pink_order = taskik.Configuration(ur5.model, ur5.model.createData(), ur5.q0)  # accepted
+    assert np.array_equal(pink_order.q, ur5.q0)
     taskik.Configuration(ur5.model, ur5.q0, ur5.model.createData())
 
 

@@ -13,14 +13,31 @@ from ..exceptions import InvalidInput, UnknownName, check_finite_array
 from .limit import Box, Limit, finite_limit_mask
 
 
+def _as_vector(limits: object, nv: int) -> np.ndarray:
+    """A vector of nv velocity caps; :class:`InvalidInput` naming the two accepted forms."""
+    try:
+        arr = np.asarray(limits, dtype=float)
+    except (TypeError, ValueError):
+        arr = np.empty(0)
+    if arr.shape != (nv,):
+        raise InvalidInput(
+            f"limits must be a vector of nv = {nv} velocity caps or a mapping "
+            f"joint name -> velocity limit, got {limits!r}"
+        )
+    return arr
+
+
 class VelocityLimit(Limit):
     """Box ``−v_max ≤ v ≤ v_max`` (rad/s or m/s), a hard limit.
 
     Args:
         model: Pinocchio model.
-        limits: None to use ``model.velocityLimit`` (unbounded entries, written by Pinocchio
-            as ±max double, are skipped), or a mapping ``joint name → limit`` (a scalar, or
-            one value per DoF of the joint). Joints not in the mapping are unbounded.
+        limits: None to use ``model.velocityLimit``; a vector of nv caps (pink's
+            ``velocity_limit``, e.g. to bound continuous joints or a mobile base, which their
+            URDF cannot); or a mapping ``joint name → limit`` (a scalar, or one value per DoF of
+            the joint: a planar base takes ``[vx, vy, ω]``), joints not in it unbounded. In a
+            vector, ``inf`` (or Pinocchio's ±max double) leaves an entry unbounded; unlike
+            pink, a 0 cap holds that velocity at 0.
     """
 
     hard = True
@@ -28,18 +45,23 @@ class VelocityLimit(Limit):
     well_formed = True  # indices from the model, checked finite values
     name = "velocity"
 
-    def __init__(self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | None = None) -> None:
+    def __init__(
+        self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | npt.ArrayLike | None = None
+    ) -> None:
         self.model = check_model(model, "VelocityLimit")
-        if limits is None:
-            vmax = np.array(model.velocityLimit, dtype=float)
+        if limits is None or not isinstance(limits, Mapping):
+            if limits is None:
+                vmax = np.array(model.velocityLimit, dtype=float)
+            else:
+                vmax = _as_vector(limits, model.nv)
             if vmax.shape != (model.nv,):
                 raise InvalidInput(f"model.velocityLimit has shape {vmax.shape}, not ({model.nv},)")
+            if np.isnan(vmax).any():
+                raise InvalidInput(f"velocity limits contain NaN at {np.isnan(vmax).nonzero()[0]}")
             mask = finite_limit_mask(vmax)
             idx = np.flatnonzero(mask)
             values = vmax[idx]
         else:
-            if not isinstance(limits, Mapping):
-                raise InvalidInput("limits must be a mapping joint name -> velocity limit")
             idx_l: list[int] = []
             val_l: list[float] = []
             names = list(model.names)
@@ -64,6 +86,7 @@ class VelocityLimit(Limit):
         self.v_max = values[order]
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
+        """``(indices, −v_max, v_max)`` (rad/s, m/s), the same at every step."""
         return self.indices, -self.v_max, self.v_max
 
     def __repr__(self) -> str:

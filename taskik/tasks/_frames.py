@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -37,23 +37,66 @@ def check_rotation(R: np.ndarray, name: str) -> None:
         raise InvalidInput(f"{name} rotation is not a rotation matrix (|RᵀR − I| = {err:.3g})")
 
 
-class FrameRef:
-    """A frame name resolved lazily (and once per model) to its index."""
+class FrameRef(str):
+    """A frame name that also caches its index, resolved lazily and once per model.
 
-    __slots__ = ("name", "_model", "_id")
+    It *is* the name (a ``str``): it compares, hashes, prints and formats as the name, so
+    ``task.frame == "tool0"``, ``task.frame in names`` and
+    ``configuration.get_transform_frame_to_world(task.frame)`` work as with pink's string.
+    """
 
-    def __init__(self, name: str) -> None:
+    _model: pin.Model | None
+    _id: int
+
+    def __new__(cls, name: str) -> FrameRef:
         if not isinstance(name, str):
             raise InvalidInput(f"frame name must be a string, got {type(name).__name__}")
-        self.name = name
-        self._model: pin.Model | None = None
+        self = super().__new__(cls, name)
+        self._model = None
         self._id = -1
+        return self
+
+    @property
+    def name(self) -> str:
+        """The frame name as a plain ``str``."""
+        return str(self)
 
     def id(self, configuration: Configuration) -> int:
+        """Index of the frame in ``configuration.model`` (:class:`UnknownName` if absent)."""
         if configuration.model is not self._model:
-            self._id = configuration.get_frame_id(self.name)
+            self._id = configuration.get_frame_id(str(self))
             self._model = configuration.model
         return self._id
+
+
+class FrameName:
+    """Descriptor of a task's frame attribute: assigned a name (or a :class:`FrameRef`),
+    read back as a :class:`FrameRef`, so that a new name also drops the cached index."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._attr = "_" + name
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Any:
+        return self if obj is None else getattr(obj, self._attr)
+
+    def __set__(self, obj: object, value: str) -> None:
+        setattr(obj, self._attr, FrameRef(value))
+
+
+def target_alias(pink_name: str) -> Any:
+    """A property named like pink's target attribute (``pink_name``) that reads the task's
+    ``target`` and sets it through ``set_target`` (None clears it)."""
+
+    def get(self: Any) -> Any:
+        return self.target
+
+    def set_(self: Any, value: Any) -> None:
+        if value is None:
+            self.target = None
+        else:
+            self.set_target(value)
+
+    return property(get, set_, doc=f"pink's name ``{pink_name}`` for :attr:`target`.")
 
 
 T = TypeVar("T")

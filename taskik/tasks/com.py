@@ -7,20 +7,22 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
-from ._frames import require_target
+from ._frames import require_target, target_alias
 from .task import Task
 
 
 class ComTask(Task):
     """Drive the centre of mass ``c(q)`` to a target ``c*`` in the world frame.
 
-    Error: ``e = c* − c`` (m). Jacobian: ``Jcom`` (``ċ = Jcom v``).
+    Error: ``e = c* − c`` (m). Jacobian: ``Jcom`` (``ċ = Jcom v``). The target is ``target``,
+    also under pink's name ``target_com``.
 
     Args:
         cost: weight (1/m), scalar or 3-vector (e.g. ``[1, 1, 0]`` for the ground projection).
     """
 
     dim = 3
+    target_com = target_alias("target_com")
 
     def __init__(
         self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0

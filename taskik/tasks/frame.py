@@ -7,7 +7,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
-from ._frames import FrameRef, as_se3, require_target
+from ._frames import FrameName, as_se3, require_target, target_alias
 from .task import Task, check_cost
 
 
@@ -19,6 +19,9 @@ class FrameTask(Task):
     Jacobian: ``J = Jlog6(T*⁻¹ T) · J_f``, where ``J_f`` is the frame Jacobian in the LOCAL
     frame, so that ``J v`` is the rate of ``log6(T*⁻¹ T)``.
 
+    The frame reads back as its name (``task.frame == "tool0"``); the target is ``target``,
+    also readable and settable under pink's name ``transform_target_to_world``.
+
     Args:
         frame: frame name.
         position_cost: weight of the 3 translation rows (1/m), scalar or 3-vector.
@@ -27,6 +30,8 @@ class FrameTask(Task):
     """
 
     dim = 6
+    frame = FrameName()
+    transform_target_to_world = target_alias("transform_target_to_world")
 
     def __init__(
         self,
@@ -37,7 +42,7 @@ class FrameTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.target: pin.SE3 | None = None
         super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
         self.set_costs(position_cost, orientation_cost)
@@ -54,13 +59,23 @@ class FrameTask(Task):
             self._cost[3:] = check_cost(orientation_cost, 3, "orientation_cost")
         self._bump()
 
+    def set_position_cost(self, position_cost: npt.ArrayLike) -> None:
+        """Change the translation weights (1/m), scalar or 3-vector (pink's name)."""
+        self.set_costs(position_cost=position_cost)
+
+    def set_orientation_cost(self, orientation_cost: npt.ArrayLike) -> None:
+        """Change the rotation weights (1/rad), scalar or 3-vector (pink's name)."""
+        self.set_costs(orientation_cost=orientation_cost)
+
     @property
     def position_cost(self) -> np.ndarray:
-        return self._cost[:3]
+        """Weights of the translation rows (1/m), read-only."""
+        return self.cost[:3]
 
     @property
     def orientation_cost(self) -> np.ndarray:
-        return self._cost[3:]
+        """Weights of the rotation rows (1/rad), read-only."""
+        return self.cost[3:]
 
     def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose in the world frame: ``pin.SE3`` or 4×4 homogeneous matrix."""
@@ -68,7 +83,7 @@ class FrameTask(Task):
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.get_transform_frame_to_world(self.frame.name)
+        self.target = configuration.get_transform_frame_to_world(self.frame)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameRef, check_rotation, require_target
+from ._frames import FrameName, check_rotation, require_target
 from .task import Task
 
 
@@ -24,6 +24,7 @@ class OrientationTask(Task):
     """
 
     dim = 3
+    frame = FrameName()
 
     def __init__(
         self,
@@ -33,7 +34,7 @@ class OrientationTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
@@ -54,7 +55,7 @@ class OrientationTask(Task):
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.get_transform_frame_to_world(self.frame.name).rotation.copy()
+        self.target = configuration.get_transform_frame_to_world(self.frame).rotation.copy()
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, require_target
 from .task import Task
 
 
@@ -32,6 +32,7 @@ class PositionTask(Task):
     """
 
     dim = 3
+    frame = FrameName()
 
     def __init__(
         self,
@@ -46,7 +47,7 @@ class PositionTask(Task):
         if jacobian not in ("end", "target"):
             raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
         self.jacobian = jacobian
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.offset = None if offset is None else check_finite_array(offset, "offset", (3,))
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)

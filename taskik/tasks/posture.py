@@ -6,33 +6,51 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration, check_configuration
+from ..configuration import Configuration, base_velocity_count, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import require_target
+from ._frames import require_target, target_alias
 from .task import Task, check_cost
 
 
-def actuated_velocity_indices(model: pin.Model) -> np.ndarray:
-    """Indices of v that do not belong to a floating base (a free-flyer root joint)."""
-    start = 0
-    if model.njoints > 1 and model.joints[1].shortname() == "JointModelFreeFlyer":
-        start = model.joints[1].nv
-    return np.arange(start, model.nv)
+def actuated_velocity_indices(model: pin.Model, include_base: bool = False) -> np.ndarray:
+    """Indices of v that do not belong to the robot's base (see
+    :func:`taskik.configuration.base_velocity_count`: a free-flyer, planar or translation
+    root joint, or one named ``root_joint``); all of v with ``include_base=True``."""
+    return np.arange(0 if include_base else base_velocity_count(model), model.nv)
 
 
 class PostureTask(Task):
-    """Drive the joints toward a reference configuration ``q*``, floating base excluded.
+    """Drive the joints toward a reference configuration ``q*``, the robot's base excluded.
 
-    Error: ``e = −(q ⊖ q*) = −pin.difference(q*, q)`` restricted to the non-floating rows.
+    The base is the root joint when it is a free flyer, a planar joint (a mobile base), a 3-D
+    translation or is named ``root_joint`` (as in pink, which excludes the root joint):
+    a posture regularises the limbs and leaves where the robot stands to the other tasks.
+    ``include_base=True`` regularises the base too (e.g. to keep a mobile base in place).
+
+    Error: ``e = −(q ⊖ q*) = −pin.difference(q*, q)`` restricted to these rows.
     Jacobian: ``∂(q ⊖ q*)/∂q`` (``pin.dDifference``, the identity for 1-DoF joints).
+    The target is ``target``, also under pink's name ``target_q``.
 
     Args:
-        cost: weight (1/rad), scalar or one per non-floating velocity (nv − 6 with a free-flyer).
+        cost: weight (1/rad, 1/m for prismatic joints and a base's translation), scalar or one
+            per row (nv minus the base's velocities: nv − 6 with a free flyer, nv − 3 with a
+            planar base).
+        include_base: also drive the base (its rows come first).
     """
 
+    target_q = target_alias("target_q")
+
     def __init__(
-        self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
+        self,
+        cost: npt.ArrayLike = 1.0,
+        *,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
+        include_base: bool = False,
     ) -> None:
+        if not isinstance(include_base, bool | np.bool_):
+            raise InvalidInput(f"include_base must be True or False, got {include_base!r}")
+        self._include_base = bool(include_base)
         self.target: np.ndarray | None = None
         self._target_checked = False
         self._rows: np.ndarray  # set with the model, by _bind()
@@ -41,9 +59,14 @@ class PostureTask(Task):
         self._model: pin.Model | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    @property
+    def include_base(self) -> bool:
+        """Whether the base's velocity rows are part of the task (False by default)."""
+        return self._include_base
+
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
-            self._rows = actuated_velocity_indices(model)
+            self._rows = actuated_velocity_indices(model, self._include_base)
             # Vector-space joints (nq = nv = 1): q ⊖ q* = q − q* and its Jacobian is a selection.
             joints = (
                 [j for j in model.joints[1:] if j.idx_v >= self._rows[0]] if len(self._rows) else []

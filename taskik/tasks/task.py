@@ -9,6 +9,12 @@ with ``W = diag(cost)`` and gain ``Kp ∈ (0, 1]``. With ``lm_damping = λ`` the
 adds the Levenberg–Marquardt term ``μ ‖v‖²``, ``μ = λ ‖W Kp e‖² = λ Kp² ‖W e‖²`` (Sugihara
 2011; the error is the one the step corrects, ``Kp e``, as in pink), which damps the step as
 the task error grows, so unreachable targets do not produce large motions.
+
+A task of your own implements ``compute_error_and_jacobian(configuration) -> (e, J)`` in the
+convention above, or pink's pair ``compute_error(configuration)`` /
+``compute_jacobian(configuration)`` in pink's convention: an error ``e_p`` that the step drives
+to zero with ``J_p Δq = −Kp e_p`` (``J_p = ∂e_p/∂q``). The two describe the same step with
+``e = −e_p`` and ``J = J_p``, which is how the pink-style pair is read.
 """
 
 from __future__ import annotations
@@ -107,7 +113,10 @@ class Task:
 
     # ------------------------------------------------------------- interface
     def compute_error(self, configuration: Configuration) -> np.ndarray:
-        """Task error ``e = x* ⊖ x(q)``, shape (dim,)."""
+        """Task error ``e = x* ⊖ x(q)``, shape (dim,).
+
+        (A task written pink's way overrides this with pink's error ``e_p``; see the module.)
+        """
         return self.compute_error_and_jacobian(configuration)[0]
 
     def compute_jacobian(self, configuration: Configuration) -> np.ndarray:
@@ -117,10 +126,27 @@ class Task:
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``(e, J)`` in one pass; subclasses implement this."""
-        raise NotImplementedError(
-            f"{type(self).__name__} does not implement "
-            "compute_error_and_jacobian(configuration) -> (e, J)"
+        """``(e, J)`` in one pass, with ``J v ≈ Kp e / dt`` the step's aim.
+
+        Subclasses implement this; a subclass that implements pink's ``compute_error`` and
+        ``compute_jacobian`` instead gets ``(−e_p, J_p)`` from them (pink's ``J_p Δq = −Kp e_p``
+        is the same step as ``J Δq = Kp e``).
+        """
+        if not self.is_implemented():
+            raise NotImplementedError(
+                f"{type(self).__name__} implements neither compute_error_and_jacobian("
+                "configuration) -> (e, J) nor both of pink's compute_error and compute_jacobian"
+            )
+        e_p = np.asarray(self.compute_error(configuration), dtype=float).reshape(-1)
+        J = np.asarray(self.compute_jacobian(configuration), dtype=float)
+        return -e_p, (J if J.ndim == 2 else J.reshape(e_p.size, -1))
+
+    def is_implemented(self) -> bool:
+        """Whether the task gives its error and Jacobian in one of the two ways (the module)."""
+        cls = type(self)
+        return cls.compute_error_and_jacobian is not Task.compute_error_and_jacobian or (
+            cls.compute_error is not Task.compute_error
+            and cls.compute_jacobian is not Task.compute_jacobian
         )
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
