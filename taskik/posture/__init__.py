@@ -47,7 +47,8 @@ point and its options), ``formulas`` (the step of each method), ``joint_limits``
 policies: wrap, clip, check), ``starts`` (random starts and the seed memory),
 ``stagnation`` (when a search gives up), ``general`` (the search loop for any tasks),
 ``fast_pose`` (the same loop specialised to one frame task on Pinocchio), ``search`` (the
-restarts around either loop) and ``context`` (what is kept per model between calls).
+restarts around either loop) and ``context`` (what is kept between calls: per model and
+per thread, so that threads may solve at once).
 """
 
 from .formulas import DEFAULT_DAMPING, METHODS, damping_matrix, step_direction

@@ -76,6 +76,13 @@ def solve_posture(
     the E of its last such drop), or when a step cannot be computed (singular matrix); the
     next search starts elsewhere (see ``starts``). Iterations are counted across searches.
 
+    Threads: safe to call from several threads at once, on one model or several: the work
+    state kept between calls (a work configuration, the single-pose loop's Pinocchio
+    ``Data`` and target) is per model *and per thread*; the seed memories are shared, read
+    only. A task object must not be used by two threads at once (its target and caches are
+    the caller's). Threads share the GIL: for throughput use processes
+    (:func:`taskik.batch.solve_poses`).
+
     Args:
         conf_or_model: a :class:`Configuration` (its q is the first start; it is not
             modified) or a ``pinocchio.Model`` (first start ``q0``, or chosen by ``starts``).
