@@ -117,3 +117,33 @@ def test_check_limits_names_the_joint(ur5):
     conf = ur5.configuration(q)
     with pytest.raises(taskik.NotWithinConfigurationLimits, match="shoulder_lift_joint"):
         conf.check_limits()
+
+
+def test_custom_configuration_vector_sets_named_joints_on_the_neutral(ur5, humanoid):
+    from taskik.configuration import custom_configuration_vector
+
+    q = custom_configuration_vector(ur5.model, shoulder_lift_joint=-1.2, elbow_joint=1.0)
+    expected = pin.neutral(ur5.model)
+    expected[1:3] = -1.2, 1.0
+    assert np.array_equal(q, expected)
+    assert np.array_equal(custom_configuration_vector(ur5, {"elbow_joint": 0.3})[2], 0.3)
+    q = custom_configuration_vector(humanoid.model, root_joint=[0.1, 0, 0.9, 0, 0, 0, 1])
+    assert np.array_equal(q[:7], [0.1, 0, 0.9, 0, 0, 0, 1])
+    with pytest.raises(UnknownName, match="did you mean 'elbow_joint'"):
+        custom_configuration_vector(ur5.model, elbow=1.0)
+    with pytest.raises(InvalidInput, match="elbow_joint .* has 1 configuration coordinates, got 2"):
+        custom_configuration_vector(ur5.model, elbow_joint=[1.0, 2.0])
+    with pytest.raises(InvalidConfiguration, match="quaternion"):
+        custom_configuration_vector(humanoid.model, root_joint=[0, 0, 0, 0, 0, 0, 2.0])
+
+
+def test_custom_configuration_vector_takes_angles_of_continuous_and_planar_joints():
+    from taskik.configuration import custom_configuration_vector
+
+    model = pin.Model()
+    base = model.addJoint(0, pin.JointModelPlanar(), pin.SE3.Identity(), "base")
+    model.addJoint(base, pin.JointModelRUBZ(), pin.SE3.Identity(), "wheel")
+    q = custom_configuration_vector(model, base=[1.0, 2.0, 0.5], wheel=-0.3)
+    assert np.allclose(q, [1.0, 2.0, np.cos(0.5), np.sin(0.5), np.cos(-0.3), np.sin(-0.3)])
+    q = custom_configuration_vector(model, wheel=[0.0, 1.0])  # raw (cos, sin) too
+    assert np.allclose(q[4:], [0.0, 1.0])

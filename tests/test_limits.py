@@ -203,3 +203,21 @@ def test_configuration_limit_gain_one_is_allowed(ur5):
     conf = ur5.configuration()
     idx, lo, hi = ConfigurationLimit(ur5.model, gain=1.0).compute_box(conf, 0.5)
     assert np.allclose(hi, (ur5.model.upperPositionLimit[idx] - conf.q[idx]) / 0.5)
+
+
+def test_velocity_limit_takes_a_vector_of_caps_as_pink(ur5):
+    """pink's VelocityLimit(model, velocity_limit): one cap per velocity, inf for none."""
+    caps = np.array([1.0, 2.0, np.inf, 0.5, 1e308, 0.0])
+    lim = VelocityLimit(ur5.model, caps)
+    idx, lo, hi = lim.compute_box(ur5.configuration(), 0.01)
+    assert idx.tolist() == [0, 1, 3, 5]
+    assert hi.tolist() == [1.0, 2.0, 0.5, 0.0] and np.array_equal(lo, -hi)
+    assert VelocityLimit(ur5.model, list(caps)).indices.tolist() == [0, 1, 3, 5]
+    for bad, match in (
+        (np.ones(5), "vector of nv = 6 velocity caps or a mapping"),
+        ("fast", "vector of nv = 6"),
+        (np.full(6, np.nan), "NaN"),
+        (-np.ones(6), ">= 0"),
+    ):
+        with pytest.raises(InvalidInput, match=match):
+            VelocityLimit(ur5.model, bad)

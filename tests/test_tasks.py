@@ -512,3 +512,109 @@ def test_orientation_target_quaternion_must_be_unit():
     for q in (pin.Quaternion(2.0, 0.0, 0.0, 0.0), pin.Quaternion(1.0 + 1e-5, 0.0, 0.0, 0.0)):
         with pytest.raises(InvalidInput, match=r"^target quaternion has norm"):
             task.set_target(q)
+
+
+# ------------------------------------------------------------------ pink's ways
+def test_a_task_frame_is_its_name(ur5):
+    """pink stores the frame as a string: taskik's FrameRef is one (compares, hashes, looks up)."""
+    conf = ur5.configuration()
+    task = FrameTask("tool0")
+    relative = RelativeFrameTask("tool0", "shoulder_lift_joint")
+    assert task.frame == "tool0" and task.frame in ["tool0"] and {task.frame: 1}["tool0"] == 1
+    assert isinstance(task.frame, str) and f"{task.frame}" == "tool0"
+    assert relative.root in ("shoulder_lift_joint",)
+    M = conf.get_transform_frame_to_world(task.frame)
+    assert M.isApprox(conf.get_transform_frame_to_world("tool0"))
+    assert conf.get_transform(relative.frame, relative.root).isApprox(
+        conf.get_transform("tool0", "shoulder_lift_joint")
+    )
+    assert conf.get_frame_jacobian(task.frame) is conf.get_frame_jacobian("tool0")
+    task.frame = "wrist_3_joint"  # a new name, resolved anew
+    task.set_target_from_configuration(conf)
+    assert task.target.isApprox(conf.get_transform_frame_to_world("wrist_3_joint"))
+    task.frame = "tool1"
+    with pytest.raises(UnknownName, match="did you mean 'tool0'"):
+        task.compute_error(conf)
+
+
+def test_pink_target_names_read_and_set_the_target(ur5, humanoid):
+    conf = ur5.configuration()
+    frame = FrameTask("tool0")
+    assert frame.transform_target_to_world is None
+    T = conf.get_transform_frame_to_world("tool0")
+    frame.transform_target_to_world = T
+    assert frame.target is frame.transform_target_to_world and frame.target.isApprox(T)
+    relative = RelativeFrameTask("tool0", "shoulder_lift_joint")
+    relative.set_target_from_configuration(conf)
+    assert relative.transform_target_to_root is relative.target
+    with pytest.raises(AttributeError, match="transform_target_to_root"):
+        _ = relative.transform_target_to_world
+    posture = PostureTask()
+    posture.target_q = ur5.q0
+    assert np.array_equal(posture.target, ur5.q0) and posture.target_q is posture.target
+    com = ComTask()
+    com.set_target_from_configuration(humanoid.configuration())
+    assert com.target_com is com.target
+    com.target_com = None
+    assert com.target is None
+    with pytest.raises(InvalidInput, match="shape"):
+        com.target_com = [1.0, 2.0]  # set through set_target: checked
+
+
+def test_set_position_and_orientation_cost_as_in_pink():
+    task = FrameTask("tool0", 1.0, 1.0)
+    task.set_position_cost([1.0, 2.0, 3.0])
+    task.set_orientation_cost(0.5)
+    assert task.cost.tolist() == [1.0, 2.0, 3.0, 0.5, 0.5, 0.5]
+    assert task.position_cost.tolist() == [1.0, 2.0, 3.0]
+    assert task.orientation_cost.tolist() == [0.5, 0.5, 0.5]
+    with pytest.raises(ValueError):
+        task.position_cost[0] = 9.0  # read-only, as cost
+    with pytest.raises(InvalidInput, match="position_cost must be >= 0"):
+        task.set_position_cost(-1.0)
+
+
+class PinkStylePositionTask(taskik.Task):
+    """A position task written pink's way: e_p = p − p*, J_p = ∂e_p/∂q, J_p Δq = −Kp e_p."""
+
+    def __init__(self, frame, cost, gain=1.0, lm_damping=0.0):
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+        self.frame = frame
+        self.target = None
+
+    def compute_error(self, configuration):
+        return configuration.get_transform_frame_to_world(self.frame).translation - self.target
+
+    def compute_jacobian(self, configuration):
+        J = configuration.get_frame_jacobian(self.frame, pin.LOCAL_WORLD_ALIGNED)
+        return J[:3]
+
+
+def test_a_task_written_pinks_way_gives_the_builtin_step(ur5, rng):
+    conf = ur5.configuration(ur5.random_configuration(rng))
+    goal = conf.get_transform_frame_to_world("tool0").translation + [0.05, -0.03, 0.02]
+    mine = PinkStylePositionTask("tool0", [1.0, 2.0, 0.5], gain=0.6, lm_damping=0.3)
+    mine.target = goal
+    builtin = PositionTask("tool0", cost=[1.0, 2.0, 0.5], gain=0.6, lm_damping=0.3)
+    builtin.set_target(goal)
+    e, J = mine.compute_error_and_jacobian(conf)
+    e_ref, J_ref = builtin.compute_error_and_jacobian(conf)
+    assert np.allclose(e, -mine.compute_error(conf)) and np.allclose(e, e_ref, atol=1e-15)
+    assert np.allclose(J, J_ref, atol=1e-12)
+    v = taskik.solve_ik(conf, [mine], 0.01, adaptive=False)
+    v_ref = taskik.solve_ik(conf, [builtin], 0.01, adaptive=False)
+    assert np.allclose(v, v_ref, rtol=0, atol=1e-12 * np.abs(v_ref).max())
+    assert taskik.build_ik(conf, [mine], 0.01).mu == pytest.approx(
+        0.3 * np.sum((0.6 * np.array([1.0, 2.0, 0.5]) * e_ref) ** 2)
+    )
+
+
+def test_a_task_without_an_error_says_both_ways_to_write_one(ur5):
+    class HalfPink(taskik.Task):
+        def compute_error(self, configuration):
+            return np.zeros(3)
+
+    with pytest.raises(NotImplementedError, match="nor both of pink's"):
+        HalfPink().compute_error_and_jacobian(ur5.configuration())
+    with pytest.raises(InvalidInput, match="compute_error_and_jacobian.*nor pink's pair"):
+        taskik.solve_ik(ur5.configuration(), [HalfPink()], 0.01)
