@@ -341,7 +341,7 @@ def test_pinks_keywords_that_ask_for_what_taskik_does_are_accepted(ur5):
     same = taskik.solve_ik(
         conf, [task], 0.01, adaptive=False, safety_break=False, constraints=[], barriers=None
     )
-    assert np.allclose(v, same, rtol=0, atol=1e-12)  # (the second QP is warm-started)
+    assert np.allclose(v, same, rtol=0, atol=1e-9)  # (warm-started QP, damping 1e-12)
 
 
 def test_a_solver_name_in_pinks_fourth_place_says_to_write_solver(ur5):
