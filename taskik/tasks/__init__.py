@@ -1,8 +1,11 @@
 """Tasks: each one produces a Jacobian, an error and weights for the step."""
 
+from .axis_alignment import AxisAlignmentTask
 from .com import ComTask
 from .damping import DampingTask
 from .frame import FrameTask
+from .joint_coupling import JointCouplingTask
+from .look_at import LookAtTask
 from .orientation import OrientationTask
 from .position import PositionTask
 from .posture import PostureTask
@@ -10,9 +13,12 @@ from .relative_frame import RelativeFrameTask
 from .task import Task
 
 __all__ = [
+    "AxisAlignmentTask",
     "ComTask",
     "DampingTask",
     "FrameTask",
+    "JointCouplingTask",
+    "LookAtTask",
     "OrientationTask",
     "PositionTask",
     "PostureTask",

@@ -1,0 +1,127 @@
+"""Linear relations between named joints: mimic joints, gear ratios, closed linkages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+import pinocchio as pin
+
+from ..configuration import Configuration, check_configuration
+from ..exceptions import InvalidInput, check_finite_array
+from .task import Task
+
+
+class JointCouplingTask(Task):
+    """Hold the linear relation ``A (q ⊖ q_ref)[joints] = b`` between named joints.
+
+    ``d = (q ⊖ q_ref)`` restricted to the velocity coordinates of ``joints`` (in the order
+    given; ``q ⊖ q_ref = pin.difference(q_ref, q)``, so ``d = q − q_ref`` for revolute and
+    prismatic joints, in rad or m). The task value is ``x = A d`` (m rows), the target ``b``.
+
+    Error: ``e = b − A d``. Jacobian: ``J = A · ∂d/∂q`` (``pin.dDifference``; a selection of
+    columns for 1-DoF joints), so that ``J v = ẋ``.
+
+    Examples: a mimic joint ``q_b = r q_a + o`` is ``A = [[−r, 1]]``, ``b = [o]`` over
+    ``joints = [a, b]``; a gear ratio is the same row with ``o = 0``; a four-bar linkage,
+    linearised about ``q_ref``, is one or two rows over its joints.
+
+    Args:
+        joints: joint names (their velocity coordinates are the k columns of ``A``).
+        A: coupling matrix, shape (m, k).
+        b: right-hand side, shape (m,) (zeros by default).
+        q_ref: reference configuration (size nq), ``pin.neutral(model)`` by default.
+        cost: weight per row (1/rad or 1/m), scalar or (m,).
+        gain, lm_damping: see :class:`Task`.
+    """
+
+    def __init__(
+        self,
+        joints: Sequence[str],
+        A: npt.ArrayLike,
+        b: npt.ArrayLike | None = None,
+        q_ref: npt.ArrayLike | None = None,
+        cost: npt.ArrayLike = 1.0,
+        *,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
+    ) -> None:
+        if isinstance(joints, str) or not all(isinstance(j, str) for j in joints):
+            raise InvalidInput(f"joints must be a list of joint names, got {joints!r}")
+        if len(set(joints)) != len(joints) or not joints:
+            raise InvalidInput(f"joints must be distinct and not empty, got {list(joints)}")
+        self.joints = list(joints)
+        A = check_finite_array(A, "A")
+        if A.ndim != 2:
+            raise InvalidInput(f"A must be a matrix (m × k), got shape {A.shape}")
+        self.A = A.copy()
+        self._m: int = A.shape[0]
+        self.dim = self._m
+        self.target = np.zeros(self._m)
+        if b is not None:
+            self.set_target(b)
+        self.q_ref = None if q_ref is None else check_finite_array(q_ref, "q_ref").copy()
+        self._model: pin.Model | None = None
+        self._v_idx: np.ndarray  # velocity indices of the joints, set by _bind
+        self._q_idx: np.ndarray | None  # their q indices when every joint is 1-DoF
+        self._J: np.ndarray
+        self._q_ref: np.ndarray  # q_ref, or the neutral configuration of the model
+        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    def set_target(self, b: npt.ArrayLike) -> None:
+        """Right-hand side ``b`` of the relation, shape (m,)."""
+        self.target = check_finite_array(b, "b", (self._m,)).copy()
+
+    def _bind(self, configuration: Configuration) -> None:
+        model = configuration.model
+        if model is self._model:
+            return
+        ids = [configuration.get_joint_id(name) for name in self.joints]
+        joints = [model.joints[j] for j in ids]
+        v_idx = [j.idx_v + k for j in joints for k in range(j.nv)]
+        if self.A.shape[1] != len(v_idx):
+            raise InvalidInput(
+                f"A has {self.A.shape[1]} columns, but joints {self.joints} have "
+                f"{len(v_idx)} velocity coordinates: A must be ({self._m}, {len(v_idx)})"
+            )
+        if self.q_ref is None:
+            self._q_ref = pin.neutral(model)
+        else:
+            self._q_ref = configuration.check_q(self.q_ref)
+        self._v_idx = np.array(v_idx, dtype=int)
+        simple = all(j.nq == 1 and j.nv == 1 for j in joints)
+        self._q_idx = np.array([j.idx_q for j in joints], dtype=int) if simple else None
+        self._J = np.zeros((self._m, model.nv))
+        self._J[:, self._v_idx] = self.A
+        self._model = model
+
+    def value(self, configuration: Configuration) -> np.ndarray:
+        """``A (q ⊖ q_ref)[joints]`` at the configuration, shape (m,)."""
+        return self._displacement(configuration) @ self.A.T
+
+    def _displacement(self, configuration: Configuration) -> np.ndarray:
+        self._bind(configuration)
+        if self._q_idx is not None:
+            return configuration.q[self._q_idx] - self._q_ref[self._q_idx]
+        d = pin.difference(configuration.model, self._q_ref, configuration.q)
+        return np.asarray(d[self._v_idx])
+
+    def set_target_from_configuration(self, configuration: Configuration) -> None:
+        """``b ← A (q ⊖ q_ref)[joints]``: hold the relation the joints have now."""
+        configuration = check_configuration(configuration, "set_target_from_configuration")
+        self.target = self.value(configuration)
+
+    def compute_error_and_jacobian(
+        self, configuration: Configuration
+    ) -> tuple[np.ndarray, np.ndarray]:
+        e = self.target - self.value(configuration)
+        if self._q_idx is not None:
+            return e, self._J
+        dd = pin.dDifference(
+            configuration.model, self._q_ref, configuration.q, pin.ArgumentPosition.ARG1
+        )
+        return e, self.A @ dd[self._v_idx]
+
+    def __repr__(self) -> str:
+        return f"JointCouplingTask({self.joints}, A={self.A.tolist()}, b={self.target.tolist()})"

@@ -1,0 +1,98 @@
+"""JointCouplingTask: A (q ⊖ q_ref)[joints] = b over named joints."""
+
+import numpy as np
+import pytest
+from task_checks import ROBOTS, assert_jacobian_matches, closed_loop, configurations, robot
+
+import taskik
+from taskik import InvalidInput, PostureTask, UnknownName
+from taskik.tasks import JointCouplingTask
+
+
+def joint_names(model, count):
+    """The first ``count`` joints (the free flyer included on floating robots)."""
+    names = list(model.names[1 : 1 + count])
+    nv = sum(model.joints[model.getJointId(n)].nv for n in names)
+    return names, nv
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_jacobian_matches_finite_differences(name, rng):
+    for conf in configurations(name, rng, 2):
+        names, nv = joint_names(conf.model, 3)  # Talos, humanoid: the free flyer's 6 columns
+        q_ref = robot(name).random_configuration(rng)
+        task = JointCouplingTask(names, rng.standard_normal((2, nv)), [0.1, -0.2], q_ref)
+        assert_jacobian_matches(task, conf, rng)
+
+
+def test_error_is_b_minus_the_coupling_value(ur5):
+    conf = ur5.configuration()
+    q = conf.q
+    # mimic: elbow = 2 × shoulder_lift + 0.1
+    task = JointCouplingTask(["shoulder_lift_joint", "elbow_joint"], [[-2.0, 1.0]], [0.1])
+    expected = 0.1 - (q[2] - 2.0 * q[1])
+    assert task.compute_error(conf) == pytest.approx([expected])
+    J = task.compute_jacobian(conf)
+    assert np.array_equal(J, [[0.0, -2.0, 1.0, 0.0, 0.0, 0.0]])
+
+
+def test_reference_configuration_shifts_the_relation(ur5):
+    conf = ur5.configuration()
+    q_ref = ur5.q0 + 0.3
+    task = JointCouplingTask(["elbow_joint"], [[1.0]], q_ref=q_ref)
+    assert task.compute_error(conf) == pytest.approx([0.3])  # e = b − (q − q_ref)
+
+
+def test_target_from_configuration_holds_the_relation(panda):
+    conf = panda.configuration()
+    task = JointCouplingTask(["panda_joint2", "panda_joint4"], [[1.0, 0.5]])
+    task.set_target_from_configuration(conf)
+    assert np.allclose(task.compute_error(conf), 0.0)
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_closed_loop_meets_a_gear_ratio(panda, levels):
+    conf = panda.configuration()
+    names = ["panda_joint1", "panda_joint3"]
+    task = JointCouplingTask(names, [[-1.5, 1.0]])  # joint3 = 1.5 × joint1
+    posture = PostureTask(cost=1e-2)
+    posture.set_target(panda.q0 + 0.3)
+    tasks = [[task], [posture]] if levels else [task, posture]
+    closed_loop(conf, tasks, 30, limits=[])
+    i1, i3 = (conf.get_joint_id(n) - 1 for n in names)
+    assert abs(conf.q[i3] - 1.5 * conf.q[i1]) < 1e-4
+    assert abs(conf.q[i1] - panda.q0[i1]) > 0.05  # the posture moved the pair together
+
+
+def test_unknown_joint_lists_close_matches(ur5):
+    task = JointCouplingTask(["elbow_jiont"], [[1.0]])
+    with pytest.raises(UnknownName, match="elbow_joint"):
+        task.compute_error(ur5.configuration())
+
+
+def test_columns_must_match_the_joints_velocities(humanoid):
+    task = JointCouplingTask(["root_joint"], [[1.0]])
+    with pytest.raises(InvalidInput, match=r"A has 1 columns.*6 velocity coordinates"):
+        task.compute_error(humanoid.configuration())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("elbow_joint", [[1.0]]), "list of joint names"),
+        (([], np.zeros((1, 0))), "not empty"),
+        ((["a", "a"], [[1.0, 1.0]]), "distinct"),
+        ((["a"], [1.0]), r"matrix \(m × k\)"),
+        ((["a"], [[np.nan]]), "NaN"),
+        ((["a"], [[1.0]], [1.0, 2.0]), r"b must have shape \(1,\)"),
+    ],
+)
+def test_bad_input_is_named(args, message):
+    with pytest.raises(InvalidInput, match=message):
+        JointCouplingTask(*args)
+
+
+def test_reference_configuration_is_checked(ur5):
+    task = JointCouplingTask(["elbow_joint"], [[1.0]], q_ref=np.zeros(3))
+    with pytest.raises(taskik.InvalidConfiguration, match=r"shape \(6,\)"):
+        task.compute_error(ur5.configuration())
