@@ -2,6 +2,7 @@
 
 import pinocchio as pin
 
+from .acceleration import AccelerationLimit
 from .configuration import ConfigurationLimit
 from .limit import Limit
 from .velocity import VelocityLimit
@@ -13,4 +14,4 @@ def default_limits(model: pin.Model) -> list[Limit]:
     return [ConfigurationLimit(model), VelocityLimit(model)]
 
 
-__all__ = ["ConfigurationLimit", "Limit", "VelocityLimit", "default_limits"]
+__all__ = ["AccelerationLimit", "ConfigurationLimit", "Limit", "VelocityLimit", "default_limits"]
