@@ -3,12 +3,14 @@
 from .axis_alignment import AxisAlignmentTask
 from .com import ComTask
 from .damping import DampingTask
+from .distance import DistanceTask
 from .frame import FrameTask
 from .joint_coupling import JointCouplingTask
 from .look_at import LookAtTask
 from .orientation import OrientationTask
 from .position import PositionTask
 from .posture import PostureTask
+from .relative_com import RelativeComTask
 from .relative_frame import RelativeFrameTask
 from .task import Task
 
@@ -16,12 +18,14 @@ __all__ = [
     "AxisAlignmentTask",
     "ComTask",
     "DampingTask",
+    "DistanceTask",
     "FrameTask",
     "JointCouplingTask",
     "LookAtTask",
     "OrientationTask",
     "PositionTask",
     "PostureTask",
+    "RelativeComTask",
     "RelativeFrameTask",
     "Task",
 ]
