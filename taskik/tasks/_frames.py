@@ -96,7 +96,7 @@ def target_alias(pink_name: str) -> Any:
         else:
             self.set_target(value)
 
-    return property(get, set_, doc=f"pink's name ``{pink_name}`` for :attr:`target`.")
+    return property(get, set_, doc=f"pink's name ``{pink_name}`` for ``target``.")
 
 
 T = TypeVar("T")
