@@ -170,6 +170,30 @@ def _solve_daqp(
     return x, status
 
 
+def _name_rows(
+    G: np.ndarray, h: np.ndarray, lb: np.ndarray | None, ub: np.ndarray | None, limits: list
+) -> str:
+    """Which inequality rows make the QP infeasible: the rows that no ``v`` in the box can
+    meet alone, named by their limit (``Limit.row_names``); otherwise every row's limit."""
+    names: list[str] = []
+    for lim in limits:
+        own = lim.row_names()
+        names += own if own else []
+    lo = np.full(G.shape[1], -np.inf) if lb is None else lb
+    hi = np.full(G.shape[1], np.inf) if ub is None else ub
+    with np.errstate(invalid="ignore"):  # 0 × inf: a zero coefficient on an unbounded v
+        least = np.nansum(np.minimum(G * lo, G * hi), axis=1)  # min of G v over the box
+    alone = np.flatnonzero(least > h + 1e-9)
+    if len(names) == len(h) and len(alone):
+        listed = ", ".join(names[i] for i in alone[:5])
+        return f"{len(alone)} inequality rows cannot hold within the velocity box: {listed}"
+    if len(names) == len(h):
+        listed = ", ".join(names[:5]) + (" …" if len(names) > 5 else "")
+        return f"the inequality rows of {listed} conflict with each other or with the box"
+    kinds = sorted({lim.name for lim in limits})
+    return f"inequality rows from limits {kinds} may be infeasible"
+
+
 def solve_qp_arrays(
     P: np.ndarray,
     r: np.ndarray,
@@ -208,9 +232,8 @@ def solve_qp_arrays(
         hint = None
         if (lb is not None and np.isnan(lb).any()) or (ub is not None and np.isnan(ub).any()):
             hint = "the limits gave NaN bounds"
-        elif G is not None:
-            names = sorted({lim.name for lim in limits})
-            conflicts.append(f"inequality rows from limits {names} may be infeasible")
+        elif G is not None and h is not None:
+            conflicts.append(_name_rows(G, h, lb, ub, list(limits)))
         if hint is None and G is None and not conflicts:
             finite = math.isfinite(float(np.abs(P).max(initial=0.0))) and math.isfinite(
                 float(np.abs(r).max(initial=0.0))

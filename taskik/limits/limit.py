@@ -78,6 +78,11 @@ class Limit:
         """``(G, h)`` with ``G v ≤ h``, or None."""
         return None
 
+    def row_names(self) -> list[str]:
+        """What each row last returned by :meth:`compute_inequalities` stands for (used to
+        name the rows that make a step infeasible); empty when the rows have no names."""
+        return []
+
     def describe_index(self, model: pin.Model, i: int) -> str:
         """Human-readable name of velocity index ``i`` (the joint that owns it)."""
         return velocity_index_name(model, i)

@@ -12,12 +12,18 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_model
 from ..exceptions import InvalidInput, UnknownName, check_finite_array
+from ..geometry import fit_capsules
 from . import buss, models
 
 
 @dataclass
 class Robot:
-    """A loaded robot: its Pinocchio model, a reference configuration and its end effectors."""
+    """A loaded robot: its Pinocchio model, a reference configuration and its end effectors.
+
+    ``collision_model`` is its collision geometry (the URDF's for example-robot-data robots
+    and URDF files, capsules fitted to the links for bundled robots) and ``srdf`` the SRDF
+    file whose disabled pairs self-collision avoidance skips (None when there is none).
+    """
 
     name: str
     model: pin.Model
@@ -25,6 +31,7 @@ class Robot:
     end_effectors: tuple[str, ...] = ()
     visual_model: pin.GeometryModel | None = field(default=None, repr=False)
     collision_model: pin.GeometryModel | None = field(default=None, repr=False)
+    srdf: Path | None = None
 
     def configuration(self, q: np.ndarray | None = None) -> Configuration:
         """A :class:`Configuration` at ``q`` (``q0`` by default)."""
@@ -84,23 +91,24 @@ def _buss_double_y() -> Robot:
 def _ur5() -> Robot:
     model = models.build_ur5()
     q0 = np.array([0.0, -np.pi / 2, np.pi / 2, -np.pi / 2, -np.pi / 2, 0.0])
-    return Robot("ur5", model, q0, ("tool0",))
+    return Robot("ur5", model, q0, ("tool0",), None, fit_capsules(model, 0.05))
 
 
 def _panda() -> Robot:
     model = models.build_panda()
     q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
-    return Robot("panda", model, q0, ("panda_hand",))
+    return Robot("panda", model, q0, ("panda_hand",), None, fit_capsules(model, 0.06))
 
 
 def _planar_2r() -> Robot:
     model = models.build_planar((1.0, 0.7), "planar_2r")
-    return Robot("planar_2r", model, np.array([0.3, 0.6]), ("ee",))
+    return Robot("planar_2r", model, np.array([0.3, 0.6]), ("ee",), None, fit_capsules(model, 0.05))
 
 
 def _planar_3r() -> Robot:
     model = models.build_planar((1.0, 0.7, 0.5), "planar_3r")
-    return Robot("planar_3r", model, np.array([0.3, 0.6, 0.4]), ("ee",))
+    q0 = np.array([0.3, 0.6, 0.4])
+    return Robot("planar_3r", model, q0, ("ee",), None, fit_capsules(model, 0.05))
 
 
 def _humanoid() -> Robot:
@@ -122,6 +130,8 @@ def _humanoid() -> Robot:
         model,
         q0,
         ("lleg_effector_body", "rleg_effector_body", "larm_effector_body", "rarm_effector_body"),
+        None,
+        pin.buildSampleGeometryModelHumanoid(model),  # spheres and capsules on the limbs
     )
 
 
@@ -165,6 +175,14 @@ def _example_robot_data_names() -> builtins.list[str]:
     return sorted(ROBOTS)
 
 
+def _srdf_of(name: str) -> Path | None:
+    """The SRDF file example-robot-data ships for robot ``name``, if any."""
+    from example_robot_data.robots_loader import ROBOTS
+
+    path = getattr(ROBOTS[name](), "srdf_path", None)
+    return Path(path).resolve() if path and Path(path).is_file() else None
+
+
 def list() -> builtins.list[str]:  # noqa: A001 - mirrors the documented API name
     """Names accepted by :func:`load`: bundled robots, then example-robot-data's if installed."""
     return [*_BUNDLED, *(n for n in _example_robot_data_names() if n not in _BUNDLED)]
@@ -198,6 +216,7 @@ def load(name: str) -> Robot:
             frames,
             wrapper.visual_model,
             wrapper.collision_model,
+            _srdf_of(erd_name),
         )
     hint = "" if erd else " (install taskik[robots] for example-robot-data's robots)"
     err = UnknownName("robot", name, [*dict.fromkeys([*_BUNDLED, *erd])])
@@ -209,8 +228,13 @@ def load_urdf(
     path: str | Path,
     floating_base: bool = False,
     package_dirs: builtins.list[str] | None = None,
+    srdf: str | Path | None = None,
 ) -> Robot:
     """Load a URDF file; ``floating_base=True`` adds a free-flyer root joint.
+
+    ``srdf``: the robot's SRDF file; its disabled collision pairs are skipped by
+    :class:`taskik.limits.CollisionLimit`, and its ``half_sitting`` (or first) reference
+    posture, if any, becomes ``q0``.
 
     Meshes are resolved through ``package_dirs`` (and ROS_PACKAGE_PATH); the geometry models
     are None when meshes cannot be found (kinematics does not need them).
@@ -239,4 +263,17 @@ def load_urdf(
     except (RuntimeError, ValueError):
         pass
     q0 = pin.neutral(model)
-    return Robot(path.stem, model, q0, (), visual, collision)
+    srdf_path = None
+    if srdf is not None:
+        srdf_path = Path(srdf)
+        if not srdf_path.is_file():
+            raise InvalidInput(f"SRDF file not found: {srdf_path}")
+        try:
+            pin.loadReferenceConfigurations(model, str(srdf_path), False)
+        except (RuntimeError, ValueError) as exc:
+            raise InvalidInput(f"could not read SRDF {srdf_path}: {exc}") from exc
+        postures = builtins.list(model.referenceConfigurations.keys())
+        if postures:
+            name = "half_sitting" if "half_sitting" in postures else postures[0]
+            q0 = np.array(model.referenceConfigurations[name], dtype=float)
+    return Robot(path.stem, model, q0, (), visual, collision, srdf_path)

@@ -1,0 +1,228 @@
+"""Distances between the robot's collision geometry and itself or obstacles, near pairs only.
+
+:class:`CollisionScene` owns a private ``pin.GeometryModel``: the robot's geometry followed
+by the obstacles (attached to the world, joint 0), with the monitored pairs as its
+collision pairs. Each evaluation
+
+1. places the geometry from the joint placements the configuration already computed
+   (``pin.updateGeometryPlacements``: no kinematics is recomputed);
+2. keeps the pairs whose bounding spheres are closer than the detection distance
+   (a vectorised broadphase: far pairs cost one subtraction each);
+3. runs coal's GJK/EPA (``pin.computeDistance``) on those pairs only: signed distance ``d``,
+   closest points ``p_a``, ``p_b`` and the unit normal ``n`` from ``a`` to ``b``;
+4. differentiates ``d`` from Pinocchio's joint Jacobians (``data.J``, world frame): a point
+   ``p`` fixed on joint ``j``'s body moves at ``ṗ = J_v v + (J_ω v) × p`` over the columns
+   that support ``j``, so ``ḋ = n·(ṗ_b − ṗ_a) = (g_b − g_a) v`` with
+   ``g = nᵀ J_v + (p × n)ᵀ J_ω``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from ..exceptions import InvalidInput, UnknownName
+from .shapes import Obstacle
+
+__all__ = ["CollisionScene", "PairDistances"]
+
+
+@dataclass
+class PairDistances:
+    """The pairs within the detection distance at one configuration (k of them).
+
+    ``pairs`` indexes :attr:`CollisionScene.pairs`; ``distance`` (k,) in m, signed;
+    ``point_a``, ``point_b`` (k × 3) the closest points in the world frame; ``normal`` (k × 3)
+    unit vectors from a to b; ``gradient`` (k × nv): ``ḋ = gradient @ v``.
+    """
+
+    pairs: np.ndarray
+    distance: np.ndarray
+    point_a: np.ndarray
+    point_b: np.ndarray
+    normal: np.ndarray
+    gradient: np.ndarray
+
+
+def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
+    """Centre (in the geometry's own frame) and radius of a sphere around the geometry."""
+    geometry = obj.geometry
+    geometry.computeLocalAABB()
+    return np.array(geometry.aabb_center, dtype=float), float(geometry.aabb_radius)
+
+
+class CollisionScene:
+    """The robot's collision geometry, obstacles and the pairs watched between them.
+
+    Args:
+        model: the robot's Pinocchio model.
+        geometry_model: its collision geometry (convex shapes; see
+            :func:`taskik.geometry.convexify`).
+        self_pairs: pairs of geometry indices of ``geometry_model`` to monitor.
+        obstacles: obstacles; every robot geometry is monitored against each of them.
+    """
+
+    def __init__(
+        self,
+        model: pin.Model,
+        geometry_model: pin.GeometryModel,
+        self_pairs: Sequence[tuple[int, int]] = (),
+        obstacles: Sequence[Obstacle] = (),
+    ) -> None:
+        self.model = model
+        self.robot_geometry = geometry_model
+        self.n_robot = len(geometry_model.geometryObjects)
+        for a, b in self_pairs:
+            if not (0 <= a < self.n_robot and 0 <= b < self.n_robot and a != b):
+                raise InvalidInput(f"self-collision pair ({a}, {b}) is not two geometries")
+        self.self_pairs = [tuple(sorted((int(a), int(b)))) for a, b in self_pairs]
+        self.obstacles: list[Obstacle] = []
+        parents = np.array([o.parentJoint for o in geometry_model.geometryObjects], dtype=int)
+        self._moving = np.flatnonzero(parents > 0)
+        # supports[j] = the velocity columns that move joint j's body
+        self._support = np.zeros((model.njoints, model.nv), dtype=bool)
+        for j in range(1, model.njoints):
+            for k in model.supports[j][1:]:
+                joint = model.joints[k]
+                self._support[j, joint.idx_v : joint.idx_v + joint.nv] = True
+        for obstacle in obstacles:
+            self._check_new(obstacle)
+            self.obstacles.append(obstacle)
+        self._build()
+
+    # ------------------------------------------------------------------ obstacles
+    def _check_new(self, obstacle: Obstacle) -> None:
+        if not isinstance(obstacle, Obstacle):
+            raise InvalidInput(
+                f"obstacles must be taskik.geometry.Obstacle, got {type(obstacle).__name__}"
+            )
+        if any(o.name == obstacle.name for o in self.obstacles):
+            raise InvalidInput(f"an obstacle named {obstacle.name!r} is already in the scene")
+
+    def add_obstacle(self, obstacle: Obstacle) -> None:
+        """Watch ``obstacle`` too (against every robot geometry)."""
+        self._check_new(obstacle)
+        self.obstacles.append(obstacle)
+        self._build()
+
+    def remove_obstacle(self, name: str) -> Obstacle:
+        """Stop watching the obstacle called ``name``; returns it."""
+        for k, obstacle in enumerate(self.obstacles):
+            if obstacle.name == name:
+                del self.obstacles[k]
+                self._build()
+                return obstacle
+        raise UnknownName("obstacle", name, [o.name for o in self.obstacles])
+
+    # ------------------------------------------------------------------ structure
+    def _build(self) -> None:
+        gm = self.robot_geometry.copy()
+        gm.removeAllCollisionPairs()
+        first_obstacle = len(gm.geometryObjects)
+        for obstacle in self.obstacles:
+            gm.addGeometryObject(
+                pin.GeometryObject(obstacle.name, 0, obstacle.pose, obstacle.geometry)
+            )
+        pairs = list(self.self_pairs)
+        for k in range(len(self.obstacles)):
+            pairs += [(int(a), first_obstacle + k) for a in self._moving]
+        for a, b in pairs:
+            gm.addCollisionPair(pin.CollisionPair(a, b))
+        self.geometry_model = gm
+        self.geometry_data = pin.GeometryData(gm)
+        self.pairs = np.array(pairs, dtype=int).reshape(-1, 2)
+        self._first_obstacle = first_obstacle
+        self._versions = [-1] * len(self.obstacles)
+        objects = gm.geometryObjects
+        self.names = [f"{objects[int(a)].name} / {objects[int(b)].name}" for a, b in self.pairs]
+        self._joint_of = np.array([o.parentJoint for o in objects], dtype=int)
+        self._halfspace = np.array([type(o.geometry).__name__ == "Halfspace" for o in objects])
+        # (a half-space's sphere is a point: it is always near, whatever its radius says)
+        spheres = [
+            (np.zeros(3), 0.0) if flat else _bounding_sphere(o)
+            for o, flat in zip(objects, self._halfspace, strict=True)
+        ]
+        self._centres_local = np.array([c for c, _ in spheres]).reshape(-1, 3)
+        self._radii = np.array([r for _, r in spheres])
+        # geometries whose centres move with the robot (read back every evaluation)
+        self._robot_geoms = np.unique(self.pairs[:, 0]) if len(self.pairs) else self._moving[:0]
+
+    def _sync_obstacles(self) -> None:
+        for k, obstacle in enumerate(self.obstacles):
+            if self._versions[k] != obstacle.version:
+                index = self._first_obstacle + k
+                self.geometry_model.geometryObjects[index].placement = obstacle.pose
+                self._versions[k] = obstacle.version
+
+    # ------------------------------------------------------------------ evaluation
+    def _world_centres(self) -> np.ndarray:
+        oMg = self.geometry_data.oMg
+        centres = np.empty((len(self._radii), 3))
+        for k in range(len(self._radii)):
+            centres[k] = oMg[k].act(self._centres_local[k])
+        return centres
+
+    def near_pairs(self, data: pin.Data, detection_distance: float) -> np.ndarray:
+        """Indices (into :attr:`pairs`) of the pairs whose bounding spheres are closer than
+        ``detection_distance``; half-spaces are always near (their extent is unbounded)."""
+        self._sync_obstacles()
+        pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+        if not len(self.pairs):
+            return np.zeros(0, dtype=int)
+        centres = self._world_centres()
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        gap = np.linalg.norm(centres[a] - centres[b], axis=1) - self._radii[a] - self._radii[b]
+        near = (gap < detection_distance) | self._halfspace[a] | self._halfspace[b]
+        return np.flatnonzero(near)
+
+    def distances(
+        self, data: pin.Data, detection_distance: float, all_pairs: bool = False
+    ) -> PairDistances:
+        """Signed distances, closest points, normals and distance gradients of the pairs
+        closer than ``detection_distance`` (every pair if ``all_pairs``).
+
+        ``data`` must hold the joint placements and joint Jacobians of the configuration
+        (``Configuration.update`` computes both).
+        """
+        if all_pairs:
+            self._sync_obstacles()
+            pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+            candidates = np.arange(len(self.pairs))
+        else:
+            candidates = self.near_pairs(data, detection_distance)
+        k = len(candidates)
+        dist = np.empty(k)
+        pa, pb, nrm = np.empty((k, 3)), np.empty((k, 3)), np.empty((k, 3))
+        for i, index in enumerate(candidates):
+            result = pin.computeDistance(self.geometry_model, self.geometry_data, int(index))
+            dist[i] = result.min_distance
+            pa[i] = result.getNearestPoint1()
+            pb[i] = result.getNearestPoint2()
+            nrm[i] = result.normal
+        keep = np.ones(k, dtype=bool) if all_pairs else dist < detection_distance
+        candidates, dist, pa, pb, nrm = candidates[keep], dist[keep], pa[keep], pb[keep], nrm[keep]
+        return PairDistances(
+            candidates, dist, pa, pb, nrm, self._gradient(data, candidates, pa, pb, nrm)
+        )
+
+    def _gradient(
+        self,
+        data: pin.Data,
+        candidates: np.ndarray,
+        pa: np.ndarray,
+        pb: np.ndarray,
+        nrm: np.ndarray,
+    ) -> np.ndarray:
+        """``(g_b − g_a)`` per pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns."""
+        nv = self.model.nv
+        if not len(candidates):
+            return np.zeros((0, nv))
+        J = data.J  # 6 × nv, world frame: rows (v at the world origin, ω)
+        ja = self._joint_of[self.pairs[candidates, 0]]
+        jb = self._joint_of[self.pairs[candidates, 1]]
+        wa = np.hstack([nrm, np.cross(pa, nrm)]) @ J
+        wb = np.hstack([nrm, np.cross(pb, nrm)]) @ J
+        return wb * self._support[jb] - wa * self._support[ja]

@@ -1,0 +1,222 @@
+"""Collision avoidance (self-collision and obstacles) as inequality rows of the step."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pinocchio as pin
+
+from ..configuration import Configuration, check_model
+from ..exceptions import InvalidInput, UnknownName, check_scalar
+from ..geometry import (
+    CollisionScene,
+    Obstacle,
+    PairDistances,
+    PairSelection,
+    convexify,
+    self_collision_pairs,
+)
+from .limit import Inequalities, Limit
+
+__all__ = ["CollisionLimit", "CollisionReport"]
+
+
+@dataclass(frozen=True)
+class CollisionReport:
+    """The monitored pairs closer than the detection distance, closest first.
+
+    ``names[i]`` is ``"geometry_a / geometry_b"``, ``distances[i]`` its signed distance (m),
+    ``active[i]`` whether its row binds the step ``v`` given to :meth:`CollisionLimit.report`
+    (False when no ``v`` was given), ``segments[i]`` the closest points ``(p_a, p_b)``.
+    """
+
+    names: tuple[str, ...]
+    distances: np.ndarray
+    active: np.ndarray
+    segments: np.ndarray
+    monitored: int
+    safety_distance: float
+
+    def __str__(self) -> str:
+        if not self.names:
+            return f"no pair within the detection distance ({self.monitored} monitored)"
+        lines = [f"{len(self.names)} of {self.monitored} monitored pairs near:"]
+        for name, d, on in zip(self.names, self.distances, self.active, strict=True):
+            flag = " active" if on else ""
+            below = "  BELOW SAFETY" if d < self.safety_distance else ""
+            lines.append(f"  {d * 1e3:8.2f} mm  {name}{flag}{below}")
+        return "\n".join(lines)
+
+
+class CollisionLimit(Limit):
+    """Keep the robot out of collision with itself and with obstacles.
+
+    For every monitored pair closer than the detection distance ``d_i``, the velocity
+    damper of Faverjon and Tournassoud (as used by Kanoun) bounds how fast the pair may
+    approach::
+
+        ḋ = (g_b − g_a) v ≥ −ξ (d − d_s) / (d_i − d_s)
+
+    i.e. the inequality row ``(g_a − g_b) v ≤ k (d − d_s)`` with ``k = ξ / (d_i − d_s)``
+    (1/s), where ``d`` is the signed distance between the closest points ``p_a``, ``p_b``,
+    ``n`` the unit normal from ``a`` to ``b`` and ``g = nᵀ J_v + (p × n)ᵀ J_ω`` the gradient
+    of ``n·p`` for a point fixed on its body (see :mod:`taskik.geometry.scene`). At ``d_i``
+    the pair may approach at ``ξ`` m/s, at ``d_s`` not at all. ``k`` is capped at
+    ``gain / dt`` so that one step never closes more than the fraction ``gain`` of the
+    margin, whatever ``dt`` (the position limit's rule; it matters for ``solve_posture``,
+    whose steps are long).
+
+    Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
+    separate at ``k (d_s − d)``, at most ``ξ`` m/s: like the position limit started outside
+    its range, the step pushes out instead of failing, and one pair alone never makes the
+    step infeasible. When limits do conflict, :class:`NoSolutionFound` names the pairs.
+
+    Args:
+        robot: a :class:`taskik.robots.Robot` (its ``collision_model`` and ``srdf``), or a
+            Pinocchio model with ``geometry_model``.
+        geometry_model: the collision geometry (default: the robot's). Meshes are replaced
+            by their convex hulls (signed distances, normals, ~100× faster than meshes).
+        self_collision: True for the default pairs of
+            :func:`taskik.geometry.self_collision_pairs` (adjacent links, SRDF-disabled pairs
+            and pairs in contact at ``q_reference`` removed), False for none, or a list of
+            pairs of geometry names.
+        obstacles: :class:`taskik.geometry.Obstacle` objects, watched against every body.
+        safety_distance: ``d_s`` (m), the distance kept between the surfaces.
+        detection_distance: ``d_i`` (m), > ``d_s``: pairs farther apart give no row.
+        speed: ``ξ`` (m/s), the approach speed allowed at ``d_i``.
+        gain: at most this fraction of the margin ``d − d_s`` is closed in one step, (0, 1].
+        q_reference: the configuration whose touching pairs are not monitored (default: the
+            robot's ``q0``, else the model's neutral configuration).
+        srdf: SRDF file whose disabled pairs are not monitored (default: the robot's).
+    """
+
+    hard = True
+    name = "collision"
+
+    def __init__(
+        self,
+        robot: Any,
+        geometry_model: pin.GeometryModel | None = None,
+        *,
+        self_collision: bool | Sequence[tuple[str, str]] = True,
+        obstacles: Sequence[Obstacle] = (),
+        safety_distance: float = 0.01,
+        detection_distance: float = 0.05,
+        speed: float = 0.5,
+        gain: float = 0.5,
+        q_reference: np.ndarray | None = None,
+        srdf: str | Path | None = None,
+    ) -> None:
+        model = robot if isinstance(robot, pin.Model) else getattr(robot, "model", robot)
+        self.model = check_model(model, "CollisionLimit")
+        geometry = (
+            geometry_model
+            if geometry_model is not None
+            else getattr(robot, "collision_model", None)
+        )
+        if not isinstance(geometry, pin.GeometryModel):
+            raise InvalidInput(
+                "CollisionLimit needs the robot's collision geometry: pass a taskik Robot "
+                "(taskik.robots.load / load_urdf) or geometry_model=pin.GeometryModel"
+            )
+        self.safety_distance = check_scalar(safety_distance, "safety_distance", 0.0)
+        self.detection_distance = check_scalar(
+            detection_distance, "detection_distance", self.safety_distance, low_open=True
+        )
+        self.speed = check_scalar(speed, "speed", 0.0, low_open=True)
+        self.gain = check_scalar(gain, "CollisionLimit gain", 0.0, 1.0, low_open=True)
+        geometry = convexify(geometry)
+        if srdf is None:
+            srdf = getattr(robot, "srdf", None)
+        if q_reference is None:
+            q_reference = getattr(robot, "q0", None)
+        if q_reference is None:
+            q_reference = pin.neutral(self.model)
+        self.selection: PairSelection | None = None
+        pairs: list[tuple[int, int]] = []
+        if self_collision is True:
+            self.selection = self_collision_pairs(
+                self.model,
+                geometry,
+                np.asarray(q_reference, dtype=float),
+                srdf,
+                contact_distance=self.safety_distance,
+            )
+            pairs = list(self.selection.pairs)
+        elif self_collision is not False:
+            names = [o.name for o in geometry.geometryObjects]
+            for a, b in self_collision:
+                for n in (a, b):
+                    if n not in names:
+                        raise UnknownName("collision geometry", n, names)
+                pairs.append((names.index(a), names.index(b)))
+        self.scene = CollisionScene(self.model, geometry, pairs, obstacles)
+        self._last: PairDistances | None = None
+
+    # --------------------------------------------------------------- obstacles
+    @property
+    def obstacles(self) -> list[Obstacle]:
+        """The obstacles watched (move one with ``obstacle.move_to(pose)``)."""
+        return list(self.scene.obstacles)
+
+    def add_obstacle(self, obstacle: Obstacle) -> None:
+        """Watch ``obstacle`` from the next step on."""
+        self.scene.add_obstacle(obstacle)
+
+    def remove_obstacle(self, name: str) -> Obstacle:
+        """Stop watching the obstacle called ``name``."""
+        return self.scene.remove_obstacle(name)
+
+    @property
+    def pair_names(self) -> list[str]:
+        """Every monitored pair, ``"geometry_a / geometry_b"``."""
+        return list(self.scene.names)
+
+    # --------------------------------------------------------------- the rows
+    def rate(self, dt: float) -> float:
+        """``k = min(ξ / (d_i − d_s), gain / dt)`` (1/s)."""
+        return min(self.speed / (self.detection_distance - self.safety_distance), self.gain / dt)
+
+    def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
+        """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
+        return self.scene.distances(configuration.data, self.detection_distance, all_pairs)
+
+    def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
+        near = self.distances(configuration)
+        self._last = near
+        if not len(near.pairs):
+            return None
+        h = self.rate(dt) * (near.distance - self.safety_distance)
+        np.maximum(h, -self.speed, out=h)
+        return -near.gradient, h
+
+    def row_names(self) -> list[str]:
+        """The pairs of the rows last returned by :meth:`compute_inequalities`."""
+        if self._last is None:
+            return []
+        return [self.scene.names[k] for k in self._last.pairs]
+
+    def report(
+        self, configuration: Configuration, v: np.ndarray | None = None, dt: float = 1.0
+    ) -> CollisionReport:
+        """The pairs within the detection distance, closest first; with the step ``v``
+        (and its ``dt``), which rows it makes active (``G v ≥ h − 1e-9``)."""
+        near = self.distances(configuration)
+        order = np.argsort(near.distance)
+        active = np.zeros(len(order), dtype=bool)
+        if v is not None and len(order):
+            h = np.maximum(self.rate(dt) * (near.distance - self.safety_distance), -self.speed)
+            active = (-near.gradient @ np.asarray(v, dtype=float) >= h - 1e-9)[order]
+        segments = np.stack([near.point_a, near.point_b], axis=1)[order]
+        return CollisionReport(
+            tuple(self.scene.names[k] for k in near.pairs[order]),
+            near.distance[order],
+            active,
+            segments,
+            len(self.scene.pairs),
+            self.safety_distance,
+        )
