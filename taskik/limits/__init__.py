@@ -3,6 +3,7 @@
 import pinocchio as pin
 
 from .acceleration import AccelerationLimit
+from .base_velocity import BaseVelocityLimit
 from .configuration import ConfigurationLimit
 from .limit import Limit
 from .velocity import VelocityLimit
@@ -14,4 +15,11 @@ def default_limits(model: pin.Model) -> list[Limit]:
     return [ConfigurationLimit(model), VelocityLimit(model)]
 
 
-__all__ = ["AccelerationLimit", "ConfigurationLimit", "Limit", "VelocityLimit", "default_limits"]
+__all__ = [
+    "AccelerationLimit",
+    "BaseVelocityLimit",
+    "ConfigurationLimit",
+    "Limit",
+    "VelocityLimit",
+    "default_limits",
+]
