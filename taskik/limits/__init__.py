@@ -5,6 +5,7 @@ import pinocchio as pin
 from .acceleration import AccelerationLimit
 from .base_velocity import BaseVelocityLimit
 from .configuration import ConfigurationLimit
+from .frozen import FrozenJoints
 from .limit import Limit
 from .velocity import VelocityLimit
 
@@ -19,6 +20,7 @@ __all__ = [
     "AccelerationLimit",
     "BaseVelocityLimit",
     "ConfigurationLimit",
+    "FrozenJoints",
     "Limit",
     "VelocityLimit",
     "default_limits",
