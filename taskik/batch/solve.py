@@ -1,0 +1,158 @@
+"""The entry point :func:`solve_poses`: check the job, read back what an earlier run wrote,
+solve the first remaining problem here (errors in the options surface at once, and the
+workers start warm), then the rest in chunks on the chosen engine."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pinocchio as pin
+
+from ..exceptions import InvalidInput
+from ..robots import Robot
+from .local import cpu_count, run_local
+from .problems import FIELDS, chunks, default_chunk_size, empty_results, make_job, solve_chunk
+from .result import BatchResult
+from .store import Store
+
+#: Engines of :func:`solve_poses`.
+ENGINES = ("local", "ray")
+
+
+def solve_poses(
+    robot: Robot | pin.Model,
+    frame: str,
+    targets: npt.ArrayLike | Sequence[pin.SE3],
+    *,
+    engine: str = "local",
+    workers: int | None = None,
+    chunk_size: int | None = None,
+    output: str | os.PathLike[str] | None = None,
+    progress: bool = False,
+    seed: int | None = 0,
+    address: str | None = None,
+    **options: Any,
+) -> BatchResult:
+    """Pose IK for N targets of one frame: ``solve_posture`` once per target, on every core
+    (``engine="local"``) or on a Ray cluster (``engine="ray"``).
+
+    Problem ``i`` is exactly (bit for bit, whatever the engine, ``workers`` and
+    ``chunk_size``)::
+
+        task = taskik.FrameTask(frame)
+        task.set_target(targets[i])
+        taskik.solve_posture(model, [task], rng=problem_seed(seed, i), **options)
+
+    with ``problem_seed(seed, i) = seed · 2³² + i`` (:func:`taskik.batch.problem_seed`).
+
+    Args:
+        robot: a :class:`taskik.robots.Robot` or a ``pinocchio.Model``.
+        frame: the frame to place.
+        targets: ``N × 4 × 4`` homogeneous transforms (world frame, m) or a list of
+            ``pin.SE3``.
+        engine: ``"local"`` (processes on this machine, no server) or ``"ray"`` (Ray tasks;
+            ``pip install 'taskik[distributed]'``).
+        workers: local processes (default: the cores this process may use; 1 solves in
+            this process). Unused by Ray, which uses the cluster's CPUs.
+        chunk_size: problems per chunk (default: 256, fewer for small jobs so that each
+            worker gets about four chunks). Never changes the answers.
+        output: a ``.npz`` path: finished chunks are written next to it as they finish
+            (``<output>.parts/``) and the result into it at the end; a call with the same
+            job and output resumes where a stopped run left off, and returns the file's
+            result when the job is already complete.
+        progress: show a progress bar (tqdm) with problems/s.
+        seed: the job's seed (int ≥ 0; None: drawn at random, recorded in the result).
+        address: Ray cluster address (``None``: a local Ray, ``"auto"``, ``"ray://host:port"``),
+            used when Ray is not initialised yet.
+        **options: options of :func:`taskik.solve_posture` (``method``, ``tol``,
+            ``max_iterations``, ``max_searches``, ``starts``, ``joint_limits``, ...), the
+            same for every problem; not ``rng`` (see ``seed``) nor ``q0``.
+
+    Returns:
+        A :class:`BatchResult` with one row per target, in order.
+
+    Raises:
+        InvalidInput: bad targets (shape, NaN/inf, not rigid: the first bad index is named),
+            engine, workers, chunk size or option; an output written by a different job.
+        UnknownName: ``frame`` is not in the model (close names are suggested).
+        ImportError: ``engine="ray"`` without Ray installed.
+    """
+    t0 = time.perf_counter()
+    if engine not in ENGINES:
+        raise InvalidInput(f"engine must be one of {ENGINES}, got {engine!r}")
+    job = make_job(robot, frame, targets, seed, options)
+    n = job.size
+    if workers is None:
+        workers = cpu_count()
+    elif isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
+        raise InvalidInput(f"workers must be an int >= 1 or None, got {workers!r}")
+    if chunk_size is None:
+        chunk_size = default_chunk_size(n, int(workers))
+    elif (
+        isinstance(chunk_size, bool)
+        or not isinstance(chunk_size, int | np.integer)
+        or chunk_size < 1
+    ):
+        raise InvalidInput(f"chunk_size must be an int >= 1 or None, got {chunk_size!r}")
+    store = None if output is None else Store(output, job)
+    if store is None:
+        arrays, done, finished = empty_results(n, job.model.nq), np.zeros(n, dtype=bool), None
+    else:
+        arrays, done, finished = store.open()
+    if finished is not None:
+        finished.wall_time = time.perf_counter() - t0
+        return finished
+    bar = _progress_bar(n, int(done.sum())) if progress else None
+
+    def on_chunk(start: int, stop: int, values: dict[str, np.ndarray]) -> None:
+        for name in FIELDS:
+            arrays[name][start:stop] = values[name]
+        if store is not None:
+            store.write(start, stop, values)
+        if bar is not None:
+            bar.update(stop - start)
+
+    names: list[str] = []
+    try:
+        todo = chunks(~done, int(chunk_size))
+        if todo:
+            # the first remaining problem here: a bad option raises now, and the solver
+            # state it builds (seed memory) is inherited by forked workers
+            first = todo[0][0]
+            out = solve_chunk(job, first, first + 1)
+            on_chunk(first, first + 1, out)
+            names.append(str(out["worker"]))
+            done[first] = True
+            todo = chunks(~done, int(chunk_size))
+        if engine == "ray":
+            from .ray_engine import run_ray
+
+            names += run_ray(job, todo, on_chunk, address=address)
+        else:
+            names += run_local(job, todo, int(workers), on_chunk)
+    finally:
+        if bar is not None:
+            bar.close()
+    result = BatchResult(
+        **{name: arrays[name] for name in FIELDS},
+        seed=job.seed,
+        wall_time=time.perf_counter() - t0,
+        workers=names,
+        key=job.key,
+    )
+    if store is not None:
+        store.finish(result)
+    return result
+
+
+def _progress_bar(total: int, initial: int) -> Any:
+    from tqdm import tqdm
+
+    # no monitor thread: the local engine forks, and a fork should not copy a busy thread
+    tqdm.monitor_interval = 0
+    return tqdm(total=total, initial=initial, unit=" problems", unit_scale=True, smoothing=0.1)
