@@ -6,7 +6,10 @@ from .damping import DampingTask
 from .distance import DistanceTask
 from .frame import FrameTask
 from .joint_coupling import JointCouplingTask
+from .kinetic_energy import KineticEnergyTask
 from .look_at import LookAtTask
+from .low_acceleration import LowAccelerationTask
+from .manipulability import ManipulabilityTask
 from .orientation import OrientationTask
 from .position import PositionTask
 from .posture import PostureTask
@@ -21,7 +24,10 @@ __all__ = [
     "DistanceTask",
     "FrameTask",
     "JointCouplingTask",
+    "KineticEnergyTask",
     "LookAtTask",
+    "LowAccelerationTask",
+    "ManipulabilityTask",
     "OrientationTask",
     "PositionTask",
     "PostureTask",
