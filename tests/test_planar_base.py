@@ -40,6 +40,15 @@ def test_the_planar_root_is_the_base(mobile, ur5, humanoid):
     assert base_velocity_count(mobile) == 3
     assert base_velocity_count(humanoid.model) == 6
     assert base_velocity_count(ur5.model) == 0  # an arm's first joint is not a base
+    for joint, name, nv in (
+        (pin.JointModelTranslation(), "slider", 3),  # a 3-D translation is a base
+        (pin.JointModelRZ(), "root_joint", 1),  # pink's rule: the joint named root_joint
+        (pin.JointModelRZ(), "turntable", 0),
+    ):
+        model = pin.Model()
+        model.addJoint(0, joint, pin.SE3.Identity(), name)
+        assert base_velocity_count(model) == nv, name
+    assert base_velocity_count(pin.Model()) == 0
     assert actuated_velocity_indices(mobile).tolist() == list(range(3, 9))
     assert actuated_velocity_indices(mobile, include_base=True).tolist() == list(range(9))
 
