@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_scalar
-from ..tasks._frames import FrameRef
+from ..tasks._frames import FrameName
 from ..tasks.axis_alignment import frame_axis, unit_vector
 from .limit import Inequalities, Limit
 
@@ -47,6 +47,7 @@ class ConeLimit(Limit):
         faces: number of planes of the pyramid (≥ 3; 8 by default: α' = 0.92 α for small α).
     """
 
+    frame = FrameName()
     hard = False
     name = "cone"
 
@@ -59,7 +60,7 @@ class ConeLimit(Limit):
         gain: float = 0.5,
         faces: int = 8,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.axis = unit_vector(axis, "axis")
         self.direction = d = unit_vector(direction, "direction")
         self.half_angle = check_scalar(

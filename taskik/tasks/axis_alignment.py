@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, FrameRef, require_target
 from .task import Task
 
 
@@ -55,6 +55,7 @@ class AxisAlignmentTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
+    frame = FrameName()
     dim = 3
 
     def __init__(
@@ -67,7 +68,7 @@ class AxisAlignmentTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.axis = unit_vector(axis, "axis")
         self.target: np.ndarray | None = None
         if direction is not None:

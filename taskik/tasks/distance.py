@@ -7,7 +7,7 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_scalar
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, require_target
 from .task import Task
 
 #: Below this distance (m) the direction between the two origins is undefined.
@@ -31,6 +31,8 @@ class DistanceTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
+    frame_a = FrameName()
+    frame_b = FrameName()
     dim = 1
 
     def __init__(
@@ -43,8 +45,8 @@ class DistanceTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame_a = FrameRef(frame_a)
-        self.frame_b = FrameRef(frame_b)
+        self.frame_a = frame_a
+        self.frame_b = frame_b
         if self.frame_a.name == self.frame_b.name:
             raise InvalidInput(f"DistanceTask needs two different frames, got {frame_a!r} twice")
         self.target: float | None = None

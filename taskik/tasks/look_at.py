@@ -7,7 +7,7 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, require_target
 from .axis_alignment import frame_axis, unit_vector
 from .task import Task
 
@@ -30,6 +30,7 @@ class LookAtTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
+    frame = FrameName()
     dim = 3
 
     def __init__(
@@ -42,7 +43,7 @@ class LookAtTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.axis = unit_vector(axis, "axis")
         self.target: np.ndarray | None = None
         if target is not None:

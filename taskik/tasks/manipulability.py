@@ -10,7 +10,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_scalar
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, require_target
 from .task import Task
 
 _ROWS = {"all": slice(0, 6), "position": slice(0, 3), "orientation": slice(3, 6)}
@@ -41,6 +41,7 @@ class ManipulabilityTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
+    frame = FrameName()
     dim = 1
 
     def __init__(
@@ -56,7 +57,7 @@ class ManipulabilityTask(Task):
         if rows not in _ROWS:
             raise InvalidInput(f"rows must be 'all', 'position' or 'orientation', got {rows!r}")
         self.rows = rows
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.target: float | None = None
         if target is not None:
             self.set_target(target)

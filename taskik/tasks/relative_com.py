@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
-from ._frames import FrameRef, require_target
+from ._frames import FrameName, require_target
 from .task import Task
 
 
@@ -28,6 +28,7 @@ class RelativeComTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
+    frame = FrameName()
     dim = 3
 
     def __init__(
@@ -38,7 +39,7 @@ class RelativeComTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = FrameRef(frame)
+        self.frame = frame
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
