@@ -47,7 +47,7 @@ class DistanceTask(Task):
     ) -> None:
         self.frame_a = frame_a
         self.frame_b = frame_b
-        if self.frame_a.name == self.frame_b.name:
+        if frame_a == frame_b:
             raise InvalidInput(f"DistanceTask needs two different frames, got {frame_a!r} twice")
         self.target: float | None = None
         if distance is not None:
