@@ -7,14 +7,20 @@
 
 (the same rows the QP uses, assembled by :class:`taskik.problem.Assembler`) with a classic
 method instead of the QP. These backends cannot honour inequalities: ``limits=None`` means
-no limits and a non-empty limit list raises :class:`InvalidInput`.
+no limits. Two limits are honoured without a QP: :class:`~taskik.ConfigurationLimit` by a
+change of variable (:mod:`taskik.backends.joint_limit_map`, seed 004: the step never crosses
+a position limit) and :class:`~taskik.VelocityLimit` by scaling the whole step into the box
+(its direction kept, as ``max_joint_step`` does); any other limit raises
+:class:`InvalidInput`.
 
 Options (keyword arguments of ``solve_ik``), per backend:
 
 - every backend: ``max_task_error`` (Buss's ``ClampMag``: each task error, position and
   orientation parts of 6-D tasks separately, is clamped to this norm before the solve; a
   number for every task or a ``{task: D_max}`` dict), ``max_joint_step`` (``Δθ_max``, rad per
-  step: the whole step is scaled so that ``max_j |v_j| dt ≤ Δθ_max``, Williams eq. 31).
+  step: the whole step is scaled so that ``max_j |v_j| dt ≤ Δθ_max``, Williams eq. 31),
+  ``joint_limit_map`` (a :class:`~taskik.backends.joint_limit_map.JointLimitMap`: how the
+  position limits are mapped; default ``JointLimitMap()``, the threshold inversion).
 - ``"pinv"``: ``rcond`` (relative singular-value cut-off, default 1e-10).
 - ``"dls"``: ``lam`` (λ, default 0.1), ``damping_kind`` (``"constant"``: ``λ²I``;
   ``"chan"``: ``λ E I``; ``"sugihara"``: ``E I + diag(w̄)``; ``E = ½ Σ ‖W_i e_i‖²``),
@@ -51,7 +57,9 @@ import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar, real_scalar
+from ..limits.configuration import ConfigurationLimit
 from ..limits.limit import Limit
+from ..limits.velocity import VelocityLimit
 from ..problem import Assembler, get_assembler
 from ..tasks._frames import require_target
 from ..tasks.frame import FrameTask
@@ -61,12 +69,13 @@ from ..tasks.task import Task
 from ..validation import check_limits, is_hierarchy
 from . import UNCONSTRAINED_BACKENDS
 from .dls import DAMPING_KINDS, damping_diagonal, solve_dls, solve_dls_normal, solve_dls_svd
+from .joint_limit_map import JointLimitMap
 from .pseudoinverse import DEFAULT_RCOND, solve_pinv
 from .regularized import RegularizedBlock, RegularizedJacobian
 from .sdls import DEFAULT_GAMMA_MAX, group_starts, solve_sdls
 from .transpose import solve_transpose
 
-_COMMON = ("max_task_error", "max_joint_step")
+_COMMON = ("max_task_error", "max_joint_step", "joint_limit_map")
 OPTIONS = {
     "transpose": _COMMON,
     "pinv": (*_COMMON, "rcond"),
@@ -237,19 +246,16 @@ def solve_unconstrained(
     See the module docstring for the backends and their options.
 
     Raises:
-        InvalidInput: unknown backend or option, a non-empty limit list, a list of priority
-            levels, or a damping term the backend has no place for.
+        InvalidInput: unknown backend or option, a limit other than ConfigurationLimit and
+            VelocityLimit, a list of priority levels, or a damping term the backend has no
+            place for.
     """
     _check_backend(backend)
     if is_hierarchy(tasks):
         raise InvalidInput(
             f"strict priorities (a list of task levels) need backend='qp', not {backend!r}"
         )
-    if limits is not None and len(check_limits(limits)) > 0:
-        raise InvalidInput(
-            f"backend {backend!r} cannot honour limits (it solves an unconstrained least-"
-            "squares problem); only backend='qp' accepts limits. Pass limits=None or []."
-        )
+    bounds = _split_limits(backend, check_limits(limits) if limits is not None else [])
     if options:
         _check_options(backend, options)
     plan = _plan(configuration, tasks)
@@ -271,17 +277,12 @@ def solve_unconstrained(
             _clamp_task_errors(plan, c, dt, max_err)
             clamped = True
 
-    if backend == "pinv":
-        v = solve_pinv(A, c, _nonnegative(options, "rcond", DEFAULT_RCOND))
-    elif backend == "dls":
-        v = _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options)
-    elif backend == "transpose":
-        v = solve_transpose(A, c)
-    elif backend == "sdls":
-        gamma_max = _positive(options, "gamma_max", DEFAULT_GAMMA_MAX)
-        v = solve_sdls(A, c * dt, plan.sdls_starts, gamma_max) / dt
-    else:
-        v = _solve_regularized(plan, configuration, A, c, options)
+    solve = lambda keep: _dispatch(  # noqa: E731
+        backend, plan, configuration, A, c, P, r, dt, damping, clamped, options, keep
+    )
+    v = solve(None)
+    if bounds is not None and bounds[0] and np.isfinite(v).all():
+        v = _resolve_blocked(configuration, v, bounds[0], options.get("joint_limit_map"), solve)
 
     if options:
         max_step = options.get("max_joint_step")
@@ -290,11 +291,119 @@ def solve_unconstrained(
             peak = float(np.abs(v).max(initial=0.0)) * dt
             if peak > d:
                 v = v * (d / peak)
+    if bounds is not None and np.isfinite(v).all():
+        v = _apply_limits(configuration, v, dt, *bounds, _limit_map(options))
     if not np.isfinite(v).all():
         raise InvalidInput(
             f"backend {backend!r} gave a non-finite step: the task velocities Kp e / dt are out "
             f"of range (dt = {dt:g} s, max |c| = {float(np.abs(c).max(initial=0.0)):.3g})"
         )
+    return v
+
+
+def _split_limits(
+    backend: str, limits: list[Limit]
+) -> tuple[list[ConfigurationLimit], list[VelocityLimit]] | None:
+    """The position and velocity limits of the list (None if empty); others are refused."""
+    if not limits:
+        return None
+    position = [lim for lim in limits if isinstance(lim, ConfigurationLimit)]
+    velocity = [lim for lim in limits if isinstance(lim, VelocityLimit)]
+    other = [lim for lim in limits if not isinstance(lim, ConfigurationLimit | VelocityLimit)]
+    if other:
+        raise InvalidInput(
+            f"backend {backend!r} solves an unconstrained least-squares problem: it honours "
+            "ConfigurationLimit (by a change of variable) and VelocityLimit (the step scaled "
+            f"into the box) only, not {other[0]!r}; use backend='qp' for the other limits"
+        )
+    return position, velocity
+
+
+def _limit_map(options: Mapping[str, Any]) -> JointLimitMap:
+    lmap = options.get("joint_limit_map")
+    if lmap is None:
+        return JointLimitMap()
+    if not isinstance(lmap, JointLimitMap):
+        raise InvalidInput(f"joint_limit_map must be a JointLimitMap, got {lmap!r}")
+    return lmap
+
+
+def _dispatch(
+    backend: str,
+    plan: UnconstrainedPlan,
+    configuration: Configuration,
+    A: np.ndarray,
+    c: np.ndarray,
+    P: np.ndarray,
+    r: np.ndarray,
+    dt: float,
+    damping: float,
+    clamped: bool,
+    options: Mapping[str, Any],
+    keep: np.ndarray | None,
+) -> np.ndarray:
+    """The backend's ``v``; ``keep`` (1 or 0 per joint) zeroes the columns of held joints."""
+    mu = plan.asm.mu
+    if keep is not None:
+        A = A * keep
+        P = P * np.outer(keep, keep)
+        P[np.diag_indices_from(P)] += (1.0 - keep) * (mu + damping)
+        r = r * keep
+    if backend == "pinv":
+        return solve_pinv(A, c, _nonnegative(options, "rcond", DEFAULT_RCOND))
+    if backend == "dls":
+        return _solve_dls(plan, A, c, P, r, dt, damping, mu, clamped, options)
+    if backend == "transpose":
+        return solve_transpose(A, c)
+    if backend == "sdls":
+        gamma_max = _positive(options, "gamma_max", DEFAULT_GAMMA_MAX)
+        return solve_sdls(A, c * dt, plan.sdls_starts, gamma_max) / dt
+    return _solve_regularized(plan, configuration, A, c, options, keep)
+
+
+def _resolve_blocked(
+    configuration: Configuration,
+    v: np.ndarray,
+    position: list[ConfigurationLimit],
+    lmap: object,
+    solve: Callable[[np.ndarray | None], np.ndarray],
+) -> np.ndarray:
+    """Re-solve without the joints the map holds at a limit (their column of the constrained
+    Jacobian ``J dβ`` is zero), so that the other joints take over their share; at most
+    three passes, the held set growing."""
+    lmap = _limit_map({"joint_limit_map": lmap})
+    held = np.zeros(len(v), dtype=bool)
+    for _ in range(3):
+        new = held.copy()
+        for lim in position:
+            theta = configuration.q[lim.q_indices]
+            new[lim.indices] |= lmap.held(theta, v[lim.indices], lim.q_min, lim.q_max)
+        if (new == held).all():
+            break
+        held = new
+        v = solve((~held).astype(float))
+    return v
+
+
+def _apply_limits(
+    configuration: Configuration,
+    v: np.ndarray,
+    dt: float,
+    position: list[ConfigurationLimit],
+    velocity: list[VelocityLimit],
+    lmap: JointLimitMap,
+) -> np.ndarray:
+    """``v`` mapped so that ``q + v dt`` stays within the position limits, then scaled into
+    the velocity box (the step shrinks along its direction: it still stays in range)."""
+    v = v.copy()
+    for lim in position:
+        theta = configuration.q[lim.q_indices]
+        v[lim.indices] = lmap.step(theta, v[lim.indices], lim.q_min, lim.q_max, dt, lim.gain)
+    for vel in velocity:
+        speed = np.abs(v[vel.indices])
+        over = speed > vel.v_max
+        if over.any():
+            v *= float(np.min(vel.v_max[over] / speed[over]))
     return v
 
 
@@ -350,6 +459,7 @@ def _solve_regularized(
     A: np.ndarray,
     c: np.ndarray,
     options: Mapping[str, Any],
+    keep: np.ndarray | None = None,
 ) -> np.ndarray:
     gamma0 = real_scalar(options.get("gamma0", 0.5), "gamma0 (a non-zero number)")
     params = (
@@ -369,6 +479,8 @@ def _solve_regularized(
         w = task._cost
         w_col = w[:, None] if w.ndim else w
         for j, (kind, L, J, J_angular) in enumerate(found):
+            if keep is not None:  # held joints: their columns zeroed, as in A
+                J, J_angular = J * keep, J_angular * keep
             blocks.append(
                 RegularizedBlock(
                     kind=kind,

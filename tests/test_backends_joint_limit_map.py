@@ -1,0 +1,195 @@
+"""Seed 004's joint limits by a change of variable θ = β(z), for the unconstrained backends."""
+
+import math
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import taskik
+from taskik import ConfigurationLimit, InvalidInput, PositionTask, VelocityLimit, solve_ik
+from taskik.backends.joint_limit_map import JointLimitMap, beta, beta_inverse, beta_prime
+from taskik.limits.frozen import FrozenJoints
+
+DT = 0.01
+LOWER, UPPER = np.array([-0.5, 0.2, -3.0]), np.array([0.8, 0.3, 1.0])
+
+
+def test_beta_maps_the_real_line_onto_the_range():
+    z = np.array([-1e12, -3.0, 0.0, 0.5, 1e12])
+    lo, hi = np.full(5, -0.5), np.full(5, 0.8)
+    theta = beta(z, lo, hi)
+    assert np.all(np.diff(theta) > 0)
+    assert theta[2] == pytest.approx(0.15)  # z = 0: the middle
+    assert theta[0] == pytest.approx(-0.5) and theta[-1] == pytest.approx(0.8)
+    # the thesis's formula, written out for one value
+    assert theta[3] == pytest.approx(1.3 / math.pi * math.atan(0.5) + 0.15)
+
+
+def test_beta_prime_is_the_derivative():
+    z = np.linspace(-4.0, 4.0, 17)
+    lo, hi = np.full_like(z, -0.5), np.full_like(z, 0.8)
+    h = 1e-6
+    fd = (beta(z + h, lo, hi) - beta(z - h, lo, hi)) / (2 * h)
+    assert np.allclose(beta_prime(z, lo, hi), fd, rtol=1e-8, atol=1e-12)
+    assert beta_prime(np.array([0.0]), lo[:1], hi[:1])[0] == pytest.approx(1.3 / math.pi)
+
+
+def test_beta_inverse_inverts_and_clamps():
+    theta = np.array([-0.49, 0.0, 0.15, 0.79])
+    lo, hi = np.full(4, -0.5), np.full(4, 0.8)
+    z = beta_inverse(theta, lo, hi)
+    assert np.allclose(beta(z, lo, hi), theta)
+    assert z[2] == pytest.approx(0.0)
+    at = beta_inverse(np.array([-0.5, 0.8, 2.0, -7.0]), lo, hi, z_max=1e6)
+    assert at.tolist() == [-1e6, 1e6, 1e6, -1e6]
+
+
+def test_away_from_the_limits_the_step_is_the_plain_one_to_first_order():
+    lmap = JointLimitMap()
+    theta, theta_dot = np.array([0.1, 0.25, -1.0]), np.array([0.3, -0.2, 1.0])
+    for dt in (1e-3, 1e-4):
+        v = lmap.step(theta, theta_dot, LOWER, UPPER, dt)
+        assert np.allclose(v, theta_dot, rtol=50 * dt)
+
+
+def test_threshold_holds_a_joint_at_its_limit_and_lets_it_leave():
+    lmap = JointLimitMap("threshold")
+    at_upper = np.array([0.8])
+    lo, hi = LOWER[:1], UPPER[:1]
+    assert lmap.held(at_upper, np.array([1.0]), lo, hi).all()
+    assert abs(lmap.step(at_upper, np.array([5.0]), lo, hi, DT)[0]) < 1e-6  # held
+    assert not lmap.held(at_upper, np.array([-1.0]), lo, hi).any()
+    assert lmap.step(at_upper, np.array([-2.0]), lo, hi, DT)[0] == pytest.approx(-2.0)  # leaves
+
+
+def test_damped_inversion_slows_the_approach_by_beta_prime_over_beta_prime_plus_lambda():
+    lmap = JointLimitMap("damped", damping=0.1)
+    lo, hi = LOWER[:1], UPPER[:1]
+    z = np.array([3.0])
+    theta = beta(z, lo, hi)
+    g = 1.0 / (1.0 + 9.0)
+    v = lmap.step(theta, np.array([1.0]), lo, hi, 1e-7)
+    assert v[0] == pytest.approx(g / (g + 0.1), rel=1e-4)  # first order: θ̇ β'/(β' + s λ₂)
+
+
+def test_a_joint_outside_its_range_comes_back_at_the_recovery_gain():
+    v = JointLimitMap().step(np.array([1.0]), np.array([3.0]), LOWER[:1], UPPER[:1], DT, 0.5)
+    assert v[0] == pytest.approx(0.5 * (0.8 - 1.0) / DT)
+
+
+@settings(max_examples=300)
+@given(
+    fraction=st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3),
+    theta_dot=st.lists(st.floats(-1e4, 1e4), min_size=3, max_size=3),
+    dt=st.floats(1e-4, 0.5),
+    inversion=st.sampled_from(["threshold", "damped"]),
+)
+def test_the_step_never_crosses_a_limit(fraction, theta_dot, dt, inversion):
+    theta = LOWER + np.array(fraction) * (UPPER - LOWER)
+    v = JointLimitMap(inversion).step(theta, np.array(theta_dot), LOWER, UPPER, dt)
+    after = theta + v * dt
+    assert np.all(after >= LOWER) and np.all(after <= UPPER)
+    # and it moves the way θ̇ asks (or not at all)
+    assert np.all(v * np.array(theta_dot) >= 0.0)
+
+
+# -------------------------------------------------------------- through solve_ik's backends
+def narrow_planar_3r():
+    model = pin.Model(taskik.robots.load("planar_3r").model)
+    model.lowerPositionLimit[:] = [-np.pi, -0.5, -1.0]
+    model.upperPositionLimit[:] = [np.pi, 0.8, 1.0]
+    return model
+
+
+BEYOND = np.array([0.5, 0.9, 0.0])  # needs joint2 and joint3 past their upper limits
+WITHIN = np.array([2.0, 0.5, 0.0])  # reachable inside the ranges
+
+
+def run(model, backend, target, conf=None, steps=300, **options):
+    conf = conf or taskik.Configuration(model, np.array([0.3, 0.3, 0.2]))
+    task = PositionTask("ee", gain=0.1)
+    task.set_target(target)
+    limits = [ConfigurationLimit(model)]
+    qs = []
+    for _ in range(steps):
+        v = solve_ik(conf, [task], DT, limits=limits, backend=backend, **options)
+        conf.integrate_inplace(v, DT)
+        qs.append(conf.q.copy())
+    return conf, np.array(qs), float(np.linalg.norm(task.compute_error_and_jacobian(conf)[0]))
+
+
+@pytest.mark.parametrize("backend", ["pinv", "dls", "sdls", "regularized", "transpose"])
+def test_driven_into_a_limit_the_arm_never_crosses_it_and_leaves_when_the_target_allows(backend):
+    model = narrow_planar_3r()
+    conf, qs, _ = run(model, backend, BEYOND)
+    assert np.all(qs >= model.lowerPositionLimit) and np.all(qs <= model.upperPositionLimit)
+    assert qs[-1, 1] > 0.8 - 1e-3 and qs[-1, 2] > 1.0 - 1e-3  # pressed against both limits
+    steps = 3000 if backend == "transpose" else 300
+    conf, qs, error = run(model, backend, WITHIN, conf, steps)
+    assert np.all(qs >= model.lowerPositionLimit) and np.all(qs <= model.upperPositionLimit)
+    assert qs[-1, 1] < 0.7 and qs[-1, 2] < 0.9  # both left their limits
+    assert error < 1e-3
+
+
+def test_the_mapped_step_matches_the_qp_box_on_the_same_run():
+    model = narrow_planar_3r()
+    _, qs_map, beyond_map = run(model, "dls", BEYOND)
+    _, qs_qp, beyond_qp = run(model, "qp", BEYOND)
+    # both end pressed against the same limits with the same residual error
+    assert beyond_map == pytest.approx(beyond_qp, abs=2e-3)
+    assert np.allclose(qs_map[-1, 1:], qs_qp[-1, 1:], atol=2e-3)
+
+
+def test_without_the_map_the_backend_crosses_the_limit():
+    model = narrow_planar_3r()
+    conf = taskik.Configuration(model, np.array([0.3, 0.3, 0.2]))
+    task = PositionTask("ee", gain=0.1)
+    task.set_target(BEYOND)
+    for _ in range(300):
+        conf.integrate_inplace(solve_ik(conf, [task], DT, limits=[], backend="dls"), DT)
+    assert conf.q[1] > 0.8 or conf.q[2] > 1.0
+
+
+def test_velocity_limits_scale_the_whole_step(ur5):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.2, 0.1, 0.0])
+    free = solve_ik(conf, [task], DT, limits=[ConfigurationLimit(ur5.model)], backend="dls")
+    caps = VelocityLimit(ur5.model, np.full(6, 0.5))
+    v = solve_ik(conf, [task], DT, limits=[ConfigurationLimit(ur5.model), caps], backend="dls")
+    assert np.abs(v).max() == pytest.approx(0.5)
+    assert np.allclose(v, free * (0.5 / np.abs(free).max()))  # same direction
+
+
+def test_options_and_refusals_are_named(ur5):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation)
+    with pytest.raises(InvalidInput, match="ConfigurationLimit.*VelocityLimit.*FrozenJoints"):
+        solve_ik(conf, [task], DT, limits=[FrozenJoints(ur5.model, "elbow_joint")], backend="dls")
+    with pytest.raises(InvalidInput, match="joint_limit_map must be a JointLimitMap"):
+        solve_ik(
+            conf,
+            [task],
+            DT,
+            limits=[ConfigurationLimit(ur5.model)],
+            backend="dls",
+            joint_limit_map="damped",
+        )
+    with pytest.raises(InvalidInput, match="inversion"):
+        JointLimitMap("svd")
+    with pytest.raises(InvalidInput, match="threshold"):
+        JointLimitMap(threshold=2.0)
+    damped = JointLimitMap("damped", damping=0.05)
+    v = solve_ik(
+        conf,
+        [task],
+        DT,
+        limits=[ConfigurationLimit(ur5.model)],
+        backend="pinv",
+        joint_limit_map=damped,
+    )
+    assert np.isfinite(v).all()
