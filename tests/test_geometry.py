@@ -8,11 +8,11 @@ import pinocchio as pin
 import pytest
 
 import taskik
-from taskik import geometry as G
+from taskik import geometry
 from taskik.exceptions import InvalidInput, UnknownName
 
 
-def tight(scene: G.CollisionScene) -> G.CollisionScene:
+def tight(scene: geometry.CollisionScene) -> geometry.CollisionScene:
     """GJK/EPA to 1e-10 so that finite differences of the distance are meaningful."""
     for request in scene.geometry_data.distanceRequests:
         request.gjk_tolerance = 1e-10
@@ -20,18 +20,18 @@ def tight(scene: G.CollisionScene) -> G.CollisionScene:
     return scene
 
 
-def every_obstacle_kind(centre: np.ndarray) -> list[G.Obstacle]:
+def every_obstacle_kind(centre: np.ndarray) -> list[geometry.Obstacle]:
     R = pin.rpy.rpyToMatrix(0.3, -0.2, 0.5)
     cube = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float) * 0.1
     faces = [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
              [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]  # fmt: skip
     return [
-        G.sphere("sphere", 0.05, centre + [0.25, 0.0, 0.0]),
-        G.capsule("capsule", 0.04, 0.2, pin.SE3(R, centre + [0.0, 0.25, 0.0])),
-        G.box("box", [0.1, 0.2, 0.05], pin.SE3(R, centre + [-0.25, 0.0, 0.0])),
-        G.cylinder("cylinder", 0.05, 0.1, pin.SE3(R.T, centre + [0.0, -0.25, 0.0])),
-        G.halfspace("floor", [0.0, 0.0, 1.0], -0.05),
-        G.mesh("mesh", cube, faces, centre + [0.0, 0.0, 0.3]),
+        geometry.sphere("sphere", 0.05, centre + [0.25, 0.0, 0.0]),
+        geometry.capsule("capsule", 0.04, 0.2, pin.SE3(R, centre + [0.0, 0.25, 0.0])),
+        geometry.box("box", [0.1, 0.2, 0.05], pin.SE3(R, centre + [-0.25, 0.0, 0.0])),
+        geometry.cylinder("cylinder", 0.05, 0.1, pin.SE3(R.T, centre + [0.0, -0.25, 0.0])),
+        geometry.halfspace("floor", [0.0, 0.0, 1.0], -0.05),
+        geometry.mesh("mesh", cube, faces, centre + [0.0, 0.0, 0.3]),
     ]
 
 
@@ -52,7 +52,7 @@ def fd_check(model, scene, q, rng, near=0.6, eps=1e-5, rtol=1e-5, atol=1e-5):
 
 # ------------------------------------------------------------------------------ shapes
 def test_obstacles_are_placed_and_moved():
-    ball = G.sphere("ball", 0.1, [1.0, 2.0, 3.0])
+    ball = geometry.sphere("ball", 0.1, [1.0, 2.0, 3.0])
     assert np.allclose(ball.pose.translation, [1, 2, 3]) and ball.kind == "sphere"
     ball.move_to(np.eye(4))
     assert np.allclose(ball.pose.translation, 0) and ball.version == 1
@@ -62,14 +62,14 @@ def test_obstacles_are_placed_and_moved():
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda: G.sphere("s", -0.1), "radius"),
-        (lambda: G.sphere("s", 0.1, [np.nan, 0, 0]), "pose"),
-        (lambda: G.box("b", [0.1, 0.0, 0.1]), "positive"),
-        (lambda: G.halfspace("h", [0, 0, 0]), "non-zero"),
-        (lambda: G.capsule("c", 0.1, 0.2, np.diag([1.0, 1.0, -1.0, 1.0])), "rotation"),
-        (lambda: G.mesh("m", np.zeros((3, 3)), [[0, 1, 2]]), "k ≥ 4"),
-        (lambda: G.mesh("m", np.eye(4, 3), [[0, 1, 9]]), "outside"),
-        (lambda: G.sphere("", 0.1), "name"),
+        (lambda: geometry.sphere("s", -0.1), "radius"),
+        (lambda: geometry.sphere("s", 0.1, [np.nan, 0, 0]), "pose"),
+        (lambda: geometry.box("b", [0.1, 0.0, 0.1]), "positive"),
+        (lambda: geometry.halfspace("h", [0, 0, 0]), "non-zero"),
+        (lambda: geometry.capsule("c", 0.1, 0.2, np.diag([1.0, 1.0, -1.0, 1.0])), "rotation"),
+        (lambda: geometry.mesh("m", np.zeros((3, 3)), [[0, 1, 2]]), "k ≥ 4"),
+        (lambda: geometry.mesh("m", np.eye(4, 3), [[0, 1, 9]]), "outside"),
+        (lambda: geometry.sphere("", 0.1), "name"),
     ],
 )
 def test_bad_obstacles_are_named(make, message):
@@ -80,10 +80,10 @@ def test_bad_obstacles_are_named(make, message):
 # ------------------------------------------------------------------------------ the robot
 def test_fitted_capsules_follow_the_links():
     robot = taskik.robots.load("planar_3r")
-    geometry = G.fit_capsules(robot.model, 0.05)
-    lengths = sorted(2 * obj.geometry.halfLength for obj in geometry.geometryObjects)
+    capsules = geometry.fit_capsules(robot.model, 0.05)
+    lengths = sorted(2 * obj.geometry.halfLength for obj in capsules.geometryObjects)
     assert np.allclose(lengths, [0.5, 0.7, 1.0])  # links of 1.0, 0.7 m and 0.5 m to ``ee``
-    assert all(obj.geometry.radius == 0.05 for obj in geometry.geometryObjects)
+    assert all(obj.geometry.radius == 0.05 for obj in capsules.geometryObjects)
 
 
 @pytest.mark.parametrize("name", ["ur5", "panda", "humanoid", "planar_2r", "talos"])
@@ -95,8 +95,8 @@ def test_every_robot_carries_collision_geometry(name):
 
 def test_default_pairs_account_for_every_candidate():
     robot = taskik.robots.load("talos")
-    hulls = G.convexify(robot.collision_model)
-    sel = G.self_collision_pairs(robot.model, hulls, robot.q0, robot.srdf, 0.01)
+    hulls = geometry.convexify(robot.collision_model)
+    sel = geometry.self_collision_pairs(robot.model, hulls, robot.q0, robot.srdf, 0.01)
     assert sel.srdf > 0 and sel.adjacent > 0
     assert len(sel.pairs) + sel.adjacent + sel.srdf + sel.in_contact == sel.all_pairs
     assert f"{len(sel.pairs)} self-collision pairs kept of {sel.all_pairs}" in str(sel)
@@ -109,8 +109,8 @@ def test_default_pairs_account_for_every_candidate():
 
 def test_pairs_in_contact_at_the_reference_are_left_out():
     robot = taskik.robots.load("humanoid")
-    sel = G.self_collision_pairs(robot.model, robot.collision_model, robot.q0, None, 0.01)
-    scene = G.CollisionScene(robot.model, robot.collision_model, sel.pairs)
+    sel = geometry.self_collision_pairs(robot.model, robot.collision_model, robot.q0, None, 0.01)
+    scene = geometry.CollisionScene(robot.model, robot.collision_model, sel.pairs)
     conf = robot.configuration()
     assert sel.in_contact > 0
     assert scene.distances(conf.data, 1.0, all_pairs=True).distance.min() > 0.01
@@ -119,7 +119,7 @@ def test_pairs_in_contact_at_the_reference_are_left_out():
 def test_a_missing_srdf_is_named():
     robot = taskik.robots.load("ur5")
     with pytest.raises(InvalidInput, match="SRDF file not found"):
-        G.self_collision_pairs(robot.model, robot.collision_model, robot.q0, "/nope.srdf")
+        geometry.self_collision_pairs(robot.model, robot.collision_model, robot.q0, "/nope.srdf")
 
 
 # ------------------------------------------------------------------------------ distances
@@ -127,7 +127,9 @@ def test_signed_distance_is_negative_in_penetration():
     robot = taskik.robots.load("ur5")
     conf = robot.configuration()
     tool = conf.get_transform_frame_to_world("tool0").translation
-    scene = G.CollisionScene(robot.model, robot.collision_model, (), [G.sphere("b", 0.1, tool)])
+    scene = geometry.CollisionScene(
+        robot.model, robot.collision_model, (), [geometry.sphere("b", 0.1, tool)]
+    )
     d = scene.distances(conf.data, 0.05, all_pairs=True).distance
     assert d.min() < -0.05
 
@@ -138,9 +140,11 @@ def test_distance_gradient_matches_finite_differences_for_every_shape(name):
     rng = np.random.default_rng(3)
     conf = robot.configuration()
     hand = conf.get_transform_frame_to_world(robot.end_effectors[-1]).translation
-    sel = G.self_collision_pairs(robot.model, robot.collision_model, robot.q0)
+    sel = geometry.self_collision_pairs(robot.model, robot.collision_model, robot.q0)
     scene = tight(
-        G.CollisionScene(robot.model, robot.collision_model, sel.pairs, every_obstacle_kind(hand))
+        geometry.CollisionScene(
+            robot.model, robot.collision_model, sel.pairs, every_obstacle_kind(hand)
+        )
     )
     kinds = set()
     for _ in range(3):
@@ -153,9 +157,9 @@ def test_distance_gradient_matches_finite_differences_for_every_shape(name):
 
 def test_distance_gradient_on_mesh_hulls_of_talos():
     robot = taskik.robots.load("talos")
-    hulls = G.convexify(robot.collision_model)
-    sel = G.self_collision_pairs(robot.model, hulls, robot.q0, robot.srdf)
-    scene = tight(G.CollisionScene(robot.model, hulls, sel.pairs))
+    hulls = geometry.convexify(robot.collision_model)
+    sel = geometry.self_collision_pairs(robot.model, hulls, robot.q0, robot.srdf)
+    scene = tight(geometry.CollisionScene(robot.model, hulls, sel.pairs))
     rng = np.random.default_rng(1)
     for _ in range(2):
         fd_check(robot.model, scene, robot.random_configuration(rng), rng, near=0.2)
@@ -163,8 +167,8 @@ def test_distance_gradient_on_mesh_hulls_of_talos():
 
 def test_broadphase_keeps_every_pair_within_the_detection_distance():
     robot = taskik.robots.load("humanoid")
-    sel = G.self_collision_pairs(robot.model, robot.collision_model, robot.q0)
-    scene = G.CollisionScene(robot.model, robot.collision_model, sel.pairs)
+    sel = geometry.self_collision_pairs(robot.model, robot.collision_model, robot.q0)
+    scene = geometry.CollisionScene(robot.model, robot.collision_model, sel.pairs)
     rng = np.random.default_rng(0)
     for _ in range(20):
         conf = robot.configuration(robot.random_configuration(rng))
@@ -178,16 +182,16 @@ def test_broadphase_keeps_every_pair_within_the_detection_distance():
 def test_obstacles_are_added_moved_and_removed():
     robot = taskik.robots.load("ur5")
     conf = robot.configuration()
-    scene = G.CollisionScene(robot.model, robot.collision_model)
+    scene = geometry.CollisionScene(robot.model, robot.collision_model)
     tool = conf.get_transform_frame_to_world("tool0").translation
-    ball = G.sphere("ball", 0.05, tool + [0.0, 0.0, 0.2])
+    ball = geometry.sphere("ball", 0.05, tool + [0.0, 0.0, 0.2])
     scene.add_obstacle(ball)
     before = scene.distances(conf.data, 1.0, all_pairs=True).distance.min()
     ball.move_to(tool + [0.0, 0.0, 0.1])
     after = scene.distances(conf.data, 1.0, all_pairs=True).distance.min()
     assert after == pytest.approx(before - 0.1, abs=1e-6)
     with pytest.raises(InvalidInput, match="already"):
-        scene.add_obstacle(G.sphere("ball", 0.1))
+        scene.add_obstacle(geometry.sphere("ball", 0.1))
     with pytest.raises(UnknownName, match="bal"):
         scene.remove_obstacle("bal")
     assert scene.remove_obstacle("ball") is ball and len(scene.pairs) == 0

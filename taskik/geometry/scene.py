@@ -147,8 +147,7 @@ class CollisionScene:
         ]
         self._centres_local = np.array([c for c, _ in spheres]).reshape(-1, 3)
         self._radii = np.array([r for _, r in spheres])
-        # geometries whose centres move with the robot (read back every evaluation)
-        self._robot_geoms = np.unique(self.pairs[:, 0]) if len(self.pairs) else self._moving[:0]
+        self._seen = [o.pose for o in self.obstacles]  # poses at the last obstacle_motion
 
     def _sync_obstacles(self) -> None:
         for k, obstacle in enumerate(self.obstacles):
@@ -156,6 +155,20 @@ class CollisionScene:
                 index = self._first_obstacle + k
                 self.geometry_model.geometryObjects[index].placement = obstacle.pose
                 self._versions[k] = obstacle.version
+
+    def obstacle_motion(self, near: PairDistances) -> np.ndarray:
+        """``n·δ_b`` per pair of ``near`` (m): how much the obstacle's closest point moved
+        along the normal since the last call (0 for robot–robot pairs), i.e. the distance
+        change the obstacle will cause in the next step if it keeps moving the same way.
+        Marks the current poses as seen."""
+        motion = np.zeros(len(near.pairs))
+        for i, pair in enumerate(near.pairs):
+            k = int(self.pairs[pair, 1]) - self._first_obstacle
+            if k >= 0 and self.obstacles[k].pose is not self._seen[k]:
+                step = self.obstacles[k].pose * self._seen[k].inverse()
+                motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
+        self._seen = [o.pose for o in self.obstacles]
+        return motion
 
     # ------------------------------------------------------------------ evaluation
     def _world_centres(self) -> np.ndarray:

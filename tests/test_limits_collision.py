@@ -1,0 +1,214 @@
+"""CollisionLimit: the velocity damper's rows, closed loops that stay out of collision, a start
+in penetration, a moving obstacle, conflicts that name the pairs, and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import taskik
+from taskik import geometry
+from taskik.exceptions import InvalidInput, NoSolutionFound, UnknownName
+from taskik.limits.collision import CollisionLimit
+
+DT = 0.01
+
+
+def arm_and_ball(offset=(0.0, 0.2, 0.0), radius=0.08, **options):
+    """UR5 at q0, a ball between its tool and a target 0.4 m along +y."""
+    robot = taskik.robots.load("ur5")
+    conf = robot.configuration()
+    tool = conf.get_transform_frame_to_world("tool0")
+    ball = geometry.sphere("ball", radius, tool.translation + np.asarray(offset))
+    limit = CollisionLimit(robot, obstacles=[ball], **options)
+    target = tool.copy()
+    target.translation = tool.translation + np.array([0.0, 0.4, 0.0])
+    task = taskik.FrameTask("tool0", 1.0, 0.1)
+    task.set_target(target)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    return robot, conf, ball, limit, [task, posture], target
+
+
+def closest(limit: CollisionLimit, conf: taskik.Configuration) -> float:
+    return float(limit.distances(conf, all_pairs=True).distance.min())
+
+
+def run(conf, tasks, limits, steps, watch, dt=DT, levels=False):
+    low = np.inf
+    for _ in range(steps):
+        v = taskik.solve_ik(conf, tasks, dt, limits)
+        assert np.all(np.isfinite(v))
+        conf.integrate_inplace(v, dt)
+        low = min(low, closest(watch, conf))
+    return low
+
+
+# ------------------------------------------------------------------------------ the rows
+def test_rows_are_the_velocity_damper():
+    robot, conf, _, limit, _, _ = arm_and_ball(offset=(0.0, 0.13, 0.0))
+    G_rows, h = limit.compute_inequalities(conf, DT)
+    near = limit.distances(conf)
+    span = limit.detection_distance - limit.safety_distance - limit.buffer
+    k = min(limit.speed / span, limit.gain / DT)
+    np.testing.assert_allclose(h, k * (near.distance - limit.safety_distance - limit.buffer))
+    np.testing.assert_allclose(G_rows, -near.gradient)
+    assert limit.rate(DT) == pytest.approx(0.5 / 0.038)
+    assert limit.rate(1.0) == pytest.approx(0.5)  # long steps: half the margin at most
+    # a step on the boundary of the row approaches the ball by h·dt, to first order
+    i = int(np.argmin(near.distance))
+    g = G_rows[i]
+    v = g * h[i] / (g @ g)
+    after = taskik.Configuration(robot.model, pin.integrate(robot.model, conf.q, v * 1e-3))
+    d_after = limit.distances(after, all_pairs=True)
+    row = np.flatnonzero(d_after.pairs == near.pairs[i])[0]
+    assert d_after.distance[row] - near.distance[i] == pytest.approx(-h[i] * 1e-3, rel=1e-3)
+
+
+def test_no_rows_when_every_pair_is_far():
+    _, conf, _, limit, _, _ = arm_and_ball(offset=(0.0, 1.0, 0.0), self_collision=False)
+    assert limit.compute_inequalities(conf, DT) is None
+    assert limit.row_names() == []
+
+
+# ------------------------------------------------------------------------------ loops
+def test_the_arm_goes_around_the_ball_without_touching_it():
+    robot, conf, _, limit, tasks, target = arm_and_ball()
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    low = run(conf, tasks, limits, 400, limit)
+    assert low >= limit.safety_distance - 1e-4
+    # without the limit the same loop goes through it
+    robot, conf, _, watch, tasks, _ = arm_and_ball()
+    plain = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model)]
+    assert run(conf, tasks, plain, 400, watch) < 0.0
+
+
+def test_levels_keep_the_limit_too():
+    robot, conf, _, limit, (task, posture), _ = arm_and_ball()
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    low = run(conf, [[task], [posture]], limits, 300, limit)
+    assert low >= limit.safety_distance - 1e-4
+
+
+def test_a_start_in_penetration_pushes_out():
+    robot, conf, ball, limit, (_, posture), _ = arm_and_ball()
+    tool = conf.get_transform_frame_to_world("tool0").translation
+    ball.move_to(tool + [0.0, 0.0, 0.05])  # the tool is inside the ball
+    start = closest(limit, conf)
+    assert start < -0.02
+    limits = [taskik.VelocityLimit(robot.model), limit]
+    distances = []
+    for _ in range(200):
+        v = taskik.solve_ik(conf, [posture], DT, limits)
+        conf.integrate_inplace(v, DT)
+        distances.append(closest(limit, conf))
+    assert distances[-1] >= limit.safety_distance - 1e-4
+    assert np.all(np.diff(distances[: np.argmax(np.array(distances) >= 0)]) > 0)
+
+
+def test_a_moving_obstacle_pushes_the_arm_away():
+    robot, conf, ball, limit, (_, posture), _ = arm_and_ball(offset=(0.0, 0.3, 0.0))
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    start = conf.get_transform_frame_to_world("tool0").translation.copy()
+    centre = ball.pose.translation.copy()
+    low = np.inf
+    for k in range(150):  # the ball moves 0.3 m toward the tool at 0.2 m/s
+        ball.move_to(centre - [0.0, 0.2 * DT * (k + 1), 0.0])
+        v = taskik.solve_ik(conf, [posture], DT, limits)
+        conf.integrate_inplace(v, DT)
+        low = min(low, closest(limit, conf))
+    moved = conf.get_transform_frame_to_world("tool0").translation - start
+    assert low >= limit.safety_distance - 1e-3
+    # the ball ends where the tool started: the tool was pushed out of its way
+    assert np.linalg.norm(moved) > 0.08 + 0.05 + limit.safety_distance - 1e-3
+
+
+def test_self_collision_of_the_humanoid_crossing_its_arms():
+    robot = taskik.robots.load("humanoid")
+    conf = robot.configuration()
+    limit = CollisionLimit(robot)
+    feet = [taskik.FrameTask(f, 1.0, 1.0) for f in robot.end_effectors[:2]]
+    for task in feet:
+        task.set_target(conf.get_transform_frame_to_world(task.frame))
+    hand = taskik.PositionTask("rarm_effector_body", 1.0)
+    hip = conf.get_transform_frame_to_world("lleg_shoulder1_body").translation
+    hand.set_target(hip + [0.3, 0.0, 0.0])
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    low = run(conf, [*feet, hand, posture], limits, 300, limit)
+    assert low >= limit.safety_distance - 1e-4
+    # the plain loop brings the arm into the body
+    conf = robot.configuration()
+    plain = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model)]
+    assert run(conf, [*feet, hand, posture], plain, 300, limit) < limit.safety_distance - 1e-3
+
+
+# ------------------------------------------------------------------------------ reports
+def test_report_lists_near_pairs_closest_first_with_the_active_rows():
+    robot, conf, _, limit, tasks, _ = arm_and_ball(offset=(0.0, 0.12, 0.0))
+    limits = [taskik.VelocityLimit(robot.model), limit]
+    v = taskik.solve_ik(conf, tasks, DT, limits)
+    report = limit.report(conf, v, DT)
+    assert len(report.names) >= 1 and np.all(np.diff(report.distances) >= 0)
+    assert report.active.any()
+    assert "ball" in str(report) and "active" in str(report)
+    assert report.segments.shape == (len(report.names), 2, 3)
+    assert not limit.report(conf).active.any()
+
+
+def test_a_conflict_names_the_pairs():
+    robot, conf, ball, limit, (_, posture), _ = arm_and_ball()
+    tool = conf.get_transform_frame_to_world("tool0").translation
+    ball.move_to(tool)  # deep inside, and joints allowed to move at 1e-6 rad/s only
+    slow = robot.model.copy()
+    slow.velocityLimit[:] = 1e-6
+    with pytest.raises(NoSolutionFound, match="ball"):
+        taskik.solve_ik(conf, [posture], DT, [taskik.VelocityLimit(slow), limit])
+
+
+# ------------------------------------------------------------------------------ input
+def test_bad_input_is_named():
+    robot = taskik.robots.load("ur5")
+    with pytest.raises(InvalidInput, match="collision geometry"):
+        CollisionLimit(robot.model)
+    with pytest.raises(InvalidInput, match="detection_distance"):
+        CollisionLimit(robot, safety_distance=0.05, detection_distance=0.05)
+    with pytest.raises(UnknownName, match="shoulder_lift_joint_link"):
+        CollisionLimit(robot, self_collision=[("shoulder_lift_joint_lnk", "wrist_1_joint_link")])
+    limit = CollisionLimit(robot, self_collision=False)
+    assert limit.pair_names == []
+    limit.add_obstacle(geometry.sphere("b", 0.1, [1.0, 0.0, 0.0]))
+    assert len(limit.pair_names) == len(robot.collision_model.geometryObjects)
+    with pytest.raises(UnknownName):
+        limit.remove_obstacle("c")
+    assert limit.remove_obstacle("b").name == "b" and limit.obstacles == []
+
+
+# ------------------------------------------------------------------------------ property
+@settings(max_examples=25, deadline=None)
+@given(
+    centre=st.tuples(*[st.floats(-0.3, 0.3)] * 3),
+    radius=st.floats(0.03, 0.15),
+    goal=st.tuples(*[st.floats(-0.5, 0.5)] * 3),
+)
+def test_random_obstacles_and_targets_never_break_the_safety_distance(centre, radius, goal):
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand")
+    ball = geometry.sphere("ball", radius, hand.translation + np.asarray(centre))
+    limit = CollisionLimit(robot, obstacles=[ball])
+    if closest(limit, conf) < limit.safety_distance:
+        ball.move_to(hand.translation + [0.0, 0.0, 1.0])  # not a start in collision here
+    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
+    target = hand.copy()
+    target.translation = hand.translation + np.asarray(goal)  # maybe inside the ball
+    task.set_target(target)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    low = run(conf, [task, posture], limits, 200, limit)
+    assert low >= limit.safety_distance - 1e-4
