@@ -48,7 +48,8 @@ def axis_angle(conf, frame, direction):
     return float(np.arccos(np.clip(a @ direction / np.linalg.norm(direction), -1.0, 1.0)))
 
 
-def test_the_cone_holds_while_a_task_pulls_out_of_it(panda):
+@pytest.mark.parametrize("levels", [False, True])
+def test_the_cone_holds_while_a_task_pulls_out_of_it(panda, levels):
     conf = panda.configuration()
     down = conf.get_transform_frame_to_world("panda_hand").rotation[:, 2]
     cone = ConeLimit("panda_hand", [0.0, 0.0, 1.0], down, 0.2)
@@ -57,9 +58,12 @@ def test_the_cone_holds_while_a_task_pulls_out_of_it(panda):
     target.rotation = target.rotation @ pin.exp3(np.array([0.8, 0.0, 0.0]))
     pull.set_target(target)
     limits = [*taskik.limits.default_limits(panda.model), cone]
+    posture = PostureTask(cost=1e-3)
+    posture.set_target_from_configuration(conf)
+    tasks = [[pull], [posture]] if levels else [pull]
     worst = 0.0
     for _ in range(40):
-        conf.integrate_inplace(taskik.solve_ik(conf, [pull], 0.05, limits=limits), 0.05)
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.05, limits=limits), 0.05)
         worst = max(worst, axis_angle(conf, "panda_hand", down))
     assert 0.17 < worst < 0.2 + 1e-3  # at the edge, not across it (linearisation: 1e-3)
 

@@ -91,4 +91,4 @@ class AxisAlignmentTask(Task):
         return d - a, J
 
     def __repr__(self) -> str:
-        return f"AxisAlignmentTask({self.frame.name!r}, axis={self.axis.tolist()})"
+        return f"{type(self).__name__}({self.frame.name!r}, axis={self.axis.tolist()})"

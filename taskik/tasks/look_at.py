@@ -7,13 +7,13 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, require_target
-from .axis_alignment import frame_axis, unit_vector
-from .task import Task
+from ._frames import require_target
+from .axis_alignment import AxisAlignmentTask, frame_axis
 
 
-class LookAtTask(Task):
-    """Point the axis ``a_f`` of a frame (frame coordinates) at a world point ``p*``.
+class LookAtTask(AxisAlignmentTask):
+    """Point the axis ``a_f`` of a frame (frame coordinates) at a world point ``p*`` (an
+    :class:`AxisAlignmentTask` whose direction is the line of sight).
 
     With the frame origin ``p``, ``r = p* − p`` and the line of sight ``u = r / ‖r‖``:
     value ``x = a − u`` (``a = R a_f``), target 0, error ``e = u − a`` (unitless;
@@ -30,9 +30,6 @@ class LookAtTask(Task):
         gain, lm_damping: see :class:`Task`.
     """
 
-    frame = FrameName()
-    dim = 3
-
     def __init__(
         self,
         frame: str,
@@ -43,12 +40,9 @@ class LookAtTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        self.frame = frame
-        self.axis = unit_vector(axis, "axis")
-        self.target: np.ndarray | None = None
+        super().__init__(frame, axis, None, cost, gain=gain, lm_damping=lm_damping)
         if target is not None:
             self.set_target(target)
-        super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """The point to look at, in the world frame (m), shape (3,)."""
@@ -75,6 +69,3 @@ class LookAtTask(Task):
         u = r / dist
         P = (np.eye(3) - np.outer(u, u)) / dist
         return u - a, J_a + P @ (T.rotation @ J_local[:3])
-
-    def __repr__(self) -> str:
-        return f"LookAtTask({self.frame.name!r}, axis={self.axis.tolist()})"
