@@ -1,6 +1,7 @@
 """JointCouplingTask: A (q ⊖ q_ref)[joints] = b over named joints."""
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from task_checks import ROBOTS, assert_jacobian_matches, closed_loop, configurations, robot
 
@@ -96,3 +97,21 @@ def test_reference_configuration_is_checked(ur5):
     task = JointCouplingTask(["elbow_joint"], [[1.0]], q_ref=np.zeros(3))
     with pytest.raises(taskik.InvalidConfiguration, match=r"shape \(6,\)"):
         task.compute_error(ur5.configuration())
+
+
+def test_continuous_and_spherical_joints_use_the_tangent_difference(rng):
+    """A continuous joint (q = cos, sin) and a ball joint (a quaternion): d = q ⊖ q_ref on
+    their velocity coordinates (1 and 3 columns), Jacobian through pin.dDifference."""
+    model = pin.Model()
+    wheel = model.addJoint(0, pin.JointModelRUBZ(), pin.SE3.Identity(), "wheel")
+    offset = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
+    ball = model.addJoint(wheel, pin.JointModelSpherical(), offset, "ball")
+    model.addJoint(ball, pin.JointModelRX(), offset, "hinge")
+    q_ref = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+    task = JointCouplingTask(["hinge", "wheel", "ball"], rng.standard_normal((3, 5)), q_ref=q_ref)
+    for _ in range(3):
+        q = pin.randomConfiguration(model, -np.ones(model.nq), np.ones(model.nq))
+        conf = taskik.Configuration(model, q)
+        assert_jacobian_matches(task, conf, rng)
+        d = pin.difference(model, q_ref, q)
+        assert np.allclose(task.value(conf), task.A @ d[[4, 0, 1, 2, 3]])
