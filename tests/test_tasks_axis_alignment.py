@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from task_checks import ROBOTS, assert_jacobian_matches, closed_loop, configurations
 
 from taskik import FrameTask, InvalidInput, PostureTask, TargetNotSet
@@ -82,3 +84,19 @@ def test_bad_input_is_named(ur5):
     on_eye = LookAtTask("tool0", target=conf.get_transform_frame_to_world("tool0").translation)
     with pytest.raises(InvalidInput, match="at the origin of frame 'tool0'"):
         on_eye.compute_error(conf)
+
+
+vectors = st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3).filter(
+    lambda x: np.linalg.norm(x) > 0.1
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(axis=vectors, direction=vectors, point=vectors, seed=st.integers(0, 2**16))
+def test_any_axis_direction_and_point_have_exact_jacobians(axis, direction, point, seed):
+    rng = np.random.default_rng(seed)
+    conf = configurations("panda", rng, 1)[0]
+    hand = conf.get_transform_frame_to_world("panda_hand").translation
+    assert_jacobian_matches(AxisAlignmentTask("panda_hand", axis, direction), conf, rng, trials=1)
+    look = LookAtTask("panda_hand", axis, hand + 0.5 * np.asarray(point))  # 5 cm to 0.9 m away
+    assert_jacobian_matches(look, conf, rng, trials=1)
