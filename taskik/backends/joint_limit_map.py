@@ -57,13 +57,12 @@ def beta_inverse(
     theta: np.ndarray, lower: np.ndarray, upper: np.ndarray, z_max: float = math.inf
 ) -> np.ndarray:
     """``z = β⁻¹(θ) = tan(π (θ − m)/(θU − θL))``, clamped to ``[−z_max, z_max]``; θ at or
-    beyond a limit maps to ``±z_max``."""
+    beyond a limit maps to ``±z_max`` (``±1.6e16``, tan of the float π/2, if z_max is inf)."""
     u = math.pi * (theta - 0.5 * (upper + lower)) / (upper - lower)
-    u = np.clip(u, -0.5 * math.pi, 0.5 * math.pi)
-    with np.errstate(over="ignore"):
-        z = np.tan(u)
-    z = np.where(u >= 0.5 * math.pi, math.inf, np.where(u <= -0.5 * math.pi, -math.inf, z))
-    return np.clip(z, -z_max, z_max)
+    half = 0.5 * math.pi
+    # tan(±π/2) in floating point is ±1.6e16, finite: the clamp to z_max takes over
+    z = np.tan(np.minimum(np.maximum(u, -half), half))
+    return np.minimum(np.maximum(z, -z_max), z_max)
 
 
 class JointLimitMap:
@@ -108,7 +107,7 @@ class JointLimitMap:
         """Joints at a limit (``β'/s < λ₁``, both inversions) that ``θ̇`` drives further into
         it: the map holds them (threshold) or nearly (damped). A joint that ``θ̇`` drives
         away from its limit is free to leave (§6.4)."""
-        z = beta_inverse(np.clip(theta, lower, upper), lower, upper, self.z_max)
+        z = beta_inverse(theta, lower, upper, self.z_max)  # (θ past a limit: ±z_max)
         return (theta_dot * z > 0.0) & (1.0 / (1.0 + z * z) < self.threshold)
 
     def step(
@@ -125,13 +124,12 @@ class JointLimitMap:
         it (mapped past the middle), ``K (θ_clipped − θ)/dt`` for a joint outside its range."""
         scale = (upper - lower) / math.pi
         middle = 0.5 * (upper + lower)
-        inside = np.clip(theta, lower, upper)
+        inside = np.minimum(np.maximum(theta, lower), upper)
         z = beta_inverse(inside, lower, upper, self.z_max)
         toward = theta_dot * z > 0.0
         # toward the nearer limit: the thesis's map
-        z_new = np.clip(
-            z + self.inverse_derivative(z, scale) * theta_dot * dt, -self.z_max, self.z_max
-        )
+        z_new = z + self.inverse_derivative(z, scale) * theta_dot * dt
+        z_new = np.minimum(np.maximum(z_new, -self.z_max), self.z_max)
         mapped = beta(z_new, lower, upper)
         # (never backward: a joint at its limit, beyond β(z_max), stays there)
         mapped = np.where((mapped - inside) * theta_dot < 0.0, inside, mapped)

@@ -84,6 +84,7 @@ OPTIONS = {
     "regularized": (*_COMMON, "gamma0", "sigma_thr", "branch", "rcond"),
 }
 _DEFAULT_DAMPING = 1e-12
+_DEFAULT_MAP = JointLimitMap()
 _EYE3 = np.eye(3)
 _EYE3.flags.writeable = False
 
@@ -322,7 +323,7 @@ def _split_limits(
 def _limit_map(options: Mapping[str, Any]) -> JointLimitMap:
     lmap = options.get("joint_limit_map")
     if lmap is None:
-        return JointLimitMap()
+        return _DEFAULT_MAP
     if not isinstance(lmap, JointLimitMap):
         raise InvalidInput(f"joint_limit_map must be a JointLimitMap, got {lmap!r}")
     return lmap
