@@ -7,7 +7,7 @@ installed)::
     {
       "scale": null,              # uniform human → robot scale; null: estimated (estimate_scale)
       "posture_cost": 0.01,       # weight (1/rad) of the pull toward the robot's rest posture
-      "contact_cost": 10.0,       # factor on the vertical weight of a foot in contact
+      "contact_cost": 100.0,      # factor on the vertical weight of a foot in contact
       "rest_frame": 0,            # the clip frame whose pose matches the robot's q0
       "tasks": [
         {"keypoint": "pelvis", "frame": "root_joint",
@@ -105,7 +105,7 @@ class RetargetMapping:
     tasks: tuple[KeypointTask, ...]
     scale: float | None = None
     posture_cost: float = 1e-2
-    contact_cost: float = 10.0
+    contact_cost: float = 100.0
     rest_frame: int = 0
 
     @classmethod
@@ -131,7 +131,7 @@ class RetargetMapping:
             tasks,
             scale,
             check_scalar(data.get("posture_cost", 1e-2), f"{where}: posture_cost", 0.0),
-            check_scalar(data.get("contact_cost", 10.0), f"{where}: contact_cost", 0.0),
+            check_scalar(data.get("contact_cost", 100.0), f"{where}: contact_cost", 0.0),
             int(rest),
         )
 

@@ -119,6 +119,7 @@ class _Problem:
                 self.tasks.append(PositionTask(entry.frame, entry.position_cost, entry.offset))
         self.contact_cost = mapping.contact_cost
         self._in_contact = np.zeros(e, dtype=bool)
+        self._points = np.empty((e, 3))
         posture = PostureTask(cost=mapping.posture_cost)
         posture.set_target(robot.q0, conf)
         self.all_tasks: list[Task] = [*self.tasks, posture]
@@ -151,14 +152,16 @@ class _Problem:
 
     def errors(self, conf: Configuration, i: int, pos: np.ndarray, ori: np.ndarray) -> None:
         """Write frame ``i``'s position (m) and orientation (rad) errors into ``pos``, ``ori``."""
+        oMf = conf.data.oMf
+        points = self._points
         for j, fid in enumerate(self.fids):
-            T = conf.data.oMf[fid]
             offset = self.offsets[j]
-            p = T.translation if offset is None else T.act(offset)
-            pos[j] = np.linalg.norm(self.targets[i, j] - p)
+            points[j] = oMf[fid].translation if offset is None else oMf[fid].act(offset)
             R = self.rotations[j]
             if R is not None:
-                ori[j] = np.linalg.norm(pin.log3(R[i].T @ T.rotation))
+                ori[j] = np.linalg.norm(pin.log3(R[i].T @ oMf[fid].rotation))
+        np.subtract(self.targets[i], points, out=points)
+        np.sqrt(np.einsum("ij,ij->i", points, points), out=pos)
 
 
 def _as_robot(robot: Robot | str) -> Robot:
