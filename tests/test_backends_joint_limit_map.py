@@ -1,6 +1,8 @@
 """Seed 004's joint limits by a change of variable θ = β(z), for the unconstrained backends."""
 
 import math
+import runpy
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
@@ -193,3 +195,16 @@ def test_options_and_refusals_are_named(ur5):
         joint_limit_map=damped,
     )
     assert np.isfinite(v).all()
+
+
+def test_the_example_presses_against_the_limits_and_leaves_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("TASKIK_SMOKE", "1")
+    monkeypatch.chdir(tmp_path)
+    path = Path(__file__).resolve().parent.parent / "examples" / "joint_limit_map.py"
+    results = runpy.run_path(str(path), run_name="example_joint_limit_map")["main"]()
+    dls, qp = results["dls"], results["qp"]
+    assert dls["margin"] >= 0.0 and qp["margin"] >= 0.0  # no crossing
+    assert dls["beyond_joint2"] == pytest.approx(0.8, abs=1e-4)  # pressed against it
+    assert dls["beyond_error"] == pytest.approx(qp["beyond_error"], abs=5e-3)  # 0.664, 0.663
+    assert dls["within_joint2"] < 0.7  # left the limit
+    assert dls["within_error"] < 1e-4 and qp["within_error"] < 1e-4  # 7e-6, 6e-6 measured

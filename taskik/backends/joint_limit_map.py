@@ -132,7 +132,7 @@ class JointLimitMap:
         z_new = np.minimum(np.maximum(z_new, -self.z_max), self.z_max)
         mapped = beta(z_new, lower, upper)
         # (never backward: a joint at its limit, beyond β(z_max), stays there)
-        mapped = np.where((mapped - inside) * theta_dot < 0.0, inside, mapped)
+        mapped = np.where(theta_dot > 0.0, np.maximum(mapped, inside), np.minimum(mapped, inside))
         target = np.where(toward, mapped, inside + theta_dot * dt)
         # away from it: the plain step; its part past the middle is mapped from z = 0
         past = ~toward & ((target - middle) * (inside - middle) <= 0.0)
