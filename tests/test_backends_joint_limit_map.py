@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import taskik
 from taskik import ConfigurationLimit, InvalidInput, PositionTask, VelocityLimit, solve_ik
 from taskik.backends.joint_limit_map import JointLimitMap, beta, beta_inverse, beta_prime
+from taskik.limits.acceleration import AccelerationLimit
 from taskik.limits.frozen import FrozenJoints
 
 DT = 0.01
@@ -170,8 +171,9 @@ def test_options_and_refusals_are_named(ur5):
     conf = ur5.configuration()
     task = PositionTask("tool0")
     task.set_target(conf.get_transform_frame_to_world("tool0").translation)
-    with pytest.raises(InvalidInput, match="ConfigurationLimit.*VelocityLimit.*FrozenJoints"):
-        solve_ik(conf, [task], DT, limits=[FrozenJoints(ur5.model, "elbow_joint")], backend="dls")
+    accel = AccelerationLimit(ur5.model, 1.0)
+    with pytest.raises(InvalidInput, match="ConfigurationLimit.*VelocityLimit.*FrozenJoints.*Acc"):
+        solve_ik(conf, [task], DT, limits=[accel], backend="dls")
     with pytest.raises(InvalidInput, match="joint_limit_map must be a JointLimitMap"):
         solve_ik(
             conf,
@@ -208,3 +210,21 @@ def test_the_example_presses_against_the_limits_and_leaves_them(monkeypatch, tmp
     assert dls["beyond_error"] == pytest.approx(qp["beyond_error"], abs=5e-3)  # 0.664, 0.663
     assert dls["within_joint2"] < 0.7  # left the limit
     assert dls["within_error"] < 1e-4 and qp["within_error"] < 1e-4  # 7e-6, 6e-6 measured
+
+
+@pytest.mark.parametrize("backend", ["pinv", "dls", "sdls", "regularized", "transpose"])
+def test_frozen_joints_are_solved_out_and_the_others_take_over(ur5, backend):
+    conf = ur5.configuration()
+    task = PositionTask("tool0")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.0, 0.0, 0.05])
+    frozen = FrozenJoints(ur5.model, ["shoulder_lift_joint"])
+    limits = [frozen, ConfigurationLimit(ur5.model)]
+    v = solve_ik(conf, [task], DT, limits=limits, backend=backend)
+    assert v[1] == 0.0 and np.abs(v).max() > 0
+    A = task.compute_error_and_jacobian(conf)[1]
+    if backend in ("pinv", "dls"):  # the least-squares step on the five other joints
+        free = [0, 2, 3, 4, 5]
+        expected = solve_ik(conf, [task], DT, limits=[], backend=backend)
+        assert np.linalg.norm(A @ v - 0.05 / DT * np.array([0, 0, 1])) < np.linalg.norm(
+            A @ (expected * np.isin(np.arange(6), free)) - 0.05 / DT * np.array([0, 0, 1])
+        )

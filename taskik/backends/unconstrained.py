@@ -7,11 +7,11 @@
 
 (the same rows the QP uses, assembled by :class:`taskik.problem.Assembler`) with a classic
 method instead of the QP. These backends cannot honour inequalities: ``limits=None`` means
-no limits. Two limits are honoured without a QP: :class:`~taskik.ConfigurationLimit` by a
-change of variable (:mod:`taskik.backends.joint_limit_map`, seed 004: the step never crosses
-a position limit) and :class:`~taskik.VelocityLimit` by scaling the whole step into the box
-(its direction kept, as ``max_joint_step`` does); any other limit raises
-:class:`InvalidInput`.
+no limits. Three limits are honoured without a QP: ``ConfigurationLimit`` by a change of
+variable (:mod:`taskik.backends.joint_limit_map`, seed 004: the step never crosses a position
+limit), ``VelocityLimit`` by scaling the whole step into the box (its direction kept, as
+``max_joint_step`` does) and ``FrozenJoints`` by solving without their columns; any other
+limit raises :class:`InvalidInput`.
 
 Options (keyword arguments of ``solve_ik``), per backend:
 
@@ -58,6 +58,7 @@ import pinocchio as pin
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar, real_scalar
 from ..limits.configuration import ConfigurationLimit
+from ..limits.frozen import FrozenJoints
 from ..limits.limit import Limit
 from ..limits.velocity import VelocityLimit
 from ..problem import Assembler, get_assembler
@@ -247,16 +248,17 @@ def solve_unconstrained(
     See the module docstring for the backends and their options.
 
     Raises:
-        InvalidInput: unknown backend or option, a limit other than ConfigurationLimit and
-            VelocityLimit, a list of priority levels, or a damping term the backend has no
-            place for.
+        InvalidInput: unknown backend or option, a limit other than ConfigurationLimit,
+            VelocityLimit and FrozenJoints, priority levels, or a damping term the backend
+            has no place for.
     """
     _check_backend(backend)
     if is_hierarchy(tasks):
         raise InvalidInput(
             f"strict priorities (a list of task levels) need backend='qp', not {backend!r}"
         )
-    bounds = _split_limits(backend, check_limits(limits) if limits is not None else [])
+    limits = check_limits(limits) if limits is not None else []
+    bounds = _split_limits(backend, limits, configuration.nv)
     if options:
         _check_options(backend, options)
     plan = _plan(configuration, tasks)
@@ -281,9 +283,7 @@ def solve_unconstrained(
     solve = lambda keep: _dispatch(  # noqa: E731
         backend, plan, configuration, A, c, P, r, dt, damping, clamped, options, keep
     )
-    v = solve(None)
-    if bounds is not None and bounds[0] and np.isfinite(v).all():
-        v = _resolve_blocked(configuration, v, bounds[0], options.get("joint_limit_map"), solve)
+    v = solve(None if bounds is None or not bounds[2].any() else (~bounds[2]).astype(float))
 
     if options:
         max_step = options.get("max_joint_step")
@@ -293,7 +293,7 @@ def solve_unconstrained(
             if peak > d:
                 v = v * (d / peak)
     if bounds is not None and np.isfinite(v).all():
-        v = _apply_limits(configuration, v, dt, *bounds, _limit_map(options))
+        v = _apply_limits(configuration, v, dt, bounds, _limit_map(options), solve)
     if not np.isfinite(v).all():
         raise InvalidInput(
             f"backend {backend!r} gave a non-finite step: the task velocities Kp e / dt are out "
@@ -302,22 +302,30 @@ def solve_unconstrained(
     return v
 
 
-def _split_limits(
-    backend: str, limits: list[Limit]
-) -> tuple[list[ConfigurationLimit], list[VelocityLimit]] | None:
-    """The position and velocity limits of the list (None if empty); others are refused."""
+#: What the unconstrained backends honour: position limits (mapped), velocity limits (the
+#: step scaled) and the joints held by FrozenJoints (their columns removed).
+Bounds: TypeAlias = tuple[list[ConfigurationLimit], list[VelocityLimit], np.ndarray]
+
+
+def _split_limits(backend: str, limits: list[Limit], nv: int) -> Bounds | None:
+    """The limits of the list by kind (None if empty); any other limit is refused."""
     if not limits:
         return None
-    position = [lim for lim in limits if isinstance(lim, ConfigurationLimit)]
-    velocity = [lim for lim in limits if isinstance(lim, VelocityLimit)]
-    other = [lim for lim in limits if not isinstance(lim, ConfigurationLimit | VelocityLimit)]
+    other = [
+        x for x in limits if not isinstance(x, ConfigurationLimit | VelocityLimit | FrozenJoints)
+    ]
     if other:
         raise InvalidInput(
             f"backend {backend!r} solves an unconstrained least-squares problem: it honours "
-            "ConfigurationLimit (by a change of variable) and VelocityLimit (the step scaled "
-            f"into the box) only, not {other[0]!r}; use backend='qp' for the other limits"
+            "ConfigurationLimit (by a change of variable), VelocityLimit (the step scaled into "
+            f"the box) and FrozenJoints only, not {other[0]!r}; use backend='qp' for the others"
         )
-    return position, velocity
+    frozen = np.zeros(nv, dtype=bool)
+    for lim in limits:
+        if isinstance(lim, FrozenJoints):
+            frozen[lim.indices] = True
+    position = [x for x in limits if isinstance(x, ConfigurationLimit)]
+    return position, [x for x in limits if isinstance(x, VelocityLimit)], frozen
 
 
 def _limit_map(options: Mapping[str, Any]) -> JointLimitMap:
@@ -362,19 +370,20 @@ def _dispatch(
     return _solve_regularized(plan, configuration, A, c, options, keep)
 
 
-def _resolve_blocked(
+def _apply_limits(
     configuration: Configuration,
     v: np.ndarray,
-    position: list[ConfigurationLimit],
-    lmap: object,
+    dt: float,
+    bounds: Bounds,
+    lmap: JointLimitMap,
     solve: Callable[[np.ndarray | None], np.ndarray],
 ) -> np.ndarray:
-    """Re-solve without the joints the map holds at a limit (their column of the constrained
-    Jacobian ``J dβ`` is zero), so that the other joints take over their share; at most
-    three passes, the held set growing."""
-    lmap = _limit_map({"joint_limit_map": lmap})
-    held = np.zeros(len(v), dtype=bool)
-    for _ in range(3):
+    """``v`` re-solved without the joints the map holds at a limit (their column of the
+    constrained Jacobian ``J dβ`` is zero: the other joints take over their share; at most
+    three passes, the held set growing), mapped so that ``q + v dt`` stays within the
+    position limits, then scaled into the velocity box (along its direction: still in range)."""
+    position, velocity, held = bounds
+    for _ in range(3 if position else 0):
         new = held.copy()
         for lim in position:
             theta = configuration.q[lim.q_indices]
@@ -383,23 +392,11 @@ def _resolve_blocked(
             break
         held = new
         v = solve((~held).astype(float))
-    return v
-
-
-def _apply_limits(
-    configuration: Configuration,
-    v: np.ndarray,
-    dt: float,
-    position: list[ConfigurationLimit],
-    velocity: list[VelocityLimit],
-    lmap: JointLimitMap,
-) -> np.ndarray:
-    """``v`` mapped so that ``q + v dt`` stays within the position limits, then scaled into
-    the velocity box (the step shrinks along its direction: it still stays in range)."""
     v = v.copy()
     for lim in position:
         theta = configuration.q[lim.q_indices]
         v[lim.indices] = lmap.step(theta, v[lim.indices], lim.q_min, lim.q_max, dt, lim.gain)
+    v[bounds[2]] = 0.0  # frozen joints: exactly still
     for vel in velocity:
         speed = np.abs(v[vel.indices])
         over = speed > vel.v_max
