@@ -35,7 +35,8 @@ class FrozenJoints(Limit):
     never empty). With other hard limits it is intersected: a velocity or base cap contains 0
     and never conflicts; an :class:`~taskik.limits.acceleration.AccelerationLimit` conflicts
     when the joint moved faster than ``a_max dt`` in the last step (a stop it forbids), and the
-    step then raises :class:`~taskik.NoSolutionFound` naming both limits.
+    step then raises :class:`~taskik.NoSolutionFound` naming both limits. The unconstrained
+    backends (``backend="dls"``, ...) honour it too: they solve without the frozen columns.
 
     Args:
         model: Pinocchio model.
