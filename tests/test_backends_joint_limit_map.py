@@ -210,6 +210,9 @@ def test_the_example_presses_against_the_limits_and_leaves_them(monkeypatch, tmp
     assert dls["beyond_error"] == pytest.approx(qp["beyond_error"], abs=5e-3)  # 0.664, 0.663
     assert dls["within_joint2"] < 0.7  # left the limit
     assert dls["within_error"] < 1e-4 and qp["within_error"] < 1e-4  # 7e-6, 6e-6 measured
+    braked = results["qp, a_max = 2"]  # the QP with an acceleration limit and its braking
+    assert braked["margin"] >= 0.0 and braked["max_acceleration"] <= 2.0 + 1e-9
+    assert braked["beyond_joint2"] == pytest.approx(0.8, abs=1e-4)
 
 
 @pytest.mark.parametrize("backend", ["pinv", "dls", "sdls", "regularized", "transpose"])
