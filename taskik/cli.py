@@ -1,5 +1,6 @@
 """The ``taskik`` command: ``taskik robots``, ``taskik view <robot>``, ``taskik demo [name]``,
-``taskik bench [script]``. ``taskik <command> --help`` describes each one."""
+``taskik bench [script]``, ``taskik batch <robot> <frame> <in.npz> -o <out.npz>``.
+``taskik <command> --help`` describes each one."""
 
 from __future__ import annotations
 
@@ -306,6 +307,43 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return cmd_bench_script(args.script, args.extra)
 
 
+# -- batch -------------------------------------------------------------------------------
+def cmd_batch(args: argparse.Namespace) -> int:
+    from . import robots
+    from .batch import solve_poses
+    from .exceptions import InvalidInput
+
+    try:
+        with np.load(args.input) as f:
+            names = list(f.keys())
+            key = args.key or ("targets" if "targets" in names or len(names) != 1 else names[0])
+            if key not in names:
+                raise InvalidInput(
+                    f"{args.input} has no array {key!r} (it has {', '.join(names) or 'none'}); "
+                    "name the N × 4 × 4 poses with --key"
+                )
+            targets = f[key]
+    except (OSError, ValueError) as exc:
+        raise InvalidInput(f"cannot read {args.input} as an .npz file ({exc})") from None
+    options = {
+        name: value
+        for name, value in (
+            ("method", args.method),
+            ("tol", args.tol),
+            ("max_iterations", args.max_iterations),
+            ("max_searches", args.max_searches),
+        )
+        if value is not None
+    }
+    result = solve_poses(
+        robots.load(args.robot), args.frame, targets, engine=args.engine, workers=args.workers,
+        chunk_size=args.chunk_size, output=args.output, progress=not args.quiet,
+        seed=args.seed, address=args.address, **options,
+    )  # fmt: skip
+    print(f"{result} -> {args.output}")
+    return 0
+
+
 # -- parser ------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``taskik`` command."""
@@ -370,6 +408,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--calls", type=int, default=2000, help="timed calls per robot (steps)")
     p.add_argument("--robots", nargs="+", metavar="ROBOT", help="robots to time (steps)")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser(
+        "batch",
+        help="pose IK for many targets on every core (or a Ray cluster): .npz in, .npz out",
+        description="Solve taskik.solve_posture for each pose of INPUT (an .npz holding an "
+        "N × 4 × 4 array, 'targets' or its only array) with taskik.batch.solve_poses; write "
+        "q, success, iterations, searches, error and time to OUTPUT (.npz). Finished chunks "
+        "are kept next to OUTPUT as they go: the same command resumes a stopped run.",
+    )
+    p.add_argument("robot", help="robot name (see `taskik robots`)")
+    p.add_argument("frame", help="the frame to place")
+    p.add_argument("input", help=".npz file with the target poses (world frame, m)")
+    p.add_argument("-o", "--output", required=True, help="result .npz file")
+    p.add_argument("--key", help="array of INPUT holding the poses (default: targets)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local", help="default local")
+    p.add_argument("--address", help="Ray cluster address (auto, ray://host:port)")
+    p.add_argument("--workers", type=int, help="local processes (default: every core)")
+    p.add_argument("--chunk-size", type=int, help="problems per chunk (default 256)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the job (default 0)")
+    p.add_argument("--method", help="solve_posture method (default lm-chan)")
+    p.add_argument("--tol", type=float, help="solve_posture tol (default 1e-6)")
+    p.add_argument("--max-iterations", type=int, help="per search (default 15)")
+    p.add_argument("--max-searches", type=int, help="per problem (default 100)")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_batch)
     return parser
 
 
