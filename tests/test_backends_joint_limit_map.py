@@ -231,3 +231,22 @@ def test_frozen_joints_are_solved_out_and_the_others_take_over(ur5, backend):
         assert np.linalg.norm(A @ v - 0.05 / DT * np.array([0, 0, 1])) < np.linalg.norm(
             A @ (expected * np.isin(np.arange(6), free)) - 0.05 / DT * np.array([0, 0, 1])
         )
+
+
+def test_max_joint_step_holds_after_the_re_solve():
+    model = narrow_planar_3r()
+    conf = taskik.Configuration(model, np.array([0.3, 0.8, 1.0]))  # at both limits: held
+    task = PositionTask("ee", gain=0.1)
+    task.set_target(BEYOND)
+    for _ in range(100):
+        v = solve_ik(
+            conf,
+            [task],
+            DT,
+            limits=[ConfigurationLimit(model)],
+            backend="dls",
+            max_joint_step=0.005,
+        )
+        assert np.abs(v).max() * DT <= 0.005 + 1e-12
+        conf.integrate_inplace(v, DT)
+    assert conf.q[1] <= 0.8 and conf.q[2] <= 1.0

@@ -280,18 +280,16 @@ def solve_unconstrained(
             _clamp_task_errors(plan, c, dt, max_err)
             clamped = True
 
-    solve = lambda keep: _dispatch(  # noqa: E731
-        backend, plan, configuration, A, c, P, r, dt, damping, clamped, options, keep
-    )
-    v = solve(None if bounds is None or not bounds[2].any() else (~bounds[2]).astype(float))
+    max_step = options.get("max_joint_step") if options else None
+    d_max = None if max_step is None else _positive(options, "max_joint_step", 1.0)
 
-    if options:
-        max_step = options.get("max_joint_step")
-        if max_step is not None:
-            d = _positive(options, "max_joint_step", 1.0)
-            peak = float(np.abs(v).max(initial=0.0)) * dt
-            if peak > d:
-                v = v * (d / peak)
+    def solve(keep: np.ndarray | None) -> np.ndarray:
+        """The backend's step (``keep``: the columns kept), scaled to ``max_joint_step``."""
+        v = _dispatch(backend, plan, configuration, A, c, P, r, dt, damping, clamped, options, keep)
+        peak = float(np.abs(v).max(initial=0.0)) * dt
+        return v * (d_max / peak) if d_max is not None and peak > d_max else v
+
+    v = solve(None if bounds is None or not bounds[2].any() else (~bounds[2]).astype(float))
     if bounds is not None and np.isfinite(v).all():
         v = _apply_limits(configuration, v, dt, bounds, _limit_map(options), solve)
     if not np.isfinite(v).all():
