@@ -90,3 +90,13 @@ def test_bad_input_is_named(ur5):
         ManipulabilityTask("tool0", target=-1.0)
     with pytest.raises(TargetNotSet, match="ManipulabilityTask has no target"):
         ManipulabilityTask("tool0").compute_error(ur5.configuration())
+
+
+def test_the_kinematics_cache_is_left_as_it_was(humanoid, rng):
+    conf = humanoid.configuration(humanoid.random_configuration(rng))
+    J = conf.get_frame_jacobian("rarm_effector_body").copy()
+    oMf = conf.get_transform_frame_to_world("rarm_effector_body").homogeneous
+    ManipulabilityTask("larm_effector_body").gradient(conf)
+    conf._frame_jacobians.clear()  # read the Jacobian again from data
+    assert np.array_equal(conf.get_frame_jacobian("rarm_effector_body"), J)
+    assert np.array_equal(conf.get_transform_frame_to_world("rarm_effector_body").homogeneous, oMf)
