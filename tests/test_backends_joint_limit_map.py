@@ -250,3 +250,13 @@ def test_max_joint_step_holds_after_the_re_solve():
         assert np.abs(v).max() * DT <= 0.005 + 1e-12
         conf.integrate_inplace(v, DT)
     assert conf.q[1] <= 0.8 and conf.q[2] <= 1.0
+
+
+def test_held_where_the_inversion_nearly_stops_the_joint():
+    lo, hi = LOWER[:1], UPPER[:1]
+    theta = beta(np.array([20.0]), lo, hi)  # β'/s = 1/401: under λ₂ = 0.01, over λ₁ = 1e-8
+    push, pull = np.array([1.0]), np.array([-1.0])
+    assert JointLimitMap("damped", damping=0.01).held(theta, push, lo, hi).all()
+    assert not JointLimitMap("damped", damping=0.001).held(theta, push, lo, hi).any()
+    assert not JointLimitMap("damped", damping=0.01).held(theta, pull, lo, hi).any()
+    assert not JointLimitMap("threshold").held(theta, push, lo, hi).any()

@@ -14,11 +14,16 @@ changes nothing away from the limits.
 ``β'`` vanishes at a limit, so ``1/β'`` is taken one of the thesis's two ways (§6.3):
 
 - ``"threshold"``: ``1/β'`` where ``β'/s ≥ λ₁``, else 0 (the joint stops at the limit);
-- ``"damped"``: ``1/(β' + s λ₂)``, bounded by ``1/(s λ₂)``: the joint slows down before the
-  limit and is never quite stopped.
+- ``"damped"``: ``1/(β' + s λ₂)``, bounded by ``1/(s λ₂)``: the joint slows down well before
+  the limit (its step is ``θ̇ β'/(β' + s λ₂)`` to first order).
 
 and ``|z|`` is clamped to ``z_max`` (exact ``1/β'`` overflows): a joint comes no closer to a
 limit than ``s (π/2 − atan z_max) ≈ s / z_max``.
+
+Held joints. Where the map (nearly) stops a joint that the tasks drive into its limit
+(``β'/s < λ₁``, or ``< λ₂`` for the damped inversion: about ``s√λ`` from the limit), its
+column of the constrained Jacobian ``J dβ`` is (nearly) zero; the backends then solve again
+without it, so that the other joints take over its share (:meth:`JointLimitMap.held`).
 
 Leaving a limit (§6.4). The map is applied to the motion *toward* the nearer limit
 (``θ̇ z > 0``). Motion away from it is the plain step ``θ + θ̇ dt`` (the thesis's
@@ -104,11 +109,13 @@ class JointLimitMap:
     def held(
         self, theta: np.ndarray, theta_dot: np.ndarray, lower: np.ndarray, upper: np.ndarray
     ) -> np.ndarray:
-        """Joints at a limit (``β'/s < λ₁``, both inversions) that ``θ̇`` drives further into
-        it: the map holds them (threshold) or nearly (damped). A joint that ``θ̇`` drives
-        away from its limit is free to leave (§6.4)."""
+        """Joints that ``θ̇`` drives further into a limit where the map (nearly) stops them:
+        ``β'/s < λ₁`` (threshold: held) or ``β'/s < λ₂`` (damped: the damping dominates, the
+        joint moves at less than half of ``θ̇``). A joint that ``θ̇`` drives away from its
+        limit is free to leave (§6.4)."""
         z = beta_inverse(theta, lower, upper, self.z_max)  # (θ past a limit: ±z_max)
-        return (theta_dot * z > 0.0) & (1.0 / (1.0 + z * z) < self.threshold)
+        bound = self.damping if self.inversion == "damped" else self.threshold
+        return (theta_dot * z > 0.0) & (1.0 / (1.0 + z * z) < bound)
 
     def step(
         self,
