@@ -5,7 +5,8 @@ joint2 [−0.5, 0.8], joint3 [−1, 1] rad, so that many targets drive a joint i
 Task: ``PositionTask("ee", gain=0.1)``, dt = 0.01 s, limits ``[ConfigurationLimit(model)]``
 (gain 0.5) for every method; methods: ``qp`` (the box, DAQP), ``dls`` (λ = 0.1) and ``pinv``
 with the map (threshold inversion), ``dls`` with the damped inversion (λ₂ = 0.01), and ``dls``
-with the map and ``max_joint_step=0.05`` rad (the small steps the thesis assumes).
+with the map and ``max_joint_step=0.05`` rad (the small steps the thesis assumes), and plain
+``dls`` without limits (what the map costs, and what it prevents).
 
 Episodes (seeded):
 
@@ -40,6 +41,7 @@ METHODS = {
     "pinv + map (threshold)": {"backend": "pinv"},
     "dls + map (damped)": {"backend": "dls", "joint_limit_map": JointLimitMap("damped")},
     "dls + map, steps ≤ 0.05": {"backend": "dls", "max_joint_step": 0.05},
+    "dls, no limits": {"backend": "dls", "limits": []},
 }
 
 
@@ -54,7 +56,8 @@ def episode(model: pin.Model, targets: np.ndarray, options: dict) -> dict[str, f
     """Track ``targets`` (one per step); excursion, final and mean error, step times."""
     conf = taskik.Configuration(model, np.array([0.3, 0.3, 0.2]))
     task = taskik.PositionTask("ee", gain=0.1)
-    limits = [taskik.ConfigurationLimit(model)]
+    options = dict(options)
+    limits = options.pop("limits", [taskik.ConfigurationLimit(model)])
     lo, hi = model.lowerPositionLimit, model.upperPositionLimit
     errors, times, excursion = [], [], -np.inf
     for target in targets:
