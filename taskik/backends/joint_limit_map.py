@@ -95,9 +95,9 @@ class JointLimitMap:
                 f"JointLimitMap inversion must be one of {INVERSIONS}, got {inversion!r}"
             )
         self.inversion = inversion
-        self.threshold = check_scalar(threshold, "threshold", 0.0, 1.0, low_open=True)
-        self.damping = check_scalar(damping, "damping", 0.0, low_open=True)
-        self.z_max = check_scalar(z_max, "z_max", 1.0, low_open=True)
+        self.threshold = check_scalar(threshold, "JointLimitMap threshold", 0.0, 1.0, low_open=True)
+        self.damping = check_scalar(damping, "JointLimitMap damping", 0.0, low_open=True)
+        self.z_max = check_scalar(z_max, "JointLimitMap z_max", 1.0, low_open=True)
 
     def inverse_derivative(self, z: np.ndarray, scale: np.ndarray) -> np.ndarray:
         """``dβ⁺``: ``1/β'`` where ``β'/s ≥ λ₁`` else 0 (threshold) or ``1/(β' + s λ₂)``."""

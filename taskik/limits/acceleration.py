@@ -42,7 +42,11 @@ def acceleration_caps(
     except InvalidInput as exc:
         if type(exc) is not InvalidInput:  # UnknownName names the joint; keep it as it is
             raise
-        message = str(exc).replace("velocity limit", "acceleration limit")
+        message = (
+            str(exc)
+            .replace("velocity", "acceleration")
+            .replace("limits must be a vector", "a_max must be a vector")
+        )
         raise InvalidInput(f"{who}: {message}") from None
     if (parsed.v_max <= 0).any():
         raise InvalidInput(f"{who} a_max must be > 0, got {parsed.v_max}")
