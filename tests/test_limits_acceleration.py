@@ -1,12 +1,14 @@
 """AccelerationLimit: |v − v_prev| ≤ a_max dt, and the braking bound that keeps position limits."""
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import taskik
 from taskik import ConfigurationLimit, InvalidInput, PostureTask, UnknownName, VelocityLimit
+from taskik.limits import BaseVelocityLimit, FrozenJoints
 from taskik.limits.acceleration import AccelerationLimit, braking_speed
 
 
@@ -118,3 +120,30 @@ def test_bad_caps_are_named(ur5):
         AccelerationLimit(ur5.model, {"elbow": 1.0})
     with pytest.raises(InvalidInput, match="braking"):
         AccelerationLimit(ur5.model, 1.0, braking="yes")
+
+
+def test_in_priority_levels_with_the_other_limits(humanoid):
+    """Feet over hand over posture, with position, velocity, acceleration, base-norm and
+    frozen-joint limits together: every bound holds at every step and the hand gets there."""
+    model, conf = humanoid.model, humanoid.configuration()
+    feet = [taskik.FrameTask(f) for f in humanoid.end_effectors[:2]]
+    hand = taskik.FrameTask(humanoid.end_effectors[2])
+    for task in [*feet, hand]:
+        task.set_target(conf.get_transform_frame_to_world(task.frame))
+    hand.set_target(hand.target * pin.SE3(np.eye(3), np.array([0.1, 0.05, 0.1])))
+    posture = PostureTask(1e-2)
+    posture.set_target(conf.q)
+    base = BaseVelocityLimit(model, linear=0.3, angular=0.5, shape="norm")
+    frozen = FrozenJoints(model, ["larm_elbow_joint"])
+    limits = [*taskik.limits.default_limits(model), AccelerationLimit(model, 10.0), base, frozen]
+    elbow = frozen.indices[0]
+    v_prev = np.zeros(model.nv)
+    for _ in range(150):
+        v = taskik.solve_ik(conf, [feet, [hand], [posture]], 0.01, limits=limits)
+        assert np.abs(v - v_prev).max() <= 10.0 * 0.01 + 1e-9
+        assert np.linalg.norm(v[:3]) <= 0.3 + 1e-7 and np.linalg.norm(v[3:6]) <= 0.5 + 1e-7
+        assert v[elbow] == 0.0
+        v_prev = v
+        conf.integrate_inplace(v, 0.01)
+    conf.check_limits()
+    assert np.linalg.norm(hand.compute_error_and_jacobian(conf)[0]) < 1e-3
