@@ -147,3 +147,17 @@ def test_in_priority_levels_with_the_other_limits(humanoid):
         conf.integrate_inplace(v, 0.01)
     conf.check_limits()
     assert np.linalg.norm(hand.compute_error_and_jacobian(conf)[0]) < 1e-3
+
+
+def test_a_measured_velocity_replaces_the_last_step(ur5):
+    conf = ur5.configuration()
+    lim = AccelerationLimit(ur5.model, 2.0, braking=False)
+    measured = np.linspace(0.1, 0.6, 6)
+    lim.set_previous_velocity(measured)
+    conf.update(conf.q.copy())  # a loop writing measured positions: no last step
+    _, lo, hi = lim.compute_box(conf, 0.01)
+    assert np.allclose(lo, measured - 0.02) and np.allclose(hi, measured + 0.02)
+    lim.set_previous_velocity(None)
+    assert np.allclose(lim.compute_box(conf, 0.01)[2], 0.02)  # back to rest
+    with pytest.raises(InvalidInput, match="previous velocity"):
+        lim.set_previous_velocity([1.0, 2.0])

@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges, check_model
-from ..exceptions import InvalidInput, check_scalar
+from ..exceptions import InvalidInput, check_finite_array, check_scalar
 from .limit import Box, Limit
 from .velocity import VelocityLimit
 
@@ -62,7 +62,8 @@ class AccelerationLimit(Limit):
     set otherwise (a new :class:`Configuration`, ``update(q)``), the robot is taken at rest,
     ``v_prev = 0``: the first step then starts from rest instead of jumping to any speed. This
     is the safe reading: a loop that writes measured positions with ``update(q)`` gets steps of
-    at most ``a_max dt`` rather than no bound at all.
+    at most ``a_max dt`` rather than no bound at all; such a loop gives its measured velocity
+    with :meth:`set_previous_velocity`.
 
     Braking (``braking=True``): on joints with a finite position range, the velocity toward a
     limit ``d`` away is at most :func:`braking_speed` ``(d)``, so the joint can always stop in
@@ -104,9 +105,22 @@ class AccelerationLimit(Limit):
         self._brake_lower = ranges.lower[ks]
         self._brake_upper = ranges.upper[ks]
         self._brake_a = self.a_max[self._brake_rows]
+        self._previous: np.ndarray | None = None
+
+    def set_previous_velocity(self, v: npt.ArrayLike | None) -> None:
+        """Use ``v`` (nv, e.g. the measured joint velocity of a loop that writes measured
+        positions with ``update(q)``) as ``v_prev`` from now on; None returns to the last
+        applied step."""
+        if v is None:
+            self._previous = None
+            return
+        self._previous = check_finite_array(v, "previous velocity", (self.model.nv,))
 
     def previous_velocity(self, configuration: Configuration) -> np.ndarray:
-        """``v_prev[indices]``: the last applied step's velocity, zeros when there is none."""
+        """``v_prev[indices]``: the velocity given to :meth:`set_previous_velocity`, else the
+        last applied step's, else zeros (at rest)."""
+        if self._previous is not None:
+            return self._previous[self.indices]
         last = configuration._last_step
         if last is None:
             return np.zeros(len(self.indices))
