@@ -12,7 +12,10 @@ configuration), default options of solve_posture. Rows:
   when Ray is installed; ``--no-ray`` to skip).
 
 Every batch row is checked equal, bit for bit, to the loop. The machine may be shared:
-run it on a quiet machine, and read the load average printed with the table.
+run it on a quiet machine, and read the load average printed with the table. The CPU
+columns do not depend on the load: CPU seconds of the caller and its worker processes, and
+the loop's CPU over it (the share of the batch's CPU that is solving; the speed-up on P
+idle cores is at most P times it, less the start-up).
 
     python benchmarks/batch.py [--n 10000] [--repeats 3] [--no-ray]
 """
@@ -64,12 +67,23 @@ def loop_range(bounds: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def best(fn, repeats: int) -> tuple[float, object]:
+CPU: dict[str, float] = {}  # CPU seconds (this process + its reaped children) of the best run
+
+
+def _cpu() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def best(fn, repeats: int, name: str = "") -> tuple[float, object]:
+    """Best wall time of ``repeats`` runs (and its CPU time into ``CPU[name]``)."""
     times, value = [], None
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        c0, t0 = _cpu(), time.perf_counter()
         value = fn()
         times.append(time.perf_counter() - t0)
+        if name and times[-1] == min(times):
+            CPU[name] = _cpu() - c0
     return min(times), value
 
 
@@ -85,18 +99,18 @@ def main() -> None:
     loop_range((0, 1))  # the seed memory, built once (as every batch call does first)
     rows: list[tuple[str, float, str]] = []
 
-    t_loop, q_loop = best(lambda: loop_range((0, n)), args.repeats)
-    rows.append(("loop of solve_posture, 1 process", t_loop, ""))
+    t_loop, q_loop = best(lambda: loop_range((0, n)), args.repeats, "loop")
+    rows.append(("loop of solve_posture, 1 process", t_loop, "loop"))
 
     def batch(**kw):
         r = solve_poses(ROBOT, FRAME, _T, **kw)
         assert np.array_equal(r.q, q_loop), "batch differs from the loop"
         return r
 
-    t1, _ = best(lambda: batch(workers=1), args.repeats)
-    rows.append(("solve_poses, workers=1 (in process)", t1, ""))
-    tb, rb = best(lambda: batch(workers=cores), args.repeats)
-    rows.append((f"solve_poses, local, {cores} workers (fork included)", tb, ""))
+    t1, _ = best(lambda: batch(workers=1), args.repeats, "w1")
+    rows.append(("solve_poses, workers=1 (in process)", t1, "w1"))
+    tb, rb = best(lambda: batch(workers=cores), args.repeats, "local")
+    rows.append((f"solve_poses, local, {cores} workers (fork included)", tb, "local"))
 
     bounds = [(s, min(s + 256, n)) for s in range(0, n, 256)]
     ctx = mp.get_context("fork")
@@ -105,7 +119,7 @@ def main() -> None:
         with ctx.Pool(cores) as pool:
             return np.concatenate(pool.map(loop_range, bounds, chunksize=1))
 
-    t_cold, q = best(pool_cold, args.repeats)
+    t_cold, q = best(pool_cold, args.repeats, "pool")
     assert np.array_equal(q, q_loop)
     with ctx.Pool(cores) as pool:
         pool.map(loop_range, bounds[: 2 * cores], chunksize=1)
@@ -113,7 +127,7 @@ def main() -> None:
             lambda: np.concatenate(pool.map(loop_range, bounds, chunksize=1)), args.repeats
         )
     assert np.array_equal(q, q_loop)
-    rows.append((f"multiprocessing.Pool({cores}), with start-up", t_cold, ""))
+    rows.append((f"multiprocessing.Pool({cores}), with start-up", t_cold, "pool"))
     rows.append((f"multiprocessing.Pool({cores}), warm", t_warm, ""))
 
     m = min(n, 2000)
@@ -145,10 +159,13 @@ def main() -> None:
         f"Batch pose IK, UR5 '{FRAME}', {n} random reachable targets, {cores} cores "
         f"(best of {args.repeats}; load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})",
         "",
-        f"{'':52s} {'time (s)':>9s} {'solves/s':>10s} {'vs loop':>8s}",
+        f"{'':52s} {'time (s)':>9s} {'solves/s':>10s} {'vs loop':>8s} {'CPU (s)':>8s} "
+        f"{'loop CPU / CPU':>14s}",
     ]
-    for name, t, _ in rows:
-        lines.append(f"{name:52s} {t:9.3f} {n / t:10,.0f} {t_loop / t:7.2f}×")
+    for name, t, key in rows:
+        cpu = CPU.get(key)
+        extra = f" {cpu:8.3f} {CPU['loop'] / cpu:13.1%}" if cpu else ""
+        lines.append(f"{name:52s} {t:9.3f} {n / t:10,.0f} {t_loop / t:7.2f}×{extra}")
     lines += ["", *notes, f"all batch rows equal the loop bit for bit ({rb.success.mean():.1%} "
               "solved)"]  # fmt: skip
     publish("\n".join(lines), RESULTS)

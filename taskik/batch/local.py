@@ -31,6 +31,10 @@ from .problems import Job, solve_chunk
 #: Times a chunk may lose its worker before the job gives up.
 MAX_RETRIES = 3
 
+#: Chunks sent to a worker ahead: it starts the next one without waiting for the caller
+#: (which, on a busy machine, may wait milliseconds for a core to read a reply).
+IN_FLIGHT = 2
+
 #: Called in the caller's process with ``(start, stop, arrays)`` as each chunk finishes.
 OnChunk = Callable[[int, int, dict[str, np.ndarray]], None]
 
@@ -72,22 +76,48 @@ class _Worker:
         )
         self.process.start()
         child.close()
-        self.chunk: tuple[int, int] | None = None
+        self.chunks: deque[tuple[int, int]] = deque()  # sent, not answered (in order)
 
     def send(self, chunk: tuple[int, int]) -> None:
-        self.chunk = chunk
+        self.chunks.append(chunk)
         # (a worker that died meanwhile: its sentinel fires and the chunk is given again)
         with contextlib.suppress(OSError):
             self.conn.send(chunk)
 
-    def stop(self) -> None:
+    def ask_to_stop(self) -> None:
         with contextlib.suppress(OSError, ValueError):
             self.conn.send(None)
+
+    def stop(self) -> None:
+        """Ask to stop, wait up to 1 s, then kill."""
+        self.ask_to_stop()
         self.process.join(timeout=1.0)
         if self.process.is_alive():
             self.process.kill()
             self.process.join(timeout=1.0)
         self.conn.close()
+
+
+def _replace(
+    ctx: mp.context.BaseContext,
+    job: Job,
+    dead: _Worker,
+    pending: deque[tuple[int, int]],
+    lost: dict[tuple[int, int], int],
+) -> _Worker:
+    """A new worker for ``dead``, whose unanswered chunks go back to the front of
+    ``pending``; :class:`WorkerLost` when a chunk has lost more than MAX_RETRIES workers."""
+    for chunk in dead.chunks:
+        lost[chunk] = lost.get(chunk, 0) + 1
+        if lost[chunk] > MAX_RETRIES:
+            raise WorkerLost(
+                f"problems {chunk[0]}..{chunk[1] - 1} lost their worker {lost[chunk]} times "
+                f"(exit code {dead.process.exitcode}); giving up"
+            )
+    pending.extendleft(reversed(dead.chunks))
+    dead.chunks.clear()
+    dead.stop()
+    return _Worker(ctx, job)
 
 
 def start_method() -> str:
@@ -113,17 +143,17 @@ def run_local(
     lost: dict[tuple[int, int], int] = {}
     pool = [_Worker(ctx, job) for _ in range(min(workers, len(ranges)))]
     try:
-        while pending or any(w.chunk is not None for w in pool):
+        while pending or any(w.chunks for w in pool):
+            # each worker holds IN_FLIGHT chunks: the next one is queued when it finishes one
             for i, w in enumerate(pool):
-                if w.chunk is None and pending:
-                    if not w.process.is_alive():  # (died after its last reply)
-                        w.stop()
-                        w = pool[i] = _Worker(ctx, job)
+                if len(w.chunks) < IN_FLIGHT and pending and not w.process.is_alive():
+                    pool[i] = w = _replace(ctx, job, w, pending, lost)  # (died after a reply)
+                while len(w.chunks) < IN_FLIGHT and pending:
                     w.send(pending.popleft())
-            busy = [w for w in pool if w.chunk is not None]
+            busy = [w for w in pool if w.chunks]
             ready = set(wait([w.conn for w in busy] + [w.process.sentinel for w in busy]))
             for i, w in enumerate(pool):
-                if w.chunk is None or (w.conn not in ready and w.process.sentinel not in ready):
+                if not w.chunks or (w.conn not in ready and w.process.sentinel not in ready):
                     continue
                 reply = None
                 try:
@@ -134,25 +164,17 @@ def run_local(
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:
                         continue  # (spurious wake-up)
-                    chunk = w.chunk
-                    lost[chunk] = lost.get(chunk, 0) + 1
-                    if lost[chunk] > MAX_RETRIES:
-                        raise WorkerLost(
-                            f"problems {chunk[0]}..{chunk[1] - 1} lost their worker "
-                            f"{lost[chunk]} times (exit code {w.process.exitcode}); giving up"
-                        )
-                    pending.appendleft(chunk)
-                    w.chunk = None
-                    w.stop()
-                    pool[i] = _Worker(ctx, job)
+                    pool[i] = _replace(ctx, job, w, pending, lost)
                     continue
                 kind, start, stop, value = reply
-                w.chunk = None
+                w.chunks.popleft()  # (== (start, stop): a worker answers in order)
                 if kind == "error":
                     raise value
                 names.append(str(value["worker"]))
                 on_chunk(start, stop, value)
     finally:
+        for w in pool:  # all at once: they exit in parallel
+            w.ask_to_stop()
         for w in pool:
             w.stop()
     return names

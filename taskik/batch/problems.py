@@ -35,6 +35,9 @@ from ..tasks.frame import FrameTask
 #: the last chunks balance the workers and a lost chunk costs little.
 DEFAULT_CHUNK = 256
 
+#: Smallest chunk of the guided tail (see :func:`chunks`).
+MIN_TAIL = 16
+
 #: Options of :func:`taskik.solve_posture` that a batch sets itself.
 RESERVED = {"rng": "seed", "q0": "targets (every problem starts as solve_posture decides)"}
 
@@ -196,18 +199,28 @@ def worker_name() -> str:
     return f"{os.getpid()}@{socket.gethostname()}"
 
 
-def chunks(todo: np.ndarray, size: int) -> list[tuple[int, int]]:
+def chunks(todo: np.ndarray, size: int, tail: int = 0) -> list[tuple[int, int]]:
     """``[start, stop)`` ranges of at most ``size`` problems covering the indices where
-    ``todo`` is True, in order."""
+    ``todo`` is True, in order. ``tail`` > 0 (the workers): guided sizes, each chunk at
+    most ``⌈remaining / (2 · tail)⌉`` problems (and at least ``MIN_TAIL``), so that the last
+    chunks are small and the workers finish together."""
     out: list[tuple[int, int]] = []
     idx = np.flatnonzero(todo)
     if idx.size == 0:
         return out
     breaks = np.flatnonzero(np.diff(idx) != 1)
-    starts = np.concatenate(([idx[0]], idx[breaks + 1]))
-    stops = np.concatenate((idx[breaks] + 1, [idx[-1] + 1]))
-    for a, b in zip(starts.tolist(), stops.tolist(), strict=True):
-        out.extend((s, min(s + size, b)) for s in range(a, b, size))
+    starts = np.concatenate(([idx[0]], idx[breaks + 1])).tolist()
+    stops = np.concatenate((idx[breaks] + 1, [idx[-1] + 1])).tolist()
+    remaining = int(idx.size)
+    for a, b in zip(starts, stops, strict=True):
+        while a < b:
+            k = size
+            if tail > 0:
+                k = min(size, max(MIN_TAIL, -(-remaining // (2 * tail))))
+            k = min(k, b - a)
+            out.append((a, a + k))
+            a += k
+            remaining -= k
     return out
 
 

@@ -60,7 +60,8 @@ def solve_poses(
         workers: local processes (default: the cores this process may use; 1 solves in
             this process). Unused by Ray, which uses the cluster's CPUs.
         chunk_size: problems per chunk (default: 256, fewer for small jobs so that each
-            worker gets about four chunks). Never changes the answers.
+            worker gets about four chunks, and the last chunks of the local engine
+            shrink so that the workers finish together). Never changes the answers.
         output: a ``.npz`` path: finished chunks are written next to it as they finish
             (``<output>.parts/``) and the result into it at the end; a call with the same
             job and output resumes where a stopped run left off, and returns the file's
@@ -91,8 +92,10 @@ def solve_poses(
         workers = cpu_count()
     elif isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
         raise InvalidInput(f"workers must be an int >= 1 or None, got {workers!r}")
+    tail = 0  # a given chunk size is kept; by default the last local chunks shrink
     if chunk_size is None:
         chunk_size = default_chunk_size(n, int(workers))
+        tail = int(workers) if engine == "local" else 0
     elif (
         isinstance(chunk_size, bool)
         or not isinstance(chunk_size, int | np.integer)
@@ -119,7 +122,7 @@ def solve_poses(
 
     names: list[str] = []
     try:
-        todo = chunks(~done, int(chunk_size))
+        todo = chunks(~done, int(chunk_size), tail)
         if todo:
             # the first remaining problem here: a bad option raises now, and the solver
             # state it builds (seed memory) is inherited by forked workers
@@ -128,7 +131,7 @@ def solve_poses(
             on_chunk(first, first + 1, out)
             names.append(str(out["worker"]))
             done[first] = True
-            todo = chunks(~done, int(chunk_size))
+            todo = chunks(~done, int(chunk_size), tail)
         if engine == "ray":
             from .ray_engine import run_ray
 
