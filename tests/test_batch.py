@@ -284,3 +284,15 @@ def test_progress_bar_counts_problems(ur5_job, capsys):
     assert_same(got, expected)
     err = capsys.readouterr().err
     assert re.search(r"100%.*24(\.0)?/24(\.0)? .*problems/s", err), err
+
+
+def test_spawned_workers_give_the_same_answers(ur5_job, monkeypatch):
+    """Where fork is not available the workers are spawned and receive the job pickled:
+    the same answers."""
+    from taskik.batch import local
+
+    robot, targets, options, expected = ur5_job
+    monkeypatch.setattr(local, "start_method", lambda: "spawn")
+    got = solve_poses(robot, "tool0", targets, workers=2, chunk_size=8, seed=11, **options)
+    assert_same(got, expected)
+    assert len(set(got.workers)) == 3  # the caller and two spawned workers

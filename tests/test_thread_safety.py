@@ -116,22 +116,35 @@ def test_solve_posture_general_loop_in_two_threads(ur5, frequent_switches):
             assert _pose_error(ur5, "tool0", b.q, targets[i]) < 1e-5
 
 
-def test_solve_ik_on_different_configurations_in_two_threads(panda, frequent_switches):
-    """A closed loop of solve_ik per thread (its own configuration and tasks, the QP with
-    configuration and velocity limits of the model): the same steps as alone."""
+@pytest.mark.parametrize(
+    "variant", ["qp", "quadprog", "levels", "dls"], ids=lambda v: f"solve_ik-{v}"
+)
+def test_solve_ik_on_different_configurations_in_two_threads(panda, frequent_switches, variant):
+    """A closed loop of solve_ik per thread (its own configuration and tasks): the same
+    steps as alone, for the default QP (DAQP workspace kept on the configuration's plan),
+    a qpsolvers solver, priority levels (the hierarchy's plan) and an unconstrained backend."""
     targets = _reachable_poses(panda, "panda_hand", 8, seed=7)
 
     def loop(i: int) -> np.ndarray:
         conf = panda.configuration()
         task = taskik.FrameTask("panda_hand", position_cost=1.0, orientation_cost=0.5)
         task.set_target(targets[i])
+        posture = taskik.PostureTask(cost=1e-2)
+        posture.set_target(panda.q0)
         limits = [
             taskik.ConfigurationLimit(panda.model),
             taskik.VelocityLimit(panda.model),
         ]
         path = []
         for _ in range(30):
-            v = taskik.solve_ik(conf, [task], 0.01, limits)
+            if variant == "qp":
+                v = taskik.solve_ik(conf, [task], 0.01, limits)
+            elif variant == "quadprog":
+                v = taskik.solve_ik(conf, [task, posture], 0.01, limits, solver="quadprog")
+            elif variant == "levels":
+                v = taskik.solve_ik(conf, [[task], [posture]], 0.01, limits)
+            else:
+                v = taskik.solve_ik(conf, [task, posture], 0.01, [], backend="dls")
             conf.integrate_inplace(v, 0.01)
             path.append(conf.q.copy())
         return np.array(path)
