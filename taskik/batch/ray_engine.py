@@ -91,9 +91,10 @@ def run_ray(
         for start, stop in ranges
     }
     names: list[str] = []
+    waiting = list(refs)
     try:
-        while refs:
-            done, _ = ray.wait(list(refs), num_returns=1)
+        while waiting:
+            done, waiting = ray.wait(waiting, num_returns=1)
             for ref in done:
                 start, stop = refs.pop(ref)
                 try:
