@@ -267,9 +267,12 @@ def test_unknown_frame_suggests_close_names(ur5):
         ({"method": "newton"}, "unknown method 'newton'"),
     ],
 )
-def test_bad_options_are_named_before_any_worker_starts(ur5, kwargs, message):
+def test_bad_options_are_named_before_any_worker_starts(ur5, kwargs, message, tmp_path):
     with pytest.raises(InvalidInput, match=message):
-        solve_poses(ur5, "tool0", np.tile(np.eye(4), (3, 1, 1)), **kwargs)
+        solve_poses(
+            ur5, "tool0", np.tile(np.eye(4), (3, 1, 1)), output=tmp_path / "o.npz", **kwargs
+        )
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
 
 
 def test_ray_engine_without_ray_says_how_to_install(ur5, monkeypatch):

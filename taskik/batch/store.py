@@ -29,6 +29,7 @@ class Store:
         self.path = Path(path)
         self.parts = self.path.with_name(self.path.name + ".parts")
         self.job = job
+        self.started = False  # parts directory and manifest made
 
     def open(self) -> tuple[dict[str, np.ndarray], np.ndarray, BatchResult | None]:
         """``(arrays, done, finished)``: the result arrays filled from the parts already
@@ -55,12 +56,17 @@ class Store:
                 )
             for part in sorted(self.parts.glob("*-*.npz")):
                 self._read_part(part, arrays, done)
-        else:
+        return arrays, done, None
+
+    def _start(self) -> None:
+        """The parts directory and its manifest, made with the first chunk (a job that
+        fails before any chunk is done leaves nothing behind)."""
+        manifest = self.parts / "job.json"
+        if not manifest.exists():
             self.parts.mkdir(parents=True, exist_ok=True)
             tmp = manifest.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"key": job.key, "size": job.size}))
+            tmp.write_text(json.dumps({"key": self.job.key, "size": self.job.size}))
             os.replace(tmp, manifest)
-        return arrays, done, None
 
     def _read_part(self, part: Path, arrays: dict[str, np.ndarray], done: np.ndarray) -> None:
         try:
@@ -79,6 +85,9 @@ class Store:
 
     def write(self, start: int, stop: int, values: dict[str, np.ndarray]) -> None:
         """Write the chunk ``[start, stop)`` (complete or not at all)."""
+        if not self.started:
+            self._start()
+            self.started = True
         final = self.parts / f"{start:010d}-{stop:010d}.npz"
         tmp = self.parts / f"{start:010d}-{stop:010d}.tmp"
         with open(tmp, "wb") as f:
