@@ -265,6 +265,8 @@ def test_unknown_frame_suggests_close_names(ur5):
         ({"rng": 3}, "sets 'rng' per problem; use seed"),
         ({"q0": np.zeros(6)}, "sets 'q0' per problem"),
         ({"method": "newton"}, "unknown method 'newton'"),
+        ({"max_iteration": 5}, "unknown option 'max_iteration' .*did you mean max_iterations"),
+        ({"tasks": []}, "unknown option 'tasks'"),
     ],
 )
 def test_bad_options_are_named_before_any_worker_starts(ur5, kwargs, message, tmp_path):

@@ -12,7 +12,9 @@ answer depends only on the model, its target, the options and ``(s, i)``.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
+import inspect
 import os
 import pickle
 import socket
@@ -40,6 +42,9 @@ MIN_TAIL = 16
 
 #: Options of :func:`taskik.solve_posture` that a batch sets itself.
 RESERVED = {"rng": "seed", "q0": "targets (every problem starts as solve_posture decides)"}
+
+#: Arguments of :func:`taskik.solve_posture` that are not options of a batch.
+FIXED = ("conf_or_model", "tasks", *RESERVED)
 
 #: Result arrays of a chunk, by name: (dtype, per-problem shape given nq).
 FIELDS = ("q", "success", "iterations", "searches", "error", "time")
@@ -92,6 +97,14 @@ def make_job(
     for name, instead in RESERVED.items():
         if name in options:
             raise InvalidInput(f"solve_poses sets {name!r} per problem; use {instead} instead")
+    known = [p for p in inspect.signature(solve_posture).parameters if p not in FIXED]
+    for name in options:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InvalidInput(
+                f"unknown option {name!r} of solve_posture{hint} (options: {', '.join(known)})"
+            )
     if seed is None:
         seed = int(np.random.default_rng().integers(2**31))
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
