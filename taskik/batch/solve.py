@@ -156,6 +156,10 @@ def solve_poses(
 def _progress_bar(total: int, initial: int) -> Any:
     from tqdm import tqdm
 
-    # no monitor thread: the local engine forks, and a fork should not copy a busy thread
-    tqdm.monitor_interval = 0
-    return tqdm(total=total, initial=initial, unit=" problems", unit_scale=True, smoothing=0.1)
+    # no monitor thread (made with the first bar when monitor_interval > 0): the local
+    # engine forks, and a fork should not copy a thread that may hold a lock
+    interval, tqdm.monitor_interval = tqdm.monitor_interval, 0
+    try:
+        return tqdm(total=total, initial=initial, unit=" problems", unit_scale=True, smoothing=0.1)
+    finally:
+        tqdm.monitor_interval = interval
