@@ -4,6 +4,8 @@ import pinocchio as pin
 
 from .acceleration import AccelerationLimit
 from .base_velocity import BaseVelocityLimit
+from .collision import CollisionLimit
+from .cone import ConeLimit
 from .configuration import ConfigurationLimit
 from .frozen import FrozenJoints
 from .limit import Limit
@@ -19,6 +21,8 @@ def default_limits(model: pin.Model) -> list[Limit]:
 __all__ = [
     "AccelerationLimit",
     "BaseVelocityLimit",
+    "CollisionLimit",
+    "ConeLimit",
     "ConfigurationLimit",
     "FrozenJoints",
     "Limit",
