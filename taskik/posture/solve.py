@@ -81,7 +81,7 @@ def solve_posture(
     ``Data`` and target) is per model *and per thread*; the seed memories are shared, read
     only. A task object must not be used by two threads at once (its target and caches are
     the caller's). Threads share the GIL: for throughput use processes
-    (:func:`taskik.batch.solve_poses`).
+    (``taskik.batch.solve_poses``).
 
     Args:
         conf_or_model: a :class:`Configuration` (its q is the first start; it is not
