@@ -260,3 +260,15 @@ def test_held_where_the_inversion_nearly_stops_the_joint():
     assert not JointLimitMap("damped", damping=0.001).held(theta, push, lo, hi).any()
     assert not JointLimitMap("damped", damping=0.01).held(theta, pull, lo, hi).any()
     assert not JointLimitMap("threshold").held(theta, push, lo, hi).any()
+
+
+def test_a_zero_width_range_holds_the_joint_without_nan():
+    lo, hi = np.array([0.2, -1.0]), np.array([0.2, 1.0])
+    lmap = JointLimitMap()
+    with np.errstate(all="raise"):
+        v = lmap.step(np.array([0.2, 0.0]), np.array([3.0, 0.5]), lo, hi, DT)
+        held = lmap.held(np.array([0.2, 0.0]), np.array([3.0, 0.5]), lo, hi)
+    assert v[0] == 0.0 and v[1] == pytest.approx(0.5, rel=1e-3)
+    assert not held.any()
+    v = lmap.step(np.array([0.25, 0.0]), np.array([3.0, 0.5]), lo, hi, DT, recovery_gain=0.5)
+    assert v[0] == pytest.approx(0.5 * (0.2 - 0.25) / DT)

@@ -113,7 +113,8 @@ class JointLimitMap:
         ``β'/s < λ₁`` (threshold: held) or ``β'/s < λ₂`` (damped: the damping dominates, the
         joint moves at less than half of ``θ̇``). A joint that ``θ̇`` drives away from its
         limit is free to leave (§6.4)."""
-        z = beta_inverse(theta, lower, upper, self.z_max)  # (θ past a limit: ±z_max)
+        with np.errstate(divide="ignore", invalid="ignore"):  # zero-width ranges: not held
+            z = beta_inverse(theta, lower, upper, self.z_max)  # (θ past a limit: ±z_max)
         bound = self.damping if self.inversion == "damped" else self.threshold
         return (theta_dot * z > 0.0) & (1.0 / (1.0 + z * z) < bound)
 
@@ -128,7 +129,11 @@ class JointLimitMap:
     ) -> np.ndarray:
         """The velocity ``v`` (same units as ``θ̇``) whose step ``θ + v dt`` stays in
         ``[θL, θU]``: ``(β(z + dβ⁺ θ̇ dt) − θ)/dt`` toward the nearer limit, ``θ̇`` away from
-        it (mapped past the middle), ``K (θ_clipped − θ)/dt`` for a joint outside its range."""
+        it (mapped past the middle), ``K (θ_clipped − θ)/dt`` for a joint outside its range
+        (or with a zero-width range ``θL = θU``, where it is held)."""
+        pinned = upper <= lower  # a zero-width range: the joint is held at it
+        if pinned.any():
+            upper = np.where(pinned, lower + 1.0, upper)  # any width: v is replaced below
         scale = (upper - lower) / math.pi
         middle = 0.5 * (upper + lower)
         inside = np.minimum(np.maximum(theta, lower), upper)
@@ -149,6 +154,9 @@ class JointLimitMap:
             target = np.where(past, beyond, target)
         v = (target - theta) / dt
         outside = inside != theta
+        if pinned.any():
+            inside = np.where(pinned, lower, inside)
+            outside |= pinned
         if outside.any():
             v = np.where(outside, recovery_gain * (inside - theta) / dt, v)
         return v
