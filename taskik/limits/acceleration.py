@@ -53,6 +53,13 @@ def acceleration_caps(
     return parsed.indices, parsed.v_max
 
 
+def _as_slice(indices: np.ndarray) -> slice | np.ndarray:
+    """``indices`` as a slice when they are a contiguous run (cheaper to index with)."""
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        return slice(int(indices[0]), int(indices[0]) + len(indices))
+    return indices
+
+
 class AccelerationLimit(Limit):
     """Bound the change of velocity between steps, a hard limit (a_max in rad/s², m/s²):
 
@@ -105,6 +112,12 @@ class AccelerationLimit(Limit):
         self._brake_lower = ranges.lower[ks]
         self._brake_upper = ranges.upper[ks]
         self._brake_a = self.a_max[self._brake_rows]
+        # distances to [upper; lower] limits: D − S q (2 × k); contiguous runs as slices
+        self._limits_stacked = np.vstack([ranges.upper[ks], -ranges.lower[ks]])
+        self._sign = np.array([[1.0], [-1.0]])
+        self._rows_at: slice | np.ndarray = _as_slice(self._brake_rows)
+        self._q_at: slice | np.ndarray = _as_slice(self._brake_q)
+        self._v_at: slice | np.ndarray = _as_slice(self.indices)
         self._previous: np.ndarray | None = None
 
     def set_previous_velocity(self, v: npt.ArrayLike | None) -> None:
@@ -120,11 +133,11 @@ class AccelerationLimit(Limit):
         """``v_prev[indices]``: the velocity given to :meth:`set_previous_velocity`, else the
         last applied step's, else zeros (at rest)."""
         if self._previous is not None:
-            return self._previous[self.indices]
+            return self._previous[self._v_at]
         last = configuration._last_step
         if last is None:
             return np.zeros(len(self.indices))
-        return np.asarray(last[1])[self.indices]
+        return np.asarray(last[1])[self._v_at]
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
         """``(indices, lower, upper)``: ``v_prev ± a_max dt``, tightened by the braking bound."""
@@ -132,14 +145,14 @@ class AccelerationLimit(Limit):
         step = self.a_max * dt
         lower, upper = v_prev - step, v_prev + step
         if self.braking and len(self._brake_rows):
-            rows = self._brake_rows
-            q = configuration.q[self._brake_q]
-            toward_upper = braking_speed(self._brake_upper - q, self._brake_a, dt)
-            toward_lower = braking_speed(q - self._brake_lower, self._brake_a, dt)
+            rows = self._rows_at
+            q = configuration.q[self._q_at]
+            # [toward upper; toward lower] braking speeds, both at once
+            speed = braking_speed(self._limits_stacked - self._sign * q, self._brake_a, dt)
             lo, hi = lower[rows], upper[rows]
             # clipped into [lo, hi]: where a bound cannot be met, brake at full a_max
-            hi = np.minimum(hi, np.maximum(toward_upper, lo))
-            lo = np.maximum(lo, np.minimum(-toward_lower, hi))
+            hi = np.minimum(hi, np.maximum(speed[0], lo))
+            lo = np.maximum(lo, np.minimum(-speed[1], hi))
             lower[rows], upper[rows] = lo, hi
         return self.indices, lower, upper
 
