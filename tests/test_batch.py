@@ -246,7 +246,14 @@ def test_nan_and_non_rigid_targets_name_their_index(ur5):
         solve_poses(ur5, "tool0", targets)
     targets[4, 0, 3] = 0.0
     targets[2, :3, :3] *= 2.0
-    with pytest.raises(InvalidInput, match=r"targets\[2\] is not a rigid transform"):
+    with pytest.raises(InvalidInput, match=r"targets\[2\] is not a rigid .* not orthonormal"):
+        solve_poses(ur5, "tool0", targets)
+    targets[2, :3, :3] = np.diag([1.0, 1.0, -1.0])
+    with pytest.raises(InvalidInput, match=r"targets\[2\] is not a rigid .* a reflection"):
+        solve_poses(ur5, "tool0", targets)
+    targets[2] = np.eye(4)
+    targets[3, 3, 0] = 0.5  # a transposed pose
+    with pytest.raises(InvalidInput, match=r"targets\[3\] .* last row .*\(transposed\?\)"):
         solve_poses(ur5, "tool0", targets)
 
 

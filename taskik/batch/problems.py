@@ -20,6 +20,7 @@ import pickle
 import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -141,15 +142,28 @@ def as_targets(targets: npt.ArrayLike | Sequence[pin.SE3]) -> np.ndarray:
         raise InvalidInput(
             f"targets {bad[:10].tolist()} contain NaN or inf ({bad.size} of {len(arr)})"
         )
-    R = arr[:, :3, :3]
-    err = np.abs(np.einsum("nji,njk->nik", R, R) - np.eye(3)).max(axis=(1, 2))
+    # RᵀR = I from the six dot products of the columns, det R = c₀ · (c₁ × c₂) > 0
+    # (column-wise: ≈ 10× faster than a batched matmul and det on 3 × 3 blocks)
+    c0, c1, c2 = arr[:, :3, 0], arr[:, :3, 1], arr[:, :3, 2]
+    dot = partial(np.einsum, "ij,ij->i")
+    err = np.max(
+        np.abs([dot(c0, c0) - 1.0, dot(c1, c1) - 1.0, dot(c2, c2) - 1.0,
+                dot(c0, c1), dot(c0, c2), dot(c1, c2)]),
+        axis=0,
+    )  # fmt: skip
     last_row = np.abs(arr[:, 3] - (0.0, 0.0, 0.0, 1.0)).max(axis=1)
-    bad_rigid = (err > 1e-6) | (np.linalg.det(R) < 0) | (last_row > 1e-9)
+    reflection = dot(c0, np.cross(c1, c2)) < 0
+    bad_rigid = (err > 1e-6) | reflection | (last_row > 1e-9)
     if bad_rigid.any():
         i = int(np.flatnonzero(bad_rigid)[0])
+        if last_row[i] > 1e-9:
+            why = f"its last row is {arr[i, 3].tolist()}, not [0, 0, 0, 1] (transposed?)"
+        elif err[i] > 1e-6:
+            why = f"its rotation part is not orthonormal (|RᵀR − I| = {err[i]:.3g})"
+        else:
+            why = "its rotation part is a reflection (det R < 0)"
         raise InvalidInput(
-            f"targets[{i}] is not a rigid transform (rotation error {err[i]:.3g}, last row "
-            f"{arr[i, 3].tolist()}); {int(bad_rigid.sum())} such target(s)"
+            f"targets[{i}] is not a rigid transform: {why}; {int(bad_rigid.sum())} such target(s)"
         )
     return np.ascontiguousarray(arr)
 
