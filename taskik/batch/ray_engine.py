@@ -68,6 +68,15 @@ def _node_id() -> str:
         return "?"
 
 
+def cluster_cpus(address: str | None) -> int:
+    """CPUs of the Ray cluster (``ray.init(address)`` first when Ray is not initialised;
+    left running for the next calls)."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
 def run_ray(
     job: Job,
     ranges: list[tuple[int, int]],
@@ -79,8 +88,7 @@ def run_ray(
     when Ray is not initialised; left running for the next calls); ``on_chunk`` receives
     each chunk once, as it finishes. Returns the worker of each chunk."""
     ray = import_ray()
-    if not ray.is_initialized():
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+    cluster_cpus(address)
     if not _REMOTE:
         _REMOTE.append(ray.remote(_chunk_task))
     remote = _REMOTE[0].options(max_retries=max_retries, retry_exceptions=False)

@@ -60,8 +60,8 @@ def solve_poses(
         workers: local processes (default: the cores this process may use; 1 solves in
             this process). Unused by Ray, which uses the cluster's CPUs.
         chunk_size: problems per chunk (default: 256, fewer for small jobs so that each
-            worker gets about four chunks, and the last chunks of the local engine
-            shrink so that the workers finish together). Never changes the answers.
+            worker, or each CPU of the Ray cluster, gets about four chunks, and the last
+            chunks shrink so that the workers finish together). Never changes the answers.
         output: a ``.npz`` path: finished chunks are written next to it as they finish
             (``<output>.parts/``) and the result into it at the end; a call with the same
             job and output resumes where a stopped run left off, and returns the file's
@@ -92,10 +92,15 @@ def solve_poses(
         workers = cpu_count()
     elif isinstance(workers, bool) or not isinstance(workers, int | np.integer) or workers < 1:
         raise InvalidInput(f"workers must be an int >= 1 or None, got {workers!r}")
-    tail = 0  # a given chunk size is kept; by default the last local chunks shrink
+    tail = 0  # a given chunk size is kept; by default the last chunks shrink
     if chunk_size is None:
-        chunk_size = default_chunk_size(n, int(workers))
-        tail = int(workers) if engine == "local" else 0
+        if engine == "ray":
+            from .ray_engine import cluster_cpus
+
+            tail = cluster_cpus(address)
+        else:
+            tail = int(workers)
+        chunk_size = default_chunk_size(n, tail)
     elif (
         isinstance(chunk_size, bool)
         or not isinstance(chunk_size, int | np.integer)
