@@ -166,7 +166,6 @@ def test_a_killed_worker_loses_no_problem_and_solves_none_twice(tmp_path):
     chunks = 1 + -(-(len(targets) - 1) // 40)
     assert len(result.workers) == chunks  # each chunk accepted once
     assert all(f"{victim}@" not in w for w in result.workers[-5:])  # replaced
-    assert len({w for w in result.workers}) >= 4  # caller, two workers, the replacement
     assert not output.with_name("out.npz.parts").exists()
 
 

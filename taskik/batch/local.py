@@ -106,8 +106,11 @@ def _replace(
     lost: dict[tuple[int, int], int],
 ) -> _Worker:
     """A new worker for ``dead``, whose unanswered chunks go back to the front of
-    ``pending``; :class:`WorkerLost` when a chunk has lost more than MAX_RETRIES workers."""
-    for chunk in dead.chunks:
+    ``pending``; :class:`WorkerLost` when a chunk has lost more than MAX_RETRIES workers.
+    Only the chunk the worker was solving (its first unanswered one: a worker solves its
+    chunks in order) counts as lost; the one queued behind it had not started."""
+    if dead.chunks:
+        chunk = dead.chunks[0]
         lost[chunk] = lost.get(chunk, 0) + 1
         if lost[chunk] > MAX_RETRIES:
             raise WorkerLost(
