@@ -11,7 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_batch import assert_same, loop, reachable_targets
 
-from taskik.batch import WorkerLost, local, solve_poses
+from taskik.batch import WorkerLost, solve_poses
+from taskik.batch import solve as batch_solve
 from taskik.batch.problems import MIN_TAIL, chunks, solve_chunk
 
 
@@ -45,8 +46,8 @@ def test_the_guided_tail_shrinks_to_min_tail():
 
 def _dies_on(start_index: int, marker: str | None):
     """A chunk solver (installed before the workers fork) whose process exits when it is
-    given the chunk starting at ``start_index``: every time, or only while ``marker`` does
-    not exist (it creates it)."""
+    given the chunk starting at ``start_index`` (not the caller's first problem): every
+    time, or only while ``marker`` does not exist (it creates it)."""
 
     def solve(job, start, stop, targets=None):
         if start == start_index and (marker is None or not os.path.exists(marker)):
@@ -60,7 +61,7 @@ def _dies_on(start_index: int, marker: str | None):
 
 def test_a_chunk_whose_worker_dies_once_is_solved_again(monkeypatch, tmp_path, ur5):
     targets = reachable_targets(ur5, "tool0", 60, seed=12)
-    monkeypatch.setattr(local, "solve_chunk", _dies_on(21, str(tmp_path / "died")))
+    monkeypatch.setattr(batch_solve, "solve_chunk", _dies_on(21, str(tmp_path / "died")))
     got = solve_poses(ur5, "tool0", targets, workers=2, chunk_size=10)
     assert (tmp_path / "died").exists()
     assert_same(got, loop(ur5, "tool0", targets))
@@ -69,7 +70,7 @@ def test_a_chunk_whose_worker_dies_once_is_solved_again(monkeypatch, tmp_path, u
 
 def test_a_chunk_that_always_kills_its_worker_stops_the_job(monkeypatch, ur5):
     targets = reachable_targets(ur5, "tool0", 40, seed=13)
-    monkeypatch.setattr(local, "solve_chunk", _dies_on(11, None))
+    monkeypatch.setattr(batch_solve, "solve_chunk", _dies_on(11, None))
     with pytest.raises(WorkerLost, match=r"problems 11\.\.20 lost their worker 4 times"):
         solve_poses(ur5, "tool0", targets, workers=2, chunk_size=10)
 

@@ -10,6 +10,8 @@ the job (model and targets) once each, pickled.
 Faults: a worker that dies (killed, out of memory) is replaced and its chunk given to
 another worker; each chunk is accepted once, so every problem is solved once in the output.
 An exception raised by a solve is not retried: it is raised in the caller.
+
+The engine runs any chunked work (:data:`Work`), not only pose IK.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import TaskikError
-from .problems import Job, solve_chunk
 
 #: Times a chunk may lose its worker before the job gives up.
 MAX_RETRIES = 3
@@ -34,6 +35,11 @@ MAX_RETRIES = 3
 #: Chunks sent to a worker ahead: it starts the next one without waiting for the caller
 #: (which, on a busy machine, may wait milliseconds for a core to read a reply).
 IN_FLIGHT = 2
+
+#: What a worker runs for the chunk ``[start, stop)``: its result arrays, by name, with
+#: ``"worker"`` (who solved it). With fork it is inherited as is; with spawn it is pickled
+#: once per worker (e.g. ``functools.partial(solve_chunk, job)``).
+Work = Callable[[int, int], dict[str, np.ndarray]]
 
 #: Called in the caller's process with ``(start, stop, arrays)`` as each chunk finishes.
 OnChunk = Callable[[int, int, dict[str, np.ndarray]], None]
@@ -51,7 +57,7 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _serve(conn: Connection, job: Job) -> None:
+def _serve(conn: Connection, work: Work) -> None:
     """A worker: solve the chunks it is sent until it is sent None."""
     try:
         while True:
@@ -60,7 +66,7 @@ def _serve(conn: Connection, job: Job) -> None:
                 return
             start, stop = msg
             try:
-                reply: tuple[Any, ...] = ("ok", start, stop, solve_chunk(job, start, stop))
+                reply: tuple[Any, ...] = ("ok", start, stop, work(start, stop))
             except Exception as exc:  # raised in the caller, not retried
                 reply = ("error", start, stop, exc)
             conn.send(reply)
@@ -69,10 +75,10 @@ def _serve(conn: Connection, job: Job) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: mp.context.BaseContext, job: Job) -> None:
+    def __init__(self, ctx: mp.context.BaseContext, work: Work) -> None:
         self.conn, child = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(child, job), daemon=True
+            target=_serve, args=(child, work), daemon=True
         )
         self.process.start()
         child.close()
@@ -100,7 +106,7 @@ class _Worker:
 
 def _replace(
     ctx: mp.context.BaseContext,
-    job: Job,
+    work: Work,
     dead: _Worker,
     pending: deque[tuple[int, int]],
     lost: dict[tuple[int, int], int],
@@ -120,7 +126,7 @@ def _replace(
     pending.extendleft(reversed(dead.chunks))
     dead.chunks.clear()
     dead.stop()
-    return _Worker(ctx, job)
+    return _Worker(ctx, work)
 
 
 def start_method() -> str:
@@ -129,28 +135,28 @@ def start_method() -> str:
 
 
 def run_local(
-    job: Job, ranges: list[tuple[int, int]], workers: int, on_chunk: OnChunk
+    work: Work, ranges: list[tuple[int, int]], workers: int, on_chunk: OnChunk
 ) -> list[str]:
-    """Solve the chunks ``ranges`` of ``job`` on ``workers`` processes (1: in this
+    """Run ``work`` on the chunks ``ranges`` in ``workers`` processes (1: in this
     process); ``on_chunk`` receives each chunk once, as it finishes. Returns the worker of
     each chunk, in completion order."""
     names: list[str] = []
     if workers <= 1 or len(ranges) <= 1:
         for start, stop in ranges:
-            out = solve_chunk(job, start, stop)
+            out = work(start, stop)
             names.append(str(out["worker"]))
             on_chunk(start, stop, out)
         return names
     ctx = mp.get_context(start_method())
     pending = deque(ranges)
     lost: dict[tuple[int, int], int] = {}
-    pool = [_Worker(ctx, job) for _ in range(min(workers, len(ranges)))]
+    pool = [_Worker(ctx, work) for _ in range(min(workers, len(ranges)))]
     try:
         while pending or any(w.chunks for w in pool):
             # each worker holds IN_FLIGHT chunks: the next one is queued when it finishes one
             for i, w in enumerate(pool):
                 if len(w.chunks) < IN_FLIGHT and pending and not w.process.is_alive():
-                    pool[i] = w = _replace(ctx, job, w, pending, lost)  # (died after a reply)
+                    pool[i] = w = _replace(ctx, work, w, pending, lost)  # (died after a reply)
                 while len(w.chunks) < IN_FLIGHT and pending:
                     w.send(pending.popleft())
             busy = [w for w in pool if w.chunks]
@@ -167,7 +173,7 @@ def run_local(
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:
                         continue  # (spurious wake-up)
-                    pool[i] = _replace(ctx, job, w, pending, lost)
+                    pool[i] = _replace(ctx, work, w, pending, lost)
                     continue
                 kind, start, stop, value = reply
                 w.chunks.popleft()  # (== (start, stop): a worker answers in order)

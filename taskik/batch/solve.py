@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -142,7 +143,7 @@ def solve_poses(
 
             names += run_ray(job, todo, on_chunk, address=address)
         else:
-            names += run_local(job, todo, int(workers), on_chunk)
+            names += run_local(partial(solve_chunk, job), todo, int(workers), on_chunk)
     finally:
         if bar is not None:
             bar.close()
