@@ -63,11 +63,11 @@ def _start_node(args: list[str]) -> subprocess.Popen[bytes]:
 
 
 def _stop(nodes: list[subprocess.Popen[bytes]]) -> None:
-    """SIGTERM to every node's process group, up to 5 s to exit, then SIGKILL."""
+    """SIGTERM to every node's process group, up to 2 s to exit, then SIGKILL."""
     for node in nodes:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(node.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 5.0
+    deadline = time.monotonic() + 2.0
     for node in nodes:
         with contextlib.suppress(subprocess.TimeoutExpired):
             node.wait(timeout=max(0.1, deadline - time.monotonic()))
