@@ -307,3 +307,15 @@ def test_spawned_workers_give_the_same_answers(ur5_job, monkeypatch):
     got = solve_poses(robot, "tool0", targets, workers=2, chunk_size=8, seed=11, **options)
     assert_same(got, expected)
     assert len(set(got.workers)) == 3  # the caller and two spawned workers
+
+
+def test_floating_base_humanoid_equals_the_loop(humanoid):
+    """A floating base (nq = nv + 1, the general search loop on the work configuration,
+    random starts around the reference posture): the loop's answers."""
+    frame = "larm_effector_body"
+    targets = reachable_targets(humanoid, frame, 12, seed=2)
+    expected = loop(humanoid, frame, targets, max_searches=3)
+    got = solve_poses(humanoid, frame, targets, workers=2, chunk_size=3, max_searches=3)
+    assert got.q.shape == (12, humanoid.model.nq)
+    assert expected.success.all()
+    assert_same(got, expected)
