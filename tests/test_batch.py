@@ -169,6 +169,21 @@ def test_a_killed_worker_loses_no_problem_and_solves_none_twice(tmp_path):
     assert not output.with_name("out.npz.parts").exists()
 
 
+def _processes_with_argument(argument: str) -> list[int]:
+    """Pids of the live processes (not zombies) with ``argument`` on their command line."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if argument.encode() in args and state != "Z":
+                found.append(int(entry.name))
+    return found
+
+
 RUN_AND_BE_KILLED = textwrap.dedent(
     """
     import sys, numpy as np, taskik
@@ -199,6 +214,11 @@ def test_a_stopped_run_resumes_without_duplicates_or_losses(tmp_path):
     assert not output.exists()
     written = len(list(parts.glob("*.npz")))
     assert written >= 4
+    # its workers see the caller gone (end of file on their pipe) and exit
+    deadline = time.monotonic() + 10.0
+    while _processes_with_argument(str(tmp_path / "targets.npz")):
+        assert time.monotonic() < deadline, "workers outlived the killed caller by 10 s"
+        time.sleep(0.05)
     result = solve_poses(robot, "tool0", targets, workers=2, chunk_size=25, output=output)
     assert_same(result, loop(robot, "tool0", targets))
     total_chunks = 2000 // 25

@@ -57,8 +57,13 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _serve(conn: Connection, work: Work) -> None:
-    """A worker: solve the chunks it is sent until it is sent None."""
+def _serve(conn: Connection, work: Work, inherited: list[Connection]) -> None:
+    """A worker: solve the chunks it is sent until it is sent None, or until the caller is
+    gone (end of file on ``conn``). ``inherited``: the caller's ends of the pipes that a
+    forked worker holds copies of (its own and earlier workers'); closed first, so that
+    the caller's death closes every pipe and no worker outlives it."""
+    for end in inherited:
+        end.close()
     try:
         while True:
             msg = conn.recv()
@@ -75,10 +80,12 @@ def _serve(conn: Connection, work: Work) -> None:
 
 
 class _Worker:
-    def __init__(self, ctx: mp.context.BaseContext, work: Work) -> None:
+    def __init__(self, ctx: mp.context.BaseContext, work: Work, others: list[_Worker]) -> None:
         self.conn, child = ctx.Pipe()
+        forked = ctx.get_start_method() == "fork"  # (spawned workers inherit no pipe)
+        inherited = [self.conn, *(w.conn for w in others)] if forked else []
         self.process: BaseProcess = ctx.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(child, work), daemon=True
+            target=_serve, args=(child, work, inherited), daemon=True
         )
         self.process.start()
         child.close()
@@ -107,6 +114,7 @@ class _Worker:
 def _replace(
     ctx: mp.context.BaseContext,
     work: Work,
+    pool: list[_Worker],
     dead: _Worker,
     pending: deque[tuple[int, int]],
     lost: dict[tuple[int, int], int],
@@ -126,7 +134,7 @@ def _replace(
     pending.extendleft(reversed(dead.chunks))
     dead.chunks.clear()
     dead.stop()
-    return _Worker(ctx, work)
+    return _Worker(ctx, work, [w for w in pool if w is not dead])
 
 
 def start_method() -> str:
@@ -150,13 +158,17 @@ def run_local(
     ctx = mp.get_context(start_method())
     pending = deque(ranges)
     lost: dict[tuple[int, int], int] = {}
-    pool = [_Worker(ctx, work) for _ in range(min(workers, len(ranges)))]
+    pool: list[_Worker] = []
+    for _ in range(min(workers, len(ranges))):
+        pool.append(_Worker(ctx, work, pool))
     try:
         while pending or any(w.chunks for w in pool):
             # each worker holds IN_FLIGHT chunks: the next one is queued when it finishes one
             for i, w in enumerate(pool):
                 if len(w.chunks) < IN_FLIGHT and pending and not w.process.is_alive():
-                    pool[i] = w = _replace(ctx, work, w, pending, lost)  # (died after a reply)
+                    pool[i] = w = _replace(
+                        ctx, work, pool, w, pending, lost
+                    )  # (died after a reply)
                 while len(w.chunks) < IN_FLIGHT and pending:
                     w.send(pending.popleft())
             busy = [w for w in pool if w.chunks]
@@ -173,7 +185,7 @@ def run_local(
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:
                         continue  # (spurious wake-up)
-                    pool[i] = _replace(ctx, work, w, pending, lost)
+                    pool[i] = _replace(ctx, work, pool, w, pending, lost)
                     continue
                 kind, start, stop, value = reply
                 w.chunks.popleft()  # (== (start, stop): a worker answers in order)
