@@ -46,7 +46,7 @@ OnChunk = Callable[[int, int, dict[str, np.ndarray]], None]
 
 
 class WorkerLost(TaskikError, RuntimeError):
-    """A chunk lost its worker more than :data:`MAX_RETRIES` times."""
+    """A chunk lost its worker more than ``MAX_RETRIES`` (3) times: the job stops."""
 
 
 def cpu_count() -> int:
