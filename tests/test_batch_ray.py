@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -157,6 +158,7 @@ def cluster(tmp_path_factory) -> Iterator[tuple[str, set[int]]]:
         with contextlib.suppress(Exception):
             ray.shutdown()
         _stop(nodes)
+        shutil.rmtree(temp, ignore_errors=True)  # Ray's session files and logs
 
 
 def test_ray_batch_over_two_nodes_equals_the_loop_and_survives_a_killed_worker(cluster, tmp_path):
