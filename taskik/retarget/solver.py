@@ -74,6 +74,13 @@ class _Problem:
                 raise err
             self.fids.append(model.getFrameId(entry.frame))
         columns = [clip.index(e.keypoint) for e in self.entries]
+        for entry in self.entries:
+            if entry.orientation_cost > 0 and entry.keypoint not in clip.orientations:
+                raise InvalidInput(
+                    f"mapping asks for the orientation of keypoint {entry.keypoint!r} "
+                    f"(orientation_cost {entry.orientation_cost:g}); clip {clip.source} "
+                    "has none for it: set its orientation_cost to 0"
+                )
         if mapping.rest_frame >= clip.n_frames:
             raise InvalidInput(
                 f"mapping rest_frame {mapping.rest_frame}: clip {clip.source} has "
@@ -98,12 +105,6 @@ class _Problem:
         self.tasks: list[Task] = []
         for j, entry in enumerate(self.entries):
             if entry.orientation_cost > 0:
-                if entry.keypoint not in clip.orientations:
-                    raise InvalidInput(
-                        f"mapping asks for the orientation of keypoint {entry.keypoint!r} "
-                        f"(orientation_cost {entry.orientation_cost:g}); clip {clip.source} "
-                        "has none for it: set its orientation_cost to 0"
-                    )
                 quats = clip.orientations[entry.keypoint]
                 R_k = np.array([pin.Quaternion(q).toRotationMatrix() for q in quats])
                 if entry.rotation_offset is None:
