@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import taskik
 from taskik.retarget import (
@@ -279,3 +281,19 @@ def test_the_example_squats_g1_as_deep_as_talos_scaled(monkeypatch, tmp_path):
     assert out["squat_depth_ratio"] == pytest.approx(1.0, abs=0.2)
     assert out["mean_error"] < BOUNDS["g1"][1]
     assert {p.name for p in tmp_path.iterdir()} == {"g1_squat_wave.npz", "talos_squat_wave.csv"}
+
+
+@settings(max_examples=25)
+@given(
+    fps=st.floats(10.0, 240.0),
+    steps=st.integers(1, 4),
+    jumps=st.lists(st.tuples(*[st.floats(-0.3, 0.3)] * 3), min_size=1, max_size=4),
+)
+def test_property_no_joint_moves_more_than_v_max_over_fps_between_frames(fps, steps, jumps):
+    ur5 = load("ur5")
+    start = _frame_point(ur5.model, ur5.q0, "tool0")
+    positions = np.array([start, *(start + np.array(j) for j in jumps)])[:, None]
+    clip = clip_from_arrays(("tool0",), positions, fps)
+    result = retarget(ur5, clip, _mapping(("tool0",), scale=1.0), steps=steps)
+    motion = np.abs(frame_steps(ur5.model, result.q))
+    assert (motion <= np.asarray(ur5.model.velocityLimit) / fps * (1 + 1e-9)).all()
