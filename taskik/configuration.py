@@ -118,6 +118,19 @@ def velocity_index_name(model: pin.Model, i: int) -> str:
     return f"v[{i}]"
 
 
+class Tangent:
+    """Constant arrays of the tangent space (dimension nv), pink's ``configuration.tangent``:
+    ``eye`` (nv × nv), ``ones`` and ``zeros`` (nv), all read-only."""
+
+    __slots__ = ("dim", "eye", "ones", "zeros")
+
+    def __init__(self, nv: int) -> None:
+        self.dim = nv
+        self.eye, self.ones, self.zeros = np.eye(nv), np.ones(nv), np.zeros(nv)
+        for array in (self.eye, self.ones, self.zeros):
+            array.flags.writeable = False
+
+
 class PositionRanges:
     """The finite position ranges ``[lower, upper]`` of a model's 1-DoF joints (revolute,
     prismatic): ``q[q_indices]`` is bounded, ``v[v_indices]`` moves it. Continuous joints,
@@ -209,6 +222,7 @@ class Configuration:
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
         self._position_ranges: PositionRanges | None = None
+        self._tangent: Tangent | None = None
         #: The solvers' plans for the task lists solved on this configuration.
         self.plans = PlanCache()
         # LOCAL frame Jacobians of this update, by frame id (other reference frames: (id, frame))
@@ -260,6 +274,13 @@ class Configuration:
         self._com_ready = False
         self._updates += 1
         self._last_step = None
+
+    @property
+    def tangent(self) -> Tangent:
+        """pink's ``configuration.tangent``: ``eye``, ``ones``, ``zeros`` of size nv."""
+        if self._tangent is None:
+            self._tangent = Tangent(self.model.nv)
+        return self._tangent
 
     # ------------------------------------------------------------ names → ids
     def get_frame_id(self, name: str) -> int:

@@ -618,3 +618,42 @@ def test_a_task_without_an_error_says_both_ways_to_write_one(ur5):
         HalfPink().compute_error_and_jacobian(ur5.configuration())
     with pytest.raises(InvalidInput, match="compute_error_and_jacobian.*nor pink's pair"):
         taskik.solve_ik(ur5.configuration(), [HalfPink()], 0.01)
+
+
+class PinkStylePostureTask(taskik.Task):
+    """pink's PostureTask, as written in pink: e_p = q ⊖ q*, J_p = identity (tangent.eye)."""
+
+    def __init__(self, cost):
+        super().__init__(cost=cost)
+        self.target_q = None
+
+    def compute_error(self, configuration):
+        return pin.difference(configuration.model, self.target_q, configuration.q)
+
+    def compute_jacobian(self, configuration):
+        return configuration.tangent.eye
+
+
+def test_pinks_posture_task_runs_on_configuration_tangent(panda, rng):
+    conf = panda.configuration(panda.random_configuration(rng))
+    assert conf.tangent.dim == 7 and np.array_equal(conf.tangent.eye, np.eye(7))
+    assert np.array_equal(conf.tangent.zeros, np.zeros(7)) and conf.tangent is conf.tangent
+    with pytest.raises(ValueError):
+        conf.tangent.ones[0] = 2.0  # read-only, shared between steps
+    hand = PositionTask("panda_hand")
+    hand.set_target(conf.get_transform_frame_to_world("panda_hand").translation + 0.03)
+    mine = PinkStylePostureTask(0.1)
+    mine.target_q = panda.q0
+    builtin = PostureTask(0.1)
+    builtin.set_target(panda.q0)
+    v = taskik.solve_ik(conf, [hand, mine], 0.01, adaptive=False)
+    v_ref = taskik.solve_ik(conf, [hand, builtin], 0.01, adaptive=False)
+    assert np.allclose(v, v_ref, rtol=0, atol=1e-10 * np.abs(v_ref).max())
+
+
+def test_com_task_set_cost_as_in_pink():
+    task = ComTask(1.0)
+    task.set_cost([1.0, 1.0, 0.0])
+    assert task.cost.tolist() == [1.0, 1.0, 0.0]
+    with pytest.raises(InvalidInput, match=">= 0"):
+        task.set_cost(-1.0)

@@ -30,6 +30,10 @@ class ComTask(Task):
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def set_cost(self, cost: npt.ArrayLike) -> None:
+        """New weights (1/m), scalar or 3-vector (pink's name for assigning ``cost``)."""
+        self.cost = cost
+
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the world frame (m), shape (3,)."""
         self.target = check_finite_array(target, "target", (3,)).copy()
