@@ -51,7 +51,7 @@ def _nonfinite(values: np.ndarray, names: tuple[str, ...], what: str, source: st
         )
 
 
-@dataclass
+@dataclass(eq=False)  # arrays: compare their fields, not the objects
 class Clip:
     """Keypoint trajectories sampled at ``fps`` frames per second.
 

@@ -32,7 +32,7 @@ _KEYS = (
 )
 
 
-@dataclass
+@dataclass(eq=False)  # arrays: compare their fields, not the objects
 class RetargetResult:
     """A retargeted clip.
 
