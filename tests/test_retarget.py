@@ -6,6 +6,7 @@ rotation offset from the rest pose) each checked on a problem whose answer is kn
 
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import pickle
 import runpy
@@ -297,3 +298,15 @@ def test_property_no_joint_moves_more_than_v_max_over_fps_between_frames(fps, st
     result = retarget(ur5, clip, _mapping(("tool0",), scale=1.0), steps=steps)
     motion = np.abs(frame_steps(ur5.model, result.q))
     assert (motion <= np.asarray(ur5.model.velocityLimit) / fps * (1 + 1e-9)).all()
+
+
+def test_retarget_file_runs_in_worker_processes(tmp_path):
+    outputs = [tmp_path / f"clip{i}.npz" for i in range(2)]
+    args = [
+        (sample_clip_path(), out, "humanoid", sample_mapping_path("humanoid")) for out in outputs
+    ]
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        summaries = list(pool.map(retarget_file, *zip(*args, strict=True)))
+    assert [s["output"] for s in summaries] == [str(o) for o in outputs]
+    first, second = (np.load(o)["q"] for o in outputs)
+    np.testing.assert_array_equal(first, second)  # the same clip gives the same answer
