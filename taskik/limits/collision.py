@@ -158,7 +158,7 @@ class CollisionLimit(Limit):
                 geometry,
                 np.asarray(q_reference, dtype=float),
                 srdf,
-                contact_distance=self.safety_distance,
+                contact_distance=self.safety_distance + self.buffer,
             )
             pairs = list(self.selection.pairs)
         elif self_collision is not False:
@@ -169,6 +169,8 @@ class CollisionLimit(Limit):
                         raise UnknownName("collision geometry", n, names)
                 pairs.append((names.index(a), names.index(b)))
         self.scene = CollisionScene(self.model, geometry, pairs, obstacles)
+        v_max = np.asarray(self.model.velocityLimit, dtype=float)
+        self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
         self._last: PairDistances | None = None
 
     # --------------------------------------------------------------- obstacles
@@ -205,10 +207,19 @@ class CollisionLimit(Limit):
         self._last = near
         if not len(near.pairs):
             return None
+        return self._rows(near, dt, motion=True)
+
+    def _rows(self, near: PairDistances, dt: float, motion: bool) -> Inequalities:
+        """``(G, h)`` of the near pairs; ``motion``: add (and consume) the obstacles' motion."""
         h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
-        h += self.scene.obstacle_motion(near) / dt
-        np.maximum(h, -self.speed, out=h)
-        return -near.gradient, h
+        if motion:
+            h += self.scene.obstacle_motion(near) / dt
+        G = -near.gradient
+        # a pair closer than it should be separates at most at ξ m/s, and at most at half the
+        # rate the model's velocity limits allow along its gradient: alone, a row is feasible
+        reach = 0.5 * (np.abs(G) @ self._v_max)
+        np.maximum(h, -np.minimum(self.speed, reach), out=h)
+        return G, h
 
     def row_names(self) -> list[str]:
         """The pairs of the rows last returned by :meth:`compute_inequalities`."""
@@ -225,9 +236,8 @@ class CollisionLimit(Limit):
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
-            margin = near.distance - self.safety_distance - self.buffer
-            h = np.maximum(self.rate(dt) * margin, -self.speed)
-            active = (-near.gradient @ np.asarray(v, dtype=float) >= h - 1e-9)[order]
+            G, h = self._rows(near, dt, motion=False)
+            active = (G @ np.asarray(v, dtype=float) >= h - 1e-9)[order]
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
         return CollisionReport(
             tuple(self.scene.names[k] for k in near.pairs[order]),

@@ -1,0 +1,200 @@
+"""B6: collision avoidance. Talos self-collision, taskik's CollisionLimit vs pink's
+SelfCollisionBarrier (same geometry, same pairs, same tasks, DAQP), in the same run.
+
+Run with ``make .venv/.installed-bench && .venv/bin/python benchmarks/collisions.py``.
+Reports, median / p95 µs per closed-loop step (kinematics + collisions + QP + integrate):
+
+- taskik without collisions, taskik with the limit, pink with the barrier (convex hulls,
+  the geometry taskik uses), pink with the URDF's meshes as loaded (a few steps only);
+- the cost per monitored pair: taskik's step as the detection distance grows from 0 to
+  every pair, and the broadphase's saving (near pairs only vs every pair evaluated);
+- the closest distance reached in a loop that brings the right hand to the left hip.
+
+Writes the table to benchmarks/results/collisions.txt.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _timing import closed_loop, interleaved, publish, stats  # noqa: E402
+
+import taskik  # noqa: E402
+from taskik.geometry import convexify  # noqa: E402
+from taskik.limits.collision import CollisionLimit  # noqa: E402
+
+try:
+    import pink
+    import pink.barriers
+    import pink.limits
+    import pink.tasks
+except ImportError as exc:  # pragma: no cover - benchmark dependency
+    sys.exit(f"missing benchmark dependency ({exc}); run `make .venv/.installed-bench`")
+
+DT = 0.01
+FRAMES = ["left_sole_link", "right_sole_link", "gripper_left_base_link", "base_link"]
+HAND = "gripper_right_base_link"
+
+
+def hand_target(model, q):
+    """The right gripper's target: in front of the left hip (across the body)."""
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q)
+    T = pin.SE3(data.oMf[model.getFrameId(HAND)])
+    hip = data.oMf[model.getFrameId("leg_left_1_link")].translation
+    T.translation = hip + np.array([0.25, 0.0, 0.05])
+    return data, T
+
+
+def taskik_loop(robot, limits, q0):
+    conf = taskik.Configuration(robot.model, q0)
+    data, hand = hand_target(robot.model, q0)
+    tasks = []
+    for frame in FRAMES:
+        task = taskik.FrameTask(frame, 1.0, 1.0)
+        task.set_target(pin.SE3(data.oMf[robot.model.getFrameId(frame)]))
+        tasks.append(task)
+    reach = taskik.PositionTask(HAND, 1.0)
+    reach.set_target(hand.translation)
+    posture = taskik.PostureTask(1e-2)
+    posture.set_target(q0)
+    tasks += [reach, posture]
+    return conf, lambda: taskik.solve_ik(conf, tasks, DT, limits, solver="daqp")
+
+
+def pink_loop(robot, geometry, q0, n_pairs):
+    data = robot.model.createData()
+    conf = pink.Configuration(
+        robot.model, data, q0, collision_model=geometry, collision_data=pin.GeometryData(geometry)
+    )
+    _, hand = hand_target(robot.model, q0)
+    tasks = []
+    for frame in FRAMES:
+        task = pink.tasks.FrameTask(frame, position_cost=1.0, orientation_cost=1.0)
+        task.set_target(conf.get_transform_frame_to_world(frame))
+        tasks.append(task)
+    reach = pink.tasks.FrameTask(HAND, position_cost=1.0, orientation_cost=0.0)
+    reach.set_target(hand)
+    posture = pink.tasks.PostureTask(cost=1e-2)
+    posture.set_target(q0)
+    tasks += [reach, posture]
+    barrier = pink.barriers.SelfCollisionBarrier(n_collision_pairs=n_pairs, d_min=0.01)
+    limits = [
+        pink.limits.ConfigurationLimit(robot.model),
+        pink.limits.VelocityLimit(robot.model),
+    ]
+
+    def solve():
+        return pink.solve_ik(
+            conf, tasks, DT, solver="daqp", limits=limits, barriers=[barrier], safety_break=False
+        )
+
+    return conf, solve
+
+
+def closest(limit, conf) -> float:
+    return float(limit.distances(conf, all_pairs=True).distance.min())
+
+
+def main() -> None:
+    robot = taskik.robots.load("talos")
+    q0 = np.array(robot.q0, dtype=float)
+    model = robot.model
+    base = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model)]
+    limit = CollisionLimit(robot)
+    n_pairs = len(limit.pair_names)
+    hulls = convexify(robot.collision_model)
+    pairs_model = hulls.copy()
+    pairs_model.removeAllCollisionPairs()
+    for a, b in limit.selection.pairs:
+        pairs_model.addCollisionPair(pin.CollisionPair(a, b))
+    meshes = robot.collision_model.copy()
+    meshes.removeAllCollisionPairs()
+    for a, b in limit.selection.pairs:
+        meshes.addCollisionPair(pin.CollisionPair(a, b))
+
+    lines = [
+        "B6: Talos self-collision, closed-loop step (kinematics + collisions + QP + integrate)",
+        f"python {platform.python_version()}, pinocchio {pin.__version__}, "
+        f"pin-pink {getattr(pink, '__version__', '?')}, DAQP for both",
+        str(limit.selection),
+        f"detection {limit.detection_distance} m, safety {limit.safety_distance} m",
+        "",
+    ]
+
+    conf_a, solve_a = taskik_loop(robot, base, q0)
+    conf_b, solve_b = taskik_loop(robot, [*base, limit], q0)
+    conf_c, solve_c = pink_loop(robot, pairs_model, q0, n_pairs)
+    rows = len(limit.distances(taskik.Configuration(model, q0)).pairs)
+    conf_e, solve_e = pink_loop(robot, pairs_model, q0, rows)
+    contenders = {
+        "taskik, no collisions": closed_loop(conf_a, solve_a, q0, DT),
+        "taskik, CollisionLimit": closed_loop(conf_b, solve_b, q0, DT),
+        f"pink, barrier on the {rows} closest pairs": closed_loop(conf_e, solve_e, q0, DT),
+    }
+    samples = interleaved(contenders, 1000)
+    slow = {"pink, barrier on every pair (hulls)": closed_loop(conf_c, solve_c, q0, DT)}
+    samples.update(interleaved(slow, 50, rounds=1))
+    med = {k: stats(v) for k, v in samples.items()}
+    lines.append(f"{'contender':44s} {'median µs':>10s} {'p95 µs':>10s}")
+    for name, (m, p) in med.items():
+        lines.append(f"{name:44s} {m:10.0f} {p:10.0f}")
+    mine = med["taskik, CollisionLimit"][0]
+    for name in list(med)[2:]:
+        lines.append(f"{name} / taskik with collisions: {med[name][0] / mine:.1f}x")
+    lines.append(
+        "(pink computes every pair's distance in its configuration update, the same hulls)"
+    )
+    conf_d, solve_d = pink_loop(robot, meshes, q0, n_pairs)
+    mesh_steps = interleaved({"m": closed_loop(conf_d, solve_d, q0, DT)}, 10, rounds=1)["m"]
+    lines.append(
+        f"pink with the URDF meshes as loaded: {np.median(mesh_steps) / 1e3:.0f} ms per step "
+        f"({np.median(mesh_steps) / med['taskik, CollisionLimit'][0]:.0f}x taskik)"
+    )
+
+    lines += ["", "cost per monitored pair (taskik step, detection distance grown):"]
+    conf = taskik.Configuration(model, q0)
+    for d_i in (0.02, 0.05, 0.1, 0.2, 0.5, 5.0):
+        lim = CollisionLimit(robot, detection_distance=d_i, safety_distance=0.005, buffer=0.002)
+        near = len(lim.distances(conf).pairs)
+        c, s = taskik_loop(robot, [*base, lim], q0)
+        m, _ = stats(interleaved({"x": closed_loop(c, s, q0, DT)}, 300, rounds=1)["x"])
+        lines.append(f"  d_i {d_i:5.2f} m: {near:4d} pairs with rows, step {m:7.0f} µs")
+    broad = interleaved(
+        {
+            "near only": lambda: limit.distances(conf),
+            "every pair": lambda: limit.distances(conf, all_pairs=True),
+        },
+        500,
+    )
+    lines.append(
+        "  distances, broadphase (near pairs) {:.0f} µs vs every pair {:.0f} µs".format(
+            stats(broad["near only"])[0], stats(broad["every pair"])[0]
+        )
+    )
+
+    lines += ["", "closest distance over 300 steps of the hand-to-hip loop:"]
+    for name, limits in (("taskik with limit", [*base, limit]), ("taskik, no limit", base)):
+        c, s = taskik_loop(robot, limits, q0)
+        low = np.inf
+        for _ in range(300):
+            c.integrate_inplace(s(), DT)
+            low = min(low, closest(limit, c))
+        lines.append(f"  {name:20s} {low * 1e3:8.2f} mm")
+    c, s = pink_loop(robot, pairs_model, q0, n_pairs)
+    low = np.inf
+    for _ in range(300):
+        c.integrate_inplace(s(), DT)
+        low = min(low, closest(limit, taskik.Configuration(model, c.q)))
+    lines.append(f"  {'pink with barrier':20s} {low * 1e3:8.2f} mm")
+    publish("\n".join(lines), Path(__file__).parent / "results" / "collisions.txt")
+
+
+if __name__ == "__main__":
+    main()
