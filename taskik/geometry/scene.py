@@ -172,11 +172,9 @@ class CollisionScene:
 
     # ------------------------------------------------------------------ evaluation
     def _world_centres(self) -> np.ndarray:
-        oMg = self.geometry_data.oMg
-        centres = np.empty((len(self._radii), 3))
-        for k in range(len(self._radii)):
-            centres[k] = oMg[k].act(self._centres_local[k])
-        return centres
+        """World positions of the bounding spheres' centres (ngeoms × 3)."""
+        M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
+        return np.einsum("kij,kj->ki", M[:, :3, :3], self._centres_local) + M[:, :3, 3]
 
     def near_pairs(self, data: pin.Data, detection_distance: float) -> np.ndarray:
         """Indices (into :attr:`pairs`) of the pairs whose bounding spheres are closer than
