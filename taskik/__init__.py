@@ -5,9 +5,23 @@ One step: tasks (``taskik.tasks``) give weighted rows ``W (J v − Kp e / dt)``,
 joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 """
 
-from . import backends, hierarchy, limits, metrics, plots, posture, robots, steps, tasks
+from . import (
+    backends,
+    batch,
+    geometry,
+    hierarchy,
+    limits,
+    metrics,
+    plots,
+    posture,
+    retarget,
+    robots,
+    steps,
+    tasks,
+)
 from .backends import default_solver
-from .configuration import Configuration
+from .backends.joint_limit_map import JointLimitMap
+from .configuration import Configuration, custom_configuration_vector
 from .exceptions import (
     InvalidConfiguration,
     InvalidInput,
@@ -18,18 +32,36 @@ from .exceptions import (
     UnknownName,
 )
 from .hierarchy import hierarchy_report
-from .limits import ConfigurationLimit, Limit, VelocityLimit
+from .limits import (
+    AccelerationLimit,
+    BaseVelocityLimit,
+    CollisionLimit,
+    ConeLimit,
+    ConfigurationLimit,
+    FrozenJoints,
+    Limit,
+    VelocityLimit,
+)
+from .limits.collision import CollisionReport
 from .posture import PostureResult, solve_posture
 from .problem import Problem, build_ik
 from .report import StepReport, report
 from .solve import solve_ik
 from .tasks import (
+    AxisAlignmentTask,
     ComTask,
     DampingTask,
+    DistanceTask,
     FrameTask,
+    JointCouplingTask,
+    KineticEnergyTask,
+    LookAtTask,
+    LowAccelerationTask,
+    ManipulabilityTask,
     OrientationTask,
     PositionTask,
     PostureTask,
+    RelativeComTask,
     RelativeFrameTask,
     Task,
 )
@@ -37,14 +69,28 @@ from .tasks import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AccelerationLimit",
+    "AxisAlignmentTask",
+    "BaseVelocityLimit",
+    "CollisionLimit",
+    "CollisionReport",
     "ComTask",
+    "ConeLimit",
     "Configuration",
     "ConfigurationLimit",
     "DampingTask",
+    "DistanceTask",
     "FrameTask",
+    "FrozenJoints",
     "InvalidConfiguration",
     "InvalidInput",
+    "JointCouplingTask",
+    "JointLimitMap",
+    "KineticEnergyTask",
     "Limit",
+    "LookAtTask",
+    "LowAccelerationTask",
+    "ManipulabilityTask",
     "NoSolutionFound",
     "NotWithinConfigurationLimits",
     "OrientationTask",
@@ -52,6 +98,7 @@ __all__ = [
     "PostureResult",
     "PostureTask",
     "Problem",
+    "RelativeComTask",
     "RelativeFrameTask",
     "StepReport",
     "TargetNotSet",
@@ -60,8 +107,11 @@ __all__ = [
     "UnknownName",
     "VelocityLimit",
     "backends",
+    "batch",
     "build_ik",
+    "custom_configuration_vector",
     "default_solver",
+    "geometry",
     "hierarchy",
     "hierarchy_report",
     "limits",
@@ -69,6 +119,7 @@ __all__ = [
     "plots",
     "posture",
     "report",
+    "retarget",
     "robots",
     "solve_ik",
     "solve_posture",

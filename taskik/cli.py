@@ -1,5 +1,6 @@
 """The ``taskik`` command: ``taskik robots``, ``taskik view <robot>``, ``taskik demo [name]``,
-``taskik bench [script]``, ``taskik batch <robot> <frame> <in.npz> -o <out.npz>``.
+``taskik bench [script]``, ``taskik batch <robot> <frame> <in.npz> -o <out.npz>``,
+``taskik retarget <clip> <out.npz> --robot R --mapping M``.
 ``taskik <command> --help`` describes each one."""
 
 from __future__ import annotations
@@ -433,11 +434,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-searches", type=int, help="per problem (default 100)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_batch)
+
+    p = sub.add_parser(
+        "retarget",
+        help="retarget a keypoint clip onto a robot: clip file in, joint trajectory .npz out",
+        description="taskik retarget INPUT OUTPUT --robot R --mapping M [--steps N] "
+        "[--first-steps N] (see docs/retargeting.md)",
+        add_help=False,
+    )
+    p.add_argument("args", nargs=argparse.REMAINDER, help="the command's arguments")
+    p.set_defaults(func=cmd_retarget)
     return parser
+
+
+def cmd_retarget(args: argparse.Namespace) -> int:
+    """Hand the arguments to :func:`taskik.retarget.command.main`."""
+    from .retarget.command import main as retarget_main
+
+    return retarget_main(args.args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``taskik`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["retarget"]:  # its own parser: every argument, --help included, is its
+        return cmd_retarget(argparse.Namespace(args=argv[1:]))
     parser = build_parser()
     args = parser.parse_args(argv)
     from .exceptions import TaskikError

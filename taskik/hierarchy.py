@@ -7,7 +7,7 @@ first; tasks inside a level are weighted against each other as usual. Level ``k`
     subject to lb ≤ v ≤ ub,  G v ≤ h           (every limit, at every level)
                A_j v = A_j v_j*  for j < k      (what the higher levels achieved is kept)
 
-with ``λ_k = μ_k + damping`` (``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over the level's tasks).
+with ``λ_k = μ_k + damping`` (``μ_k = Σ λ_i Kp_i² ‖W_i e_i‖²`` over the level's tasks, pink's LM term).
 This is the cascade of QPs of Kanoun, Lamiraux and Wieber, "Kinematic control of redundant
 manipulators: generalizing the task-priority framework to inequality task" (IEEE T-RO 2011),
 with the higher levels' optimal residual ``w_j* = A_j v_j* − c_j`` fixed as an equality.
@@ -307,7 +307,7 @@ class _Plan:
         self.adaptive = AdaptiveDamping(self.rows)
 
     def level_dampings(self, dt: float, damping: float) -> list[float]:
-        """``λ_k = μ_k + damping`` with ``μ_k = Σ lm_damping_i ‖W_i e_i‖²`` over level k.
+        """``λ_k = μ_k + damping`` with ``μ_k = Σ λ_i Kp_i² ‖W_i e_i‖²`` over level k.
 
         ``W_i e_i`` is read back from the assembled ``c_i = W_i Kp_i e_i / dt``.
         """
@@ -321,7 +321,7 @@ class _Plan:
                 lm = task.lm_damping
                 if lm:
                     ci = c[rows]
-                    mu += lm * float(ci @ ci) * (dt / task.gain) ** 2
+                    mu += lm * float(ci @ ci) * dt * dt
             out.append(mu)
         return out
 

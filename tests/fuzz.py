@@ -1545,10 +1545,11 @@ def gen_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ("limits={'nope': 1}", {"nope": 1.0}, REJECT),
         ("limits={'universe': 1}", {"universe": 1.0}, REJECT),
         ("limits={3: 1}", {3: 1.0}, REJECT),
-        ("limits=[1, 2]", [1.0, 2.0], REJECT),
+        ("limits=[1, 2]", [1.0, 2.0], ACCEPT if model.nv == 2 else REJECT),
+        ("limits=nv+1 array", np.ones(model.nv + 1), REJECT),
         ("limits='abc'", "abc", REJECT),
         ("limits={}", {}, ACCEPT),
-        ("limits=model.velocityLimit array", np.array(model.velocityLimit), REJECT),
+        ("limits=model.velocityLimit array", np.array(model.velocityLimit), ACCEPT),
     ):
         out.append(
             Case(
@@ -1875,7 +1876,7 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             ("max_joint_step=nan", {"max_joint_step": math.nan}, REJECT),
             ("damping=nan", {"damping": math.nan}, REJECT),
             ("solver='daqp' (ignored?)", {"solver": "daqp"}, ANY),
-            ("limits=[VelocityLimit]", {"limits": "velocity"}, REJECT),
+            ("limits=[VelocityLimit]", {"limits": "velocity"}, ACCEPT),  # scaled into the box
         ):
 
             def run_b(kw=kw, backend=backend):

@@ -168,8 +168,9 @@ def test_errors_name_the_problem(ur5, rng):
     task = frame_task_near(ur5, conf, rng, "tool0")
     with pytest.raises(InvalidInput, match="unknown backend 'lu'.*'qp'.*'dls'"):
         solve_ik(conf, [task], DT, backend="lu")
-    with pytest.raises(InvalidInput, match="only backend='qp' accepts limits"):
-        solve_ik(conf, [task], DT, limits=taskik.limits.default_limits(conf.model), backend="pinv")
+    with pytest.raises(InvalidInput, match="honours ConfigurationLimit"):
+        limit = taskik.limits.AccelerationLimit(conf.model, 1.0)
+        solve_ik(conf, [task], DT, limits=[limit], backend="pinv")
     with pytest.raises(InvalidInput, match="unknown option 'lambda' for backend 'dls'.*lam"):
         solve_ik(conf, [task], DT, backend="dls", **{"lambda": 0.1})
     with pytest.raises(InvalidInput, match="unknown option 'lam' for backend 'pinv'"):
@@ -372,8 +373,9 @@ def test_row_groups_of_a_mixed_task_list(panda, rng):
 def test_unconstrained_options_reach_their_backend(ur5, panda, rng):
     conf = ur5.configuration()
     task = frame_task_near(ur5, conf, rng, "tool0")
-    with pytest.raises(InvalidInput, match="cannot honour limits"):
-        solve_ik(conf, [task], DT, limits=[taskik.VelocityLimit(ur5.model)], backend="pinv")
+    with pytest.raises(InvalidInput, match="honours ConfigurationLimit"):
+        limit = taskik.limits.AccelerationLimit(ur5.model, 1.0)
+        solve_ik(conf, [task], DT, limits=[limit], backend="pinv")
     with pytest.raises(InvalidInput, match=r"cannot apply the damping=0\.001; use"):
         solve_ik(conf, [task], DT, backend="sdls", damping=1e-3)
     # rcond: a large relative cut-off drops the small singular values

@@ -13,7 +13,7 @@ import pytest
 
 from taskik import cli
 
-COMMANDS = ["robots", "view", "demo", "bench"]
+COMMANDS = ["robots", "view", "demo", "bench", "batch", "retarget"]
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -194,3 +194,22 @@ def test_readme_lists_the_robots_that_taskik_robots_prints(capsys):
     row = next(line for line in readme.splitlines() if line.startswith("| `robots.load(name)`"))
     listed = re.search(r"bundled robots \(([^)]*)\)", row).group(1)
     assert re.findall(r"`(\w+)`", listed) == bundled
+
+
+def test_retarget_command_writes_the_trajectory(tmp_path, capsys):
+    from taskik.retarget import load_result, sample_clip_path, sample_mapping_path
+
+    out = tmp_path / "talos.npz"
+    code = cli.main(
+        [
+            "retarget",
+            str(sample_clip_path()),
+            str(out),
+            "--robot",
+            "talos",
+            "--mapping",
+            str(sample_mapping_path("talos")),
+        ]  # fmt: skip
+    )
+    assert code == 0 and "wrote" in capsys.readouterr().out
+    assert load_result(out).q.shape[0] == 121

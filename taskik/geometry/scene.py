@@ -34,7 +34,7 @@ __all__ = ["CollisionScene", "PairDistances"]
 class PairDistances:
     """The pairs within the detection distance at one configuration (k of them).
 
-    ``pairs`` indexes :attr:`CollisionScene.pairs`; ``distance`` (k,) in m, signed;
+    ``pairs`` indexes ``CollisionScene.pairs``; ``distance`` (k,) in m, signed;
     ``point_a``, ``point_b`` (k × 3) the closest points in the world frame; ``normal`` (k × 3)
     unit vectors from a to b; ``gradient`` (k × nv): ``ḋ = gradient @ v``.
     """
@@ -177,7 +177,7 @@ class CollisionScene:
         return np.einsum("kij,kj->ki", M[:, :3, :3], self._centres_local) + M[:, :3, 3]
 
     def near_pairs(self, data: pin.Data, detection_distance: float) -> np.ndarray:
-        """Indices (into :attr:`pairs`) of the pairs whose bounding spheres are closer than
+        """Indices (into ``self.pairs``) of the pairs whose bounding spheres are closer than
         ``detection_distance``; half-spaces are always near (their extent is unbounded)."""
         self._sync_obstacles()
         pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)

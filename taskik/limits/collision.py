@@ -203,6 +203,8 @@ class CollisionLimit(Limit):
         return self.scene.distances(configuration.data, self.detection_distance, all_pairs)
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
+        """The damper's rows ``G v ≤ h`` of the pairs within the detection distance (None
+        when there is none); consumes the obstacles' motion since the last call."""
         near = self.distances(configuration)
         self._last = near
         if not len(near.pairs):

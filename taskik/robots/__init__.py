@@ -233,7 +233,7 @@ def load_urdf(
     """Load a URDF file; ``floating_base=True`` adds a free-flyer root joint.
 
     ``srdf``: the robot's SRDF file; its disabled collision pairs are skipped by
-    :class:`taskik.limits.CollisionLimit`, and its ``half_sitting`` (or first) reference
+    :class:`taskik.CollisionLimit`, and its ``half_sitting`` (or first) reference
     posture, if any, becomes ``q0``.
 
     Meshes are resolved through ``package_dirs`` (and ROS_PACKAGE_PATH); the geometry models

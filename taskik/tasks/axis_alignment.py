@@ -80,6 +80,7 @@ class AxisAlignmentTask(Task):
         self.target = unit_vector(direction, "direction")
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
+        """Target the axis's current world direction (the task then holds it)."""
         configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = frame_axis(configuration, self.frame, self.axis)[0]
 
