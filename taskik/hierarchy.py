@@ -7,7 +7,7 @@ first; tasks inside a level are weighted against each other as usual. Level ``k`
     subject to lb ≤ v ≤ ub,  G v ≤ h           (every limit, at every level)
                A_j v = A_j v_j*  for j < k      (what the higher levels achieved is kept)
 
-with ``λ_k = μ_k + damping`` (``μ_k = Σ λ_i Kp_i² ‖W_i e_i‖²`` over the level's tasks, pink's LM term).
+with ``λ_k = μ_k + damping`` (``μ_k = Σ λ_i Kp_i² ‖W_i e_i‖²`` over the level's tasks).
 This is the cascade of QPs of Kanoun, Lamiraux and Wieber, "Kinematic control of redundant
 manipulators: generalizing the task-priority framework to inequality task" (IEEE T-RO 2011),
 with the higher levels' optimal residual ``w_j* = A_j v_j* − c_j`` fixed as an equality.
