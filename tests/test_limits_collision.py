@@ -212,3 +212,45 @@ def test_random_obstacles_and_targets_never_break_the_safety_distance(centre, ra
     limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
     low = run(conf, [task, posture], limits, 200, limit)
     assert low >= limit.safety_distance - 1e-4
+
+
+# ------------------------------------------------------------------------------ posture
+def hand_under_a_block():
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand")
+    block = geometry.box("block", [0.3, 0.3, 0.1], hand.translation + [0.0, 0.0, -0.12])
+    limit = CollisionLimit(robot, obstacles=[block])
+    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
+    target = hand.copy()
+    target.translation = hand.translation + [0.0, 0.0, -0.25]  # under the block
+    task.set_target(target)
+    return robot, conf, limit, task
+
+
+def test_solve_posture_finds_a_configuration_clear_of_obstacles():
+    robot, conf, limit, task = hand_under_a_block()
+    options = {"method": "qp", "max_searches": 5, "max_iterations": 100}
+    free = taskik.solve_posture(conf, [task], **options)
+    assert free.success and limit.clearance(robot.configuration(free.q)) < -0.05  # through
+    clear = taskik.solve_posture(conf, [task], limits=[limit], **options)
+    assert clear.success
+    assert limit.clearance(robot.configuration(clear.q)) >= -1e-4
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    levels = taskik.solve_posture(conf, [[task], [posture]], limits=[limit], **options)
+    assert limit.clearance(robot.configuration(levels.q)) >= -1e-4
+
+
+def test_long_steps_watch_every_pair():
+    robot, conf, limit, _ = hand_under_a_block()
+    rows_long = limit.compute_inequalities(conf, 1.0)
+    rows_short = limit.compute_inequalities(conf, DT)
+    assert len(rows_long[1]) == len(limit.pair_names)
+    assert rows_short is None or len(rows_short[1]) < len(limit.pair_names)
+
+
+def test_solve_posture_refuses_limits_where_steps_have_no_inequalities():
+    _, conf, limit, task = hand_under_a_block()
+    with pytest.raises(InvalidInput, match="method='qp'"):
+        taskik.solve_posture(conf, [task], limits=[limit])

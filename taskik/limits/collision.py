@@ -195,8 +195,12 @@ class CollisionLimit(Limit):
     # --------------------------------------------------------------- the rows
     def rate(self, dt: float) -> float:
         """``k = min(ξ / (d_i − d_s − buffer), gain / dt)`` (1/s)."""
-        span = self.detection_distance - self.safety_distance - self.buffer
-        return min(self.speed / span, self.gain / dt)
+        return min(self.damper_rate, self.gain / dt)
+
+    @property
+    def damper_rate(self) -> float:
+        """``ξ / (d_i − d_s − buffer)`` (1/s): the rate of the damper when steps are short."""
+        return self.speed / (self.detection_distance - self.safety_distance - self.buffer)
 
     def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
         """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
@@ -205,11 +209,20 @@ class CollisionLimit(Limit):
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         """The damper's rows ``G v ≤ h`` of the pairs within the detection distance (None
         when there is none); consumes the obstacles' motion since the last call."""
-        near = self.distances(configuration)
+        # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
+        # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
+        long_step = self.gain / dt < self.damper_rate
+        near = self.distances(configuration, all_pairs=long_step)
         self._last = near
         if not len(near.pairs):
             return None
         return self._rows(near, dt, motion=True)
+
+    def clearance(self, configuration: Configuration) -> float:
+        """``min d − d_s`` over every monitored pair (m): negative when a pair is closer
+        than the safety distance; +inf without pairs."""
+        every = self.distances(configuration, all_pairs=True).distance
+        return float(every.min()) - self.safety_distance if len(every) else np.inf
 
     def _rows(self, near: PairDistances, dt: float, motion: bool) -> Inequalities:
         """``(G, h)`` of the near pairs; ``motion``: add (and consume) the obstacles' motion."""

@@ -13,6 +13,7 @@ from ..configuration import Configuration
 from ..exceptions import NoSolutionFound
 from ..hierarchy import get_plan
 from ..limits.configuration import ConfigurationLimit
+from ..limits.limit import Limit
 from ..problem import Assembler, get_assembler
 from ..solve import solve_ik
 from ..tasks.task import Task
@@ -40,6 +41,7 @@ class GeneralSearch:
         tasks: list[Task],
         regularization: list[Task],
         levels: list[list[Task]] | None = None,
+        limits: list[Limit] | None = None,
     ) -> None:
         self.conf = conf
         self.tasks = tasks
@@ -51,8 +53,33 @@ class GeneralSearch:
             n for n in (sum(any(t is g for g in tasks) for t in lv) for lv in levels or []) if n
         ]
         self.asm = get_assembler(conf, self.all_tasks, [])
-        self.qp_limits = [ConfigurationLimit(conf.model, gain=1.0)]
+        self.qp_limits: list[Limit] = [ConfigurationLimit(conf.model, gain=1.0), *(limits or [])]
         self.needs_normalize = conf.nq != conf.nv
+        # limits that can say how far the robot is from violating them (collision limits)
+        self.watched = [lim for lim in limits or [] if hasattr(lim, "clearance")]
+
+    def _clearance(self, q: np.ndarray) -> float:
+        """The smallest clearance of the watched limits at q (+inf without any)."""
+        if not self.watched:
+            return math.inf
+        self.conf.update(q)
+        return min(lim.clearance(self.conf) for lim in self.watched)
+
+    def _backtrack(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        """``q ⊕ s·dq`` with ``s`` halved (at most 10 times) until the step keeps every
+        watched pair clear (or, from a start in collision, no deeper): the QP's rows are
+        linear and a long step can cross a curved surface they only touch."""
+        before = self._clearance(q)
+        floor = min(before, 0.0) - 1e-9
+        scale = 1.0
+        for _ in range(10):
+            q_new = pin.integrate(self.conf.model, q, scale * dq)
+            if self.needs_normalize:
+                q_new = pin.normalize(self.conf.model, q_new)
+            if self._clearance(q_new) >= floor:
+                return q_new
+            scale *= 0.5
+        return q.copy()
 
     def _terms(self) -> Assembler:
         """Fill the assembler at the current q: A = W J, c = W Kp e (dt = 1)."""
@@ -121,7 +148,11 @@ class GeneralSearch:
                     # iterations keeps the lower levels' steps from dragging the higher ones
                     mu = 0.0 if method == "gn" else float(damping) * E
                     dq = solve_ik(conf, levels, 1.0, lims, damping=mu)
-                    conf.integrate_inplace(dq, 1.0)
+                    if self.watched:
+                        q = self._backtrack(q, dq)
+                        conf.update(q)
+                    else:
+                        conf.integrate_inplace(dq, 1.0)
                     q = conf.q
                     if limits is not None:
                         q = q.copy()
@@ -142,9 +173,12 @@ class GeneralSearch:
                 return i, best_E, best_q, f"QP step failed: {exc}"
             if not np.all(np.isfinite(dq)):
                 return i, best_E, best_q, "non-finite step"
-            q = pin.integrate(model, q, dq)
-            if self.needs_normalize:
-                q = pin.normalize(model, q)
+            if self.watched:
+                q = self._backtrack(q, dq)
+            else:
+                q = pin.integrate(model, q, dq)
+                if self.needs_normalize:
+                    q = pin.normalize(model, q)
             if limits is not None:
                 limits.clip(q)
         return max_iterations, best_E, best_q, f"max_iterations = {max_iterations} reached"

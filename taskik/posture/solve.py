@@ -14,12 +14,13 @@ import pinocchio as pin
 
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_positive_scalar, check_scalar
+from ..limits.limit import Limit
 from ..tasks._frames import require_target
 from ..tasks.damping import DampingTask
 from ..tasks.frame import FrameTask
 from ..tasks.posture import PostureTask
 from ..tasks.task import Task
-from ..validation import check_levels
+from ..validation import check_levels, check_limit_model, check_limits
 from .context import context
 from .fast_pose import FastPose
 from .formulas import DEFAULT_DAMPING, METHODS, check_damping
@@ -58,6 +59,7 @@ def solve_posture(
     rng: np.random.Generator | int | None = None,
     time_budget: float | None = None,
     pose_error: str = "log6",
+    limits: Sequence[Limit] | None = None,
 ) -> PostureResult:
     """Find a configuration ``q`` at which every goal task's weighted error is (near) zero.
 
@@ -128,6 +130,10 @@ def solve_posture(
             (default): the :class:`PostureTask` and :class:`DampingTask` of ``tasks`` when
             it has other tasks too (with levels: a level of only such tasks); ``[]``: none.
             With levels, the tasks given here form one more level, the lowest.
+        limits: more limits for the QP steps of ``method="qp"`` and of priority levels,
+            besides the joint position range (e.g. a :class:`taskik.CollisionLimit`: the
+            configuration found keeps out of collision). Other methods have no inequality
+            constraints and refuse them.
         stagnation, patience: stagnation test of a search (see above).
         rng: numpy Generator or seed for the random starts (None: fresh entropy).
         time_budget: wall-clock limit (s) for the whole solve; None for none.
@@ -226,8 +232,16 @@ def solve_posture(
     else:
         damping = check_damping(method, damping, model.nv)
 
+    step_limits = check_limits(limits) if limits is not None else []
+    if step_limits and levels is None and method != "qp":
+        raise InvalidInput(
+            f"limits apply to method='qp' and to priority levels (their steps are QPs); "
+            f"method {method!r} has no inequality constraints"
+        )
+    for lim in step_limits:
+        check_limit_model(lim, model)
     ctx = context(model)
-    limits = ctx.limits
+    ranges = ctx.limits
     conf = ctx.conf  # a work configuration: the caller's is never modified
     given = q_first is not None
     if q_first is not None:
@@ -246,7 +260,8 @@ def solve_posture(
         and type(task) is FrameTask
         and not regularization
         and method != "qp"
-        and limits.all_q
+        and ranges.all_q
+        and not step_limits
         and model.nv > 1  # (Pinocchio gives a one-column Jacobian as a vector)
         and task._gain == 1.0
         and task._lm_damping == 0.0
@@ -264,7 +279,7 @@ def solve_posture(
         runner = ctx.fast_pose(fid, pose_error)
         runner.target = target
     else:
-        runner = GeneralSearch(conf, task_list, regularization, levels)
+        runner = GeneralSearch(conf, task_list, regularization, levels, step_limits)
     start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them
     memory: SeedMemory | None = None
     scores: np.ndarray | None = None
@@ -281,10 +296,10 @@ def solve_posture(
             if fast and pose_error == "log6":
                 start = memory.starts[nearest]
         else:
-            q_first = RandomStarts(model, limits, ctx.neutral, rng)()
+            q_first = RandomStarts(model, ranges, ctx.neutral, rng)()
 
     def restarts() -> Callable[[], np.ndarray]:
-        sampler = RandomStarts(model, limits, q_first if given else ctx.neutral, rng)
+        sampler = RandomStarts(model, ranges, q_first if given else ctx.neutral, rng)
         if memory is None or scores is None:  # (set together)
             return sampler
         return NearestStarts(memory, scores, nearest, sampler)
@@ -293,7 +308,7 @@ def solve_posture(
         method, damping, tol, max_iterations, stagnation, patience, deadline
     )  # fmt: skip
     q, success, iterations, searches, E, reason = search_loop(
-        runner, options, joint_limits, limits, max_searches, q_first, start, restarts
+        runner, options, joint_limits, ranges, max_searches, q_first, start, restarts
     )
     residuals = (E,) if fast else runner.residuals(q)
     return PostureResult(
