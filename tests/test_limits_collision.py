@@ -254,3 +254,18 @@ def test_solve_posture_refuses_limits_where_steps_have_no_inequalities():
     _, conf, limit, task = hand_under_a_block()
     with pytest.raises(InvalidInput, match="method='qp'"):
         taskik.solve_posture(conf, [task], limits=[limit])
+
+
+def test_the_example_scenes_stay_clear_and_do_their_job():
+    import runpy
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "collision_avoidance.py"
+    scenes = runpy.run_path(str(path), run_name="example")
+    panda_low, panda_miss = scenes["panda_behind_a_box"](True)
+    hip_low, hip_miss = scenes["humanoid_hand_to_hip"](True)
+    ball_low, pushed = scenes["ball_pushes_the_arm"](True)
+    assert min(panda_low, hip_low, ball_low) >= 0.01 - 1e-4
+    assert panda_miss < 1e-3 and hip_miss < 1e-3  # reached behind the box / the hip
+    assert pushed > 0.08 + 0.05 + 0.01 - 1e-3  # out of the ball's way
+    assert scenes["panda_behind_a_box"](False)[0] < 0  # without it: through the box
