@@ -34,7 +34,9 @@ def arm_and_ball(offset=(0.0, 0.2, 0.0), radius=0.08, **options):
 
 
 def closest(limit: CollisionLimit, conf: taskik.Configuration) -> float:
-    return float(limit.distances(conf, all_pairs=True).distance.min())
+    """The closest monitored pair (pairs beyond the detection distance are farther)."""
+    near = limit.distances(conf).distance
+    return float(near.min()) if len(near) else limit.detection_distance
 
 
 def run(conf, tasks, limits, steps, watch, dt=DT, levels=False):
@@ -189,7 +191,7 @@ def test_bad_input_is_named():
 
 
 # ------------------------------------------------------------------------------ property
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=35, deadline=None)
 @given(
     centre=st.tuples(*[st.floats(-0.3, 0.3)] * 3),
     radius=st.floats(0.03, 0.15),
@@ -269,3 +271,37 @@ def test_the_example_scenes_stay_clear_and_do_their_job():
     assert panda_miss < 1e-3 and hip_miss < 1e-3  # reached behind the box / the hip
     assert pushed > 0.08 + 0.05 + 0.01 - 1e-3  # out of the ball's way
     assert scenes["panda_behind_a_box"](False)[0] < 0  # without it: through the box
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    right=st.tuples(*[st.floats(-0.4, 0.4)] * 3),
+    left=st.tuples(*[st.floats(-0.4, 0.4)] * 3),
+)
+def test_talos_self_collision_holds_for_random_hand_targets(right, left):
+    """With the Panda's 35 × 200 steps above: 10,000 closed-loop steps in all."""
+    robot = talos()
+    conf = robot.configuration()
+    limit = CollisionLimit(robot)
+    tasks = []
+    for frame in robot.end_effectors[:2]:
+        foot = taskik.FrameTask(frame, 1.0, 1.0)
+        foot.set_target_from_configuration(conf)
+        tasks.append(foot)
+    for frame, offset in zip(robot.end_effectors[2:], (left, right), strict=True):
+        hand = taskik.PositionTask(frame, 1.0)
+        hand.set_target(conf.get_transform_frame_to_world(frame).translation + offset)
+        tasks.append(hand)
+    posture = taskik.PostureTask(1e-2)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    assert run(conf, [*tasks, posture], limits, 200, limit) >= limit.safety_distance - 1e-4
+
+
+_TALOS = []
+
+
+def talos():
+    if not _TALOS:
+        _TALOS.append(taskik.robots.load("talos"))
+    return _TALOS[0]
