@@ -175,8 +175,21 @@ def test_broadphase_keeps_every_pair_within_the_detection_distance():
         every = scene.distances(conf.data, 0.1, all_pairs=True)
         truth = set(every.pairs[every.distance < 0.1].tolist())
         assert truth == set(scene.distances(conf.data, 0.1).pairs.tolist())
-        assert truth <= set(scene.near_pairs(conf.data, 0.1).tolist())
-    assert len(scene.near_pairs(conf.data, 0.1)) < len(scene.pairs) / 4  # far pairs skipped
+        assert truth <= set(scene.near_pairs(conf.data, 0.1)[0].tolist())
+    assert len(scene.near_pairs(conf.data, 0.1)[0]) < len(scene.pairs) / 4  # far pairs skipped
+
+
+def test_lookahead_widens_the_detection_of_pairs_that_move_fast():
+    robot = taskik.robots.load("ur5")
+    conf = robot.configuration()
+    tool = conf.get_transform_frame_to_world("tool0").translation
+    ball = geometry.sphere("ball", 0.05, tool + [0.0, -0.3, 0.0])  # 20 cm away
+    scene = geometry.CollisionScene(robot.model, robot.collision_model, (), [ball])
+    assert len(scene.distances(conf.data, 0.05, lookahead=True).pairs) == 0
+    ball.move_to(tool + [0.0, -0.2, 0.0])  # 10 cm in one step: next step it could touch
+    near = scene.distances(conf.data, 0.05, lookahead=True)
+    assert len(near.pairs) > 0 and near.distance.min() > 0.05
+    assert len(scene.distances(conf.data, 0.05).pairs) == 0  # without lookahead: far
 
 
 def test_obstacles_are_added_moved_and_removed():

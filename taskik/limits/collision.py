@@ -212,7 +212,9 @@ class CollisionLimit(Limit):
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
-        near = self.distances(configuration, all_pairs=long_step)
+        near = self.scene.distances(
+            configuration.data, self.detection_distance, all_pairs=long_step, lookahead=True
+        )
         self._last = near
         if not len(near.pairs):
             return None
