@@ -147,9 +147,10 @@ class CollisionScene:
         ]
         self._centres_local = np.array([c for c, _ in spheres]).reshape(-1, 3)
         self._radii = np.array([r for _, r in spheres])
-        a, b = self.pairs[:, 0], self.pairs[:, 1]
-        self._reach = self._radii[a] + self._radii[b]  # near: |c_a − c_b| < r_a + r_b + d_i
-        self._flat = self._halfspace[a] | self._halfspace[b]
+        first, second = self.pairs[:, 0], self.pairs[:, 1]
+        # near: |c_a − c_b| < r_a + r_b + d_i
+        self._reach = self._radii[first] + self._radii[second]
+        self._flat = self._halfspace[first] | self._halfspace[second]
         self._seen = [o.pose for o in self.obstacles]  # poses at the last obstacle_motion
         self._previous_centres: np.ndarray | None = None  # at the last lookahead
 
