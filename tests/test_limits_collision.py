@@ -305,3 +305,30 @@ def talos():
     if not _TALOS:
         _TALOS.append(taskik.robots.load("talos"))
     return _TALOS[0]
+
+
+def test_it_composes_with_the_other_limits():
+    robot, conf, _, limit, tasks, _ = arm_and_ball()
+    model = robot.model
+    limits = [
+        taskik.ConfigurationLimit(model),
+        taskik.VelocityLimit(model),
+        taskik.AccelerationLimit(model, 500.0),
+        taskik.FrozenJoints(model, ["wrist_3_joint"]),
+        limit,
+    ]
+    wrist = model.joints[model.getJointId("wrist_3_joint")].idx_q
+    start = conf.q[wrist]
+    low = run(conf, tasks, limits, 300, limit)
+    assert low >= limit.safety_distance - 1e-4
+    assert conf.q[wrist] == start
+
+
+def test_a_damper_the_acceleration_limit_cannot_follow_is_a_named_conflict():
+    # the damper asks a fast pair to slow down within a step or two; with 50 rad/s² the
+    # arm cannot brake that hard, and the error says which pair could not be kept
+    robot, conf, _, limit, tasks, _ = arm_and_ball()
+    model = robot.model
+    limits = [taskik.VelocityLimit(model), taskik.AccelerationLimit(model, 50.0), limit]
+    with pytest.raises(NoSolutionFound, match="/ ball"):
+        run(conf, tasks, limits, 300, limit)
