@@ -12,10 +12,13 @@ import numpy as np
 import pinocchio as pin
 
 from ..exceptions import InvalidInput, TaskikError, UnknownName
+from ..limits import Limit
 from ..robots import Robot
 from ..solve import solve_ik
 from ..tasks import FrameTask, PostureTask
 from ..tasks._frames import require_target
+from .collisions import CollisionDrawing, NearPair, active_pairs, near_pairs
+from .nodes import add_shape, placement_of, wxyz
 from .shapes import Shape, robot_shapes
 
 if TYPE_CHECKING:
@@ -42,11 +45,6 @@ def default_frames(robot: Robot) -> tuple[str, ...]:
     return tuple(frames)
 
 
-def _wxyz(rotation: np.ndarray) -> np.ndarray:
-    x, y, z, w = pin.Quaternion(rotation).coeffs()
-    return np.array([w, x, y, z])
-
-
 def _robot_extent(model: pin.Model, q: np.ndarray) -> tuple[np.ndarray, float]:
     """Centre and size (m) of the box around the joints and frames at ``q``."""
     data = model.createData()
@@ -65,6 +63,12 @@ class Viewer:
     drag or rotate it and the robot follows. A low-cost :class:`~taskik.PostureTask` keeps the
     other joints near ``robot.q0``.
 
+    With a :class:`~taskik.limits.CollisionLimit` among ``limits``, each of its obstacles is
+    drawn under a gizmo of its own (drag it and the obstacle moves; the robot gets out of its
+    way), and every pair within the detection distance gets the segment between its closest
+    points: red when its row bound the last step, grey otherwise (see
+    :mod:`taskik.viewer.collisions`).
+
     Args:
         robot: a :class:`taskik.robots.Robot` (see :func:`taskik.robots.load`).
         frames: frames that get a target; default :func:`default_frames`.
@@ -75,6 +79,9 @@ class Viewer:
         orientation_cost: orientation cost of the frame tasks.
         posture_cost: cost of the posture task.
         progress: called as ``progress(done, total, what)`` while meshes load.
+        limits: the limits of the step; None for the model's position and velocity limits
+            (as :func:`taskik.solve_ik`). Add ``*taskik.limits.default_limits(robot.model)``
+            to a list to keep those.
     """
 
     def __init__(
@@ -88,6 +95,7 @@ class Viewer:
         orientation_cost: float = 0.5,
         posture_cost: float = 1e-2,
         progress: Callable[[int, int, str], None] | None = None,
+        limits: Sequence[Limit] | None = None,
     ) -> None:
         try:
             import viser
@@ -114,6 +122,9 @@ class Viewer:
         self.posture = PostureTask(cost=posture_cost)
         self.posture.set_target(robot.q0)
         self.tasks = [*self.frame_tasks, self.posture]
+        self.limits = None if limits is None else list(limits)
+        #: The pairs within the detection distance drawn last (see :meth:`step`).
+        self.near: list[NearPair] = []
         self.status = ""
         self.steps = 0
         self._lock = threading.Lock()
@@ -129,6 +140,10 @@ class Viewer:
         self.server.initial_camera.up = (0.0, 0.0, 1.0)
         self._build_scene(robot_shapes(robot, progress=lambda k, n: say(k, n, "meshes")))
         self._build_gizmos()
+        self.collisions = CollisionDrawing(
+            self.server, self.limits or [], self._lock, 4 * self._size
+        )
+        self.near = near_pairs(self.collisions.limits, self.configuration)
         self._build_gui()
         self._draw()
 
@@ -144,36 +159,7 @@ class Viewer:
         for joint in range(self.robot.model.njoints):
             self._joint_nodes[joint] = scene.add_frame(self._joint_node(joint), show_axes=False)
         for k, shape in enumerate(shapes):
-            name = f"{self._joint_node(shape.joint)}/{k:03d}_{shape.name}"
-            position = np.array(shape.placement.translation)
-            wxyz = _wxyz(shape.placement.rotation)
-            if shape.kind == "cylinder":
-                scene.add_cylinder(
-                    name,
-                    radius=shape.radius,
-                    height=shape.length,
-                    color=shape.color,
-                    position=position,
-                    wxyz=wxyz,
-                )
-            elif shape.kind == "sphere":
-                scene.add_icosphere(
-                    name, radius=shape.radius, color=shape.color, position=position, wxyz=wxyz
-                )
-            elif shape.kind == "box":
-                scene.add_box(
-                    name, dimensions=shape.size, color=shape.color, position=position, wxyz=wxyz
-                )
-            elif shape.kind == "mesh":
-                assert shape.vertices is not None and shape.faces is not None, "mesh arrays"
-                scene.add_mesh_simple(
-                    name,
-                    shape.vertices,
-                    shape.faces,
-                    color=shape.color,
-                    position=position,
-                    wxyz=wxyz,
-                )
+            add_shape(scene, f"{self._joint_node(shape.joint)}/{k:03d}_{shape.name}", shape)
         self.shapes = shapes
 
     def _build_gizmos(self) -> None:
@@ -184,7 +170,7 @@ class Viewer:
                 f"/targets/{task.frame.name}",
                 scale=0.25 * self._size,
                 position=np.array(target.translation),
-                wxyz=_wxyz(target.rotation),
+                wxyz=wxyz(target.rotation),
             )
             gizmo.on_update(self._make_drag_callback(task))
             self.gizmos.append(gizmo)
@@ -193,9 +179,7 @@ class Viewer:
         self, task: FrameTask
     ) -> Callable[[viser.TransformControlsEvent], None]:
         def on_drag(event: viser.TransformControlsEvent) -> None:
-            w, x, y, z = event.target.wxyz
-            rotation = pin.Quaternion(w, x, y, z).normalized().matrix()
-            self.set_target(task.frame.name, pin.SE3(rotation, np.array(event.target.position)))
+            self.set_target(task.frame.name, placement_of(event.target.position, event.target.wxyz))
 
         return on_drag
 
@@ -212,7 +196,9 @@ class Viewer:
             for joint, node in self._joint_nodes.items():
                 placement = data.oMi[joint]
                 node.position = np.array(placement.translation)
-                node.wxyz = _wxyz(placement.rotation)
+                node.wxyz = wxyz(placement.rotation)
+            self.collisions.sync_obstacles()
+            self.collisions.draw_pairs(self.near)
 
     # -- control -------------------------------------------------------------------------
     def set_target(self, frame: str, target: pin.SE3) -> None:
@@ -224,6 +210,10 @@ class Viewer:
                     return
         raise UnknownName("frame", frame, [t.frame.name for t in self.frame_tasks])
 
+    def move_obstacle(self, name: str, pose: pin.SE3) -> None:
+        """Place the obstacle called ``name`` at ``pose`` (what dragging its gizmo does)."""
+        self.collisions.move_obstacle(name, pose)
+
     def reset(self) -> None:
         """Back to ``robot.q0`` with every target on its frame."""
         with self._lock:
@@ -232,18 +222,26 @@ class Viewer:
                 task.set_target_from_configuration(self.configuration)
                 target = require_target(task.target, task)
                 gizmo.position = np.array(target.translation)
-                gizmo.wxyz = _wxyz(target.rotation)
+                gizmo.wxyz = wxyz(target.rotation)
+            self.near = near_pairs(self.collisions.limits, self.configuration)
         self._draw()
 
     def step(self) -> np.ndarray:
-        """One IK step: solve, integrate, redraw. Returns the joint velocity."""
+        """One IK step: solve, integrate, redraw. Returns the joint velocity.
+
+        The near pairs (:attr:`near`) are those at the new configuration, flagged active
+        when their row bound the step at the configuration it was solved at."""
+        collision_limits = self.collisions.limits
         with self._lock:
             try:
-                v = solve_ik(self.configuration, self.tasks, self.dt)
+                v = solve_ik(self.configuration, self.tasks, self.dt, self.limits)
             except TaskikError as exc:  # shown in the page, the loop goes on
                 self.status = f"no step: {exc}"
+                self.near = near_pairs(collision_limits, self.configuration)
                 return np.zeros(self.robot.model.nv)
+            active = active_pairs(collision_limits, self.configuration, v, self.dt)
             self.configuration.integrate_inplace(v, self.dt)
+            self.near = near_pairs(collision_limits, self.configuration, active)
             self.steps += 1
             errors = [
                 float(np.linalg.norm(t.compute_error(self.configuration))) for t in self.frame_tasks
@@ -254,11 +252,19 @@ class Viewer:
         self._draw()
         return v
 
+    def refresh(self) -> None:
+        """Redraw the obstacles and the near pairs at the current configuration (no step)."""
+        with self._lock:
+            self.near = near_pairs(self.collisions.limits, self.configuration)
+        self._draw()
+
     def _loop(self) -> None:
         next_time = time.perf_counter()
         while not self._stop.is_set():
             if self._follow.value:
                 self.step()
+            elif self.collisions.limits:  # obstacles may be dragged while the robot waits
+                self.refresh()
             if self.steps % 10 == 0:
                 self._errors.content = f"**pose error ‖e‖ (m, rad)**  \n{self.status}"
             next_time += self.dt

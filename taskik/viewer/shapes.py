@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pinocchio as pin
@@ -17,12 +17,15 @@ import pinocchio as pin
 if TYPE_CHECKING:
     import trimesh
 
+    from ..geometry import Obstacle
     from ..robots import Robot
 
 #: Colour of the simple shapes of the bundled robots (an orange that the viewer test looks for).
 LINK_COLOR = (235, 120, 20)
 #: Colour of the spheres drawn at the joints.
 JOINT_COLOR = (70, 70, 80)
+#: Colour of the obstacles of a :class:`~taskik.limits.CollisionLimit`.
+OBSTACLE_COLOR = (70, 130, 200)
 
 _MIN_SEGMENT = 1e-4  # m: shorter offsets between joints get no capsule
 
@@ -34,6 +37,7 @@ class Shape:
     ``kind`` is ``"cylinder"`` (``radius``, ``length`` along the placement's z axis, centred),
     ``"sphere"`` (``radius``), ``"box"`` (``size``: full edge lengths) or ``"mesh"``
     (``vertices`` m×3 in the placement's frame, already scaled, and ``faces`` k×3).
+    ``opacity``: None for opaque, else in [0, 1].
     """
 
     name: str
@@ -46,6 +50,7 @@ class Shape:
     size: tuple[float, float, float] = (0.0, 0.0, 0.0)
     vertices: np.ndarray | None = field(default=None, repr=False)
     faces: np.ndarray | None = field(default=None, repr=False)
+    opacity: float | None = None
 
 
 def _segment_placement(a: np.ndarray, b: np.ndarray) -> pin.SE3:
@@ -143,6 +148,33 @@ def _mesh_arrays(geometry_object: pin.GeometryObject) -> tuple[np.ndarray, np.nd
         return vertices, faces
 
 
+def _size3(values: np.ndarray) -> tuple[float, float, float]:
+    x, y, z = (float(v) for v in values)
+    return x, y, z
+
+
+def _primitive_shapes(
+    geometry: Any, name: str, joint: int, placement: pin.SE3, color: tuple[int, int, int]
+) -> list[Shape] | None:
+    """The shapes of a coal box, sphere, cylinder or capsule (a capsule: a cylinder and two
+    spheres) at ``placement`` on ``joint``; None for any other geometry."""
+    kind = type(geometry).__name__
+    if kind == "Box":
+        size = _size3(2 * np.asarray(geometry.halfSide))
+        return [Shape(name, "box", joint, placement, color, size=size)]
+    if kind == "Sphere":
+        return [Shape(name, "sphere", joint, placement, color, radius=float(geometry.radius))]
+    if kind not in ("Cylinder", "Capsule"):
+        return None
+    radius, half = float(geometry.radius), float(geometry.halfLength)
+    shapes = [Shape(name, "cylinder", joint, placement, color, radius=radius, length=2 * half)]
+    if kind == "Capsule":
+        for sign in (-1, 1):
+            cap = placement * pin.SE3(np.eye(3), np.array([0.0, 0.0, sign * half]))
+            shapes.append(Shape(f"{name}_cap{sign}", "sphere", joint, cap, color, radius=radius))
+    return shapes
+
+
 def geometry_shapes(
     geometry_model: pin.GeometryModel, progress: Callable[[int, int], None] | None = None
 ) -> list[Shape]:
@@ -153,44 +185,15 @@ def geometry_shapes(
     shapes: list[Shape] = []
     objects = list(geometry_model.geometryObjects)
     for k, obj in enumerate(objects):
-        geometry = obj.geometry
-        kind = type(geometry).__name__
-        common = {
-            "name": obj.name,
-            "joint": int(obj.parentJoint),
-            "placement": pin.SE3(obj.placement),
-            "color": _rgb(obj.meshColor),
-        }
-        if kind == "Box":
-            shapes.append(Shape(kind="box", size=tuple(2 * geometry.halfSide), **common))
-        elif kind == "Sphere":
-            shapes.append(Shape(kind="sphere", radius=float(geometry.radius), **common))
-        elif kind in ("Cylinder", "Capsule"):
-            shapes.append(
-                Shape(
-                    kind="cylinder",
-                    radius=float(geometry.radius),
-                    length=2 * float(geometry.halfLength),
-                    **common,
-                )
-            )
-            if kind == "Capsule":
-                for sign in (-1.0, 1.0):
-                    cap = np.array([0.0, 0.0, sign * geometry.halfLength])
-                    placement = common["placement"] * pin.SE3(np.eye(3), cap)
-                    shapes.append(
-                        Shape(
-                            f"{obj.name}_cap{int(sign)}",
-                            "sphere",
-                            common["joint"],
-                            placement,
-                            common["color"],
-                            radius=float(geometry.radius),
-                        )
-                    )
+        joint, placement, color = int(obj.parentJoint), pin.SE3(obj.placement), _rgb(obj.meshColor)
+        primitive = _primitive_shapes(obj.geometry, obj.name, joint, placement, color)
+        if primitive is not None:
+            shapes += primitive
         elif obj.meshPath:
             vertices, faces = _mesh_arrays(obj)
-            shapes.append(Shape(kind="mesh", vertices=vertices, faces=faces, **common))
+            shapes.append(
+                Shape(obj.name, "mesh", joint, placement, color, vertices=vertices, faces=faces)
+            )
         if progress is not None:
             progress(k + 1, len(objects))
     return shapes
@@ -201,3 +204,41 @@ def robot_shapes(robot: Robot, progress: Callable[[int, int], None] | None = Non
     if robot.visual_model is not None and len(robot.visual_model.geometryObjects) > 0:
         return geometry_shapes(robot.visual_model, progress)
     return skeleton_shapes(robot.model)
+
+
+def obstacle_shapes(obstacle: Obstacle, extent: float = 4.0) -> tuple[pin.SE3, list[Shape]]:
+    """What to draw for an obstacle: an anchor (a placement in the obstacle's frame, where
+    its gizmo goes) and its shapes, placed in the anchor's frame (``joint`` 0).
+
+    Spheres, boxes, cylinders and capsules are drawn as they are, a mesh as the convex hull
+    the distances are computed on, any other coal geometry as its bounding box, and the
+    half-space ``{x : n·x ≤ d}`` as a square plate ``extent`` m wide and ``extent / 100``
+    thick whose top face is the plane; its anchor is the point ``d n`` on the plane, with z
+    along ``n``. The anchor of every other kind is the identity.
+    """
+    geometry, name = obstacle.geometry, obstacle.name
+    identity = pin.SE3.Identity()
+    primitive = _primitive_shapes(geometry, name, 0, identity, OBSTACLE_COLOR)
+    if primitive is not None:
+        return identity, primitive
+    kind = type(geometry).__name__
+    if kind == "Halfspace":
+        normal = np.asarray(geometry.n, dtype=float)
+        up = pin.Quaternion.FromTwoVectors(np.array([0.0, 0.0, 1.0]), normal).matrix()
+        anchor = pin.SE3(up, float(geometry.d) * normal)
+        thickness = extent / 100
+        plate = pin.SE3(np.eye(3), np.array([0.0, 0.0, -thickness / 2]))
+        size = (extent, extent, thickness)
+        return anchor, [Shape(name, "box", 0, plate, OBSTACLE_COLOR, size=size, opacity=0.5)]
+    if hasattr(geometry, "polygons"):  # a convex hull (the obstacles of geometry.mesh)
+        vertices = np.asarray(geometry.points(), dtype=float)
+        triangles = map(geometry.polygons, range(geometry.num_polygons))
+        faces = np.array([[t[0], t[1], t[2]] for t in triangles], dtype=np.int64)
+        mesh = Shape(name, "mesh", 0, identity, OBSTACLE_COLOR, vertices=vertices, faces=faces)
+        return identity, [mesh]
+    geometry.computeLocalAABB()
+    box = geometry.aabb_local
+    low, high = np.asarray(box.min_, dtype=float), np.asarray(box.max_, dtype=float)
+    centre = pin.SE3(np.eye(3), 0.5 * (low + high))
+    bounds = Shape(name, "box", 0, centre, OBSTACLE_COLOR, size=_size3(high - low), opacity=0.5)
+    return identity, [bounds]
