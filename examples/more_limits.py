@@ -10,7 +10,7 @@ Three scenes, each a closed loop of ``solve_ik`` steps, each run with and withou
   there at most ``0.5 m/s`` (and turns at most ``0.5 rad/s``) with a ``BaseVelocityLimit``;
   without it the first step throws the base at tens of m/s and rad/s;
 * the Panda reaches a point with its shoulder and elbow only: ``FrozenJoints`` holds the
-  other four joints where they are (without it every joint moves).
+  other five joints where they are (without it every joint moves).
 
     python examples/more_limits.py          # TASKIK_SMOKE=1: fewer steps
 """
