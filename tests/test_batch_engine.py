@@ -13,7 +13,9 @@ from test_batch import assert_same, loop, reachable_targets
 
 from taskik.batch import WorkerLost, solve_poses
 from taskik.batch import solve as batch_solve
+from taskik.batch.local import run_local
 from taskik.batch.problems import MIN_TAIL, chunks, solve_chunk
+from taskik.exceptions import UnknownName
 
 
 @given(
@@ -98,3 +100,24 @@ def test_an_unreadable_part_is_solved_again(tmp_path, ur5):
     # problems 10..29 solved: 10 in the caller first, then 11..19 and 20..29
     assert len(resumed.workers) == 3
     assert not parts.exists()
+
+
+def _fails_on_chunk_3(start: int, stop: int) -> dict[str, np.ndarray]:
+    if start == 3:
+        raise UnknownName("frame", "tool1", ["tool0", "base"])
+    return {"value": np.arange(start, stop), "worker": np.array("w")}
+
+
+def test_an_error_whose_constructor_is_not_its_args_reaches_the_caller_as_itself():
+    """UnknownName(kind, name, candidates) does not unpickle from its message: the engine
+    sends its type, args and attributes and rebuilds it in the caller."""
+    seen: list[tuple[int, int]] = []
+    with pytest.raises(UnknownName, match="unknown frame 'tool1'; did you mean 'tool0'") as e:
+        run_local(
+            _fails_on_chunk_3,
+            [(k, k + 1) for k in range(6)],
+            2,
+            lambda a, b, out: seen.append((a, b)),
+        )
+    assert isinstance(e.value, KeyError)
+    assert (3, 4) not in seen

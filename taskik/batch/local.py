@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import pickle
 from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
@@ -57,6 +58,31 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def _portable(exc: Exception) -> object:
+    """``exc`` if it survives pickling (the pipe), otherwise ``(type, args, attributes)``,
+    rebuilt by :func:`_rebuilt` without calling its ``__init__`` (whose signature may not
+    be its ``args``: e.g. :class:`taskik.exceptions.UnknownName`)."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return (type(exc), exc.args, dict(vars(exc)))
+
+
+def _rebuilt(value: object) -> BaseException:
+    """The exception a worker sent (see :func:`_portable`)."""
+    if isinstance(value, BaseException):
+        return value
+    cls: type[BaseException]
+    args: tuple[Any, ...]
+    attributes: dict[str, Any]
+    cls, args, attributes = value  # type: ignore[misc]
+    exc = cls.__new__(cls)
+    exc.args = args
+    exc.__dict__.update(attributes)
+    return exc
+
+
 def _serve(conn: Connection, work: Work, inherited: list[Connection]) -> None:
     """A worker: solve the chunks it is sent until it is sent None, or until the caller is
     gone (end of file on ``conn``). ``inherited``: the caller's ends of the pipes that a
@@ -73,7 +99,7 @@ def _serve(conn: Connection, work: Work, inherited: list[Connection]) -> None:
             try:
                 reply: tuple[Any, ...] = ("ok", start, stop, work(start, stop))
             except Exception as exc:  # raised in the caller, not retried
-                reply = ("error", start, stop, exc)
+                reply = ("error", start, stop, _portable(exc))
             conn.send(reply)
     except (EOFError, KeyboardInterrupt):
         return
@@ -118,6 +144,7 @@ def _replace(
     dead: _Worker,
     pending: deque[tuple[int, int]],
     lost: dict[tuple[int, int], int],
+    label: str,
 ) -> _Worker:
     """A new worker for ``dead``, whose unanswered chunks go back to the front of
     ``pending``; :class:`WorkerLost` when a chunk has lost more than MAX_RETRIES workers.
@@ -128,7 +155,7 @@ def _replace(
         lost[chunk] = lost.get(chunk, 0) + 1
         if lost[chunk] > MAX_RETRIES:
             raise WorkerLost(
-                f"problems {chunk[0]}..{chunk[1] - 1} lost their worker {lost[chunk]} times "
+                f"{label} {chunk[0]}..{chunk[1] - 1} lost their worker {lost[chunk]} times "
                 f"(exit code {dead.process.exitcode}); giving up"
             )
     pending.extendleft(reversed(dead.chunks))
@@ -143,11 +170,15 @@ def start_method() -> str:
 
 
 def run_local(
-    work: Work, ranges: list[tuple[int, int]], workers: int, on_chunk: OnChunk
+    work: Work,
+    ranges: list[tuple[int, int]],
+    workers: int,
+    on_chunk: OnChunk,
+    label: str = "problems",
 ) -> list[str]:
     """Run ``work`` on the chunks ``ranges`` in ``workers`` processes (1: in this
     process); ``on_chunk`` receives each chunk once, as it finishes. Returns the worker of
-    each chunk, in completion order."""
+    each chunk, in completion order. ``label``: what the indices count, in messages."""
     names: list[str] = []
     if workers <= 1 or len(ranges) <= 1:
         for start, stop in ranges:
@@ -167,7 +198,7 @@ def run_local(
             for i, w in enumerate(pool):
                 if len(w.chunks) < IN_FLIGHT and pending and not w.process.is_alive():
                     pool[i] = w = _replace(
-                        ctx, work, pool, w, pending, lost
+                        ctx, work, pool, w, pending, lost, label
                     )  # (died after a reply)
                 while len(w.chunks) < IN_FLIGHT and pending:
                     w.send(pending.popleft())
@@ -185,12 +216,12 @@ def run_local(
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:
                         continue  # (spurious wake-up)
-                    pool[i] = _replace(ctx, work, pool, w, pending, lost)
+                    pool[i] = _replace(ctx, work, pool, w, pending, lost, label)
                     continue
                 kind, start, stop, value = reply
                 w.chunks.popleft()  # (== (start, stop): a worker answers in order)
                 if kind == "error":
-                    raise value
+                    raise _rebuilt(value)
                 names.append(str(value["worker"]))
                 on_chunk(start, stop, value)
     finally:

@@ -7,18 +7,23 @@ chunk's targets (128 B per problem) and the job's small options; returned per ch
 result arrays (≈ 80 B per UR5 problem). A task whose worker dies is retried by Ray
 (``max_retries``); the caller accepts each chunk once, so every problem is once in the
 output. An exception raised by a solve is not retried.
+
+:func:`run_ray_work` runs any chunked work (:data:`taskik.batch.local.Work`, picklable) the
+same way: shipped once per job, kept by each worker for the job's later chunks.
 """
 
 from __future__ import annotations
 
 import importlib
+import uuid
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import TaskikError
-from .local import OnChunk
+from .local import OnChunk, Work
 from .problems import Job, solve_chunk, worker_name
 
 #: Ray retries of a task whose worker died.
@@ -26,7 +31,8 @@ MAX_RETRIES = 3
 
 # In a Ray worker: the jobs whose model this process has already fetched, by key.
 _JOBS: dict[str, Job] = {}
-_REMOTE: list[Any] = []  # the remote function, made once per process
+_WORKS: dict[str, Work] = {}  # (the same for run_ray_work's jobs)
+_REMOTE: dict[str, Any] = {}  # the remote functions, made once per process
 _NO_TARGETS = np.empty((0, 4, 4))  # (a worker's job: each task brings its targets)
 
 
@@ -61,6 +67,27 @@ def _chunk_task(
     return out
 
 
+def _work_task(key: str, work_box: list[Any], start: int, stop: int) -> dict[str, np.ndarray]:
+    """One chunk of a :func:`run_ray_work` job in a Ray worker (``work_box``: the work's
+    object reference, in a list so that Ray does not fetch it for every task)."""
+    work = _WORKS.get(key)
+    if work is None:
+        ray = import_ray()
+        _WORKS.clear()
+        work = _WORKS[key] = ray.get(work_box[0])
+    out = work(start, stop)
+    out["worker"] = np.array(f"{worker_name()}/{_node_id()}")
+    return out
+
+
+def _remote(function: Callable[..., Any], max_retries: int) -> Any:
+    """``function`` as a Ray remote function (made once per process) with these retries."""
+    ray = import_ray()
+    if function.__name__ not in _REMOTE:
+        _REMOTE[function.__name__] = ray.remote(function)
+    return _REMOTE[function.__name__].options(max_retries=max_retries, retry_exceptions=False)
+
+
 def _node_id() -> str:
     try:
         return str(import_ray().get_runtime_context().get_node_id())[:8]
@@ -89,15 +116,41 @@ def run_ray(
     each chunk once, as it finishes. Returns the worker of each chunk."""
     ray = import_ray()
     cluster_cpus(address)
-    if not _REMOTE:
-        _REMOTE.append(ray.remote(_chunk_task))
-    remote = _REMOTE[0].options(max_retries=max_retries, retry_exceptions=False)
+    remote = _remote(_chunk_task, max_retries)
     model_ref = ray.put(job.model)
     meta = (job.key, job.frame, job.options, job.seed)
     refs = {
         remote.remote(meta, [model_ref], job.targets[start:stop], start, stop): (start, stop)
         for start, stop in ranges
     }
+    return _gather(ray, refs, on_chunk, "problems")
+
+
+def run_ray_work(
+    work: Work,
+    ranges: list[tuple[int, int]],
+    on_chunk: OnChunk,
+    address: str | None = None,
+    max_retries: int = MAX_RETRIES,
+    label: str = "problems",
+) -> list[str]:
+    """Run ``work`` (picklable) on the chunks ``ranges`` as Ray tasks (``ray.init(address)``
+    first when Ray is not initialised); ``on_chunk`` receives each chunk once, as it
+    finishes. Returns the worker of each chunk. ``label``: what the indices count."""
+    ray = import_ray()
+    cluster_cpus(address)
+    remote = _remote(_work_task, max_retries)
+    key = uuid.uuid4().hex
+    box = [ray.put(work)]
+    refs = {remote.remote(key, box, start, stop): (start, stop) for start, stop in ranges}
+    return _gather(ray, refs, on_chunk, label)
+
+
+def _gather(
+    ray: ModuleType, refs: dict[Any, tuple[int, int]], on_chunk: OnChunk, label: str
+) -> list[str]:
+    """Wait for the tasks ``refs`` (their chunks), pass each result to ``on_chunk`` as it
+    comes; cancel what is left when one fails."""
     names: list[str] = []
     waiting = list(refs)
     try:
@@ -111,7 +164,7 @@ def run_ray(
                     raise exc.as_instanceof_cause() from None
                 except ray.exceptions.RayError as exc:
                     raise TaskikError(
-                        f"problems {start}..{stop - 1}: Ray gave up on the chunk ({exc})"
+                        f"{label} {start}..{stop - 1}: Ray gave up on the chunk ({exc})"
                     ) from exc
                 names.append(str(out["worker"]))
                 on_chunk(start, stop, out)

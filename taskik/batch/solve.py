@@ -116,7 +116,7 @@ def solve_poses(
     if finished is not None:
         finished.wall_time = time.perf_counter() - t0
         return finished
-    bar = _progress_bar(n, int(done.sum())) if progress else None
+    bar = progress_bar(n, int(done.sum())) if progress else None
 
     def on_chunk(start: int, stop: int, values: dict[str, np.ndarray]) -> None:
         for name in FIELDS:
@@ -159,13 +159,14 @@ def solve_poses(
     return result
 
 
-def _progress_bar(total: int, initial: int) -> Any:
+def progress_bar(total: int, initial: int, unit: str = " problems") -> Any:
+    """A tqdm bar of ``total`` items, ``initial`` already done (no monitor thread)."""
     from tqdm import tqdm
 
     # no monitor thread (made with the first bar when monitor_interval > 0): the local
     # engine forks, and a fork should not copy a thread that may hold a lock
     interval, tqdm.monitor_interval = tqdm.monitor_interval, 0
     try:
-        return tqdm(total=total, initial=initial, unit=" problems", unit_scale=True, smoothing=0.1)
+        return tqdm(total=total, initial=initial, unit=unit, unit_scale=True, smoothing=0.1)
     finally:
         tqdm.monitor_interval = interval

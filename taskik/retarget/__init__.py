@@ -4,12 +4,17 @@ position and velocity limits. See ``docs/retargeting.md``.
 
 >>> result = retarget("g1", "clip.npz", "mapping.json")   # doctest: +SKIP
 >>> result.save("g1_clip.npz")                             # doctest: +SKIP
+
+Many clips, on every core (or ``engine="ray"``), each to ``out/<clip stem>.npz``:
+
+>>> retarget_many("g1", ["a.npz", "b.npz"], "mapping.json", "out")  # doctest: +SKIP
 """
 
 from pathlib import Path
 
 from .clip import Clip, clip_from_arrays, load_clip, save_clip
 from .command import main
+from .many import ClipSummary, RetargetBatch, retarget_many
 from .mapping import KeypointTask, RetargetMapping, estimate_scale, load_mapping
 from .result import RetargetResult, load_result
 from .solver import DEFAULT_STEPS, retarget, retarget_file
@@ -34,7 +39,9 @@ __all__ = [
     "DATA",
     "DEFAULT_STEPS",
     "Clip",
+    "ClipSummary",
     "KeypointTask",
+    "RetargetBatch",
     "RetargetMapping",
     "RetargetResult",
     "clip_from_arrays",
@@ -45,6 +52,7 @@ __all__ = [
     "main",
     "retarget",
     "retarget_file",
+    "retarget_many",
     "sample_clip_path",
     "sample_mapping_path",
     "save_clip",
