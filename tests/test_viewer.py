@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -18,8 +19,12 @@ import pinocchio as pin
 import pytest
 
 import taskik
+from taskik import geometry
+from taskik.limits import default_limits
 from taskik.viewer import Viewer, default_frames, robot_shapes, skeleton_shapes
-from taskik.viewer.shapes import LINK_COLOR
+from taskik.viewer.collisions import ACTIVE_COLOR, NEAR_COLOR
+from taskik.viewer.nodes import placement_of, wxyz
+from taskik.viewer.shapes import LINK_COLOR, OBSTACLE_COLOR, obstacle_shapes
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -123,6 +128,223 @@ def test_viewer_follows_a_moved_target_within_limits():
 def test_viewer_rejects_unknown_frame():
     with pytest.raises(taskik.UnknownName, match="tool0"):
         Viewer(taskik.robots.load("ur5"), frames=["tool"], port=free_port())
+
+
+# -- obstacles and near pairs of a CollisionLimit ------------------------------------------
+def obstacle_pose(rpy, xyz):
+    return pin.SE3(pin.rpy.rpyToMatrix(np.array(rpy, dtype=float)), np.array(xyz, dtype=float))
+
+
+def every_kind_of_obstacle():
+    """One obstacle of each kind, each turned and moved, far from the Panda (none near)."""
+    import trimesh
+
+    rock = trimesh.creation.icosphere(subdivisions=1, radius=0.1)
+    floor = geometry.halfspace("floor", (0.0, 0.0, 1.0), -0.3)
+    floor.move_to(obstacle_pose([0.2, -0.1, 0.0], [0.0, 0.0, -0.5]))
+    return [
+        geometry.sphere("ball", 0.05, obstacle_pose([0, 0, 0], [2.0, 0.0, 0.5])),
+        geometry.capsule("pole", 0.03, 0.4, obstacle_pose([0.3, 0, 0], [2.0, 1.0, 0.5])),
+        geometry.box("crate", [0.1, 0.2, 0.3], obstacle_pose([0, 0.4, 0.2], [2.0, -1.0, 0.5])),
+        geometry.cylinder("can", 0.05, 0.2, obstacle_pose([0, 0, 1.0], [-2.0, 0.0, 0.5])),
+        floor,
+        geometry.mesh("rock", rock.vertices, rock.faces, obstacle_pose([1, 0, 0], [-2, 1, 0.5])),
+    ]
+
+
+def drag(gizmo, pose):
+    """What viser does when the page moves a gizmo: set its pose, then call its callbacks."""
+    from viser import TransformControlsEvent
+
+    gizmo.position = np.array(pose.translation)
+    gizmo.wxyz = wxyz(pose.rotation)
+    event = TransformControlsEvent(client=None, client_id=None, target=gizmo, phase="update")
+    for callback in gizmo._impl_aux.update_cb:  # those registered with gizmo.on_update
+        callback(event)
+
+
+def assert_same_pose(a, b, atol=1e-9):
+    np.testing.assert_allclose(a.homogeneous, b.homogeneous, atol=atol)
+
+
+def gizmo_pose(gizmo):
+    return placement_of(gizmo.position, gizmo.wxyz)
+
+
+@pytest.fixture
+def panda_with_ball():
+    """A Panda viewer whose CollisionLimit has a ball 4 cm in front of the hand's capsule."""
+    robot = taskik.robots.load("panda")
+    hand = robot.configuration().get_transform_frame_to_world("panda_hand").translation
+    ball = geometry.sphere("ball", 0.04, hand + np.array([0.15, 0.0, 0.0]))
+    limit = taskik.limits.CollisionLimit(robot, self_collision=False, obstacles=[ball])
+    viewer = Viewer(robot, port=free_port(), limits=[*default_limits(robot.model), limit])
+    yield viewer, limit, ball
+    viewer.stop()
+
+
+def test_obstacle_shapes_of_the_primitives_are_the_collision_shapes():
+    ball, pole, crate, can, _, _ = every_kind_of_obstacle()
+    for obstacle in (ball, pole, crate, can):
+        anchor, _ = obstacle_shapes(obstacle)
+        assert_same_pose(anchor, pin.SE3.Identity())  # the gizmo sits on the pose
+    (sphere,) = obstacle_shapes(ball)[1]
+    assert (sphere.kind, sphere.radius) == ("sphere", 0.05)
+    (box,) = obstacle_shapes(crate)[1]
+    assert box.kind == "box" and box.size == pytest.approx((0.1, 0.2, 0.3))
+    (cylinder,) = obstacle_shapes(can)[1]
+    assert (cylinder.kind, cylinder.radius, cylinder.length) == (
+        "cylinder",
+        0.05,
+        pytest.approx(0.2),
+    )
+    body, *caps = obstacle_shapes(pole)[1]
+    assert (body.kind, body.radius, body.length) == ("cylinder", 0.03, pytest.approx(0.4))
+    ends = sorted(cap.placement.translation[2] for cap in caps)
+    assert [c.kind for c in caps] == ["sphere", "sphere"] and ends == pytest.approx([-0.2, 0.2])
+    assert all(s.color == OBSTACLE_COLOR for s in (sphere, box, cylinder, body, *caps))
+
+
+def test_half_space_is_a_plate_whose_top_face_is_the_plane():
+    floor = every_kind_of_obstacle()[4]
+    anchor, (plate,) = obstacle_shapes(floor, extent=3.0)
+    assert plate.kind == "box" and plate.size == pytest.approx((3.0, 3.0, 0.03))
+    # the plane n·x = d of the obstacle's frame, in the world
+    n = floor.pose.rotation @ np.array([0.0, 0.0, 1.0])
+    d = -0.3 + n @ floor.pose.translation
+    top = floor.pose * anchor  # the gizmo: on the plane, z along the normal
+    assert n @ top.translation == pytest.approx(d, abs=1e-12)
+    np.testing.assert_allclose(top.rotation[:, 2], n, atol=1e-12)
+    centre = top * plate.placement  # the plate lies below the plane, its top face on it
+    assert n @ centre.translation == pytest.approx(d - 0.015, abs=1e-12)
+    np.testing.assert_allclose(centre.rotation[:, 2], n, atol=1e-12)
+
+
+def test_mesh_obstacle_is_drawn_as_the_hull_its_distances_use():
+    rock = every_kind_of_obstacle()[5]
+    _, (hull,) = obstacle_shapes(rock)
+    assert hull.kind == "mesh" and hull.faces.shape == (rock.geometry.num_polygons, 3)
+    assert hull.faces.min() >= 0 and hull.faces.max() < len(hull.vertices)
+    np.testing.assert_allclose(np.abs(hull.vertices).max(axis=0), 0.1, atol=1e-9)
+    assert np.linalg.norm(hull.vertices, axis=1) == pytest.approx(0.1)  # icosphere's vertices
+
+
+def test_other_coal_geometry_is_drawn_as_its_bounding_box():
+    import coal
+
+    blob = geometry.Obstacle("blob", coal.Ellipsoid(0.1, 0.2, 0.3))
+    _, (box,) = obstacle_shapes(blob)
+    assert box.kind == "box" and box.size == pytest.approx((0.2, 0.4, 0.6))
+
+
+def test_viewer_draws_every_obstacle_under_a_gizmo_at_its_pose():
+    robot = taskik.robots.load("panda")
+    obstacles = every_kind_of_obstacle()
+    limit = taskik.limits.CollisionLimit(robot, obstacles=obstacles)
+    viewer = Viewer(robot, port=free_port(), limits=[limit])
+    try:
+        drawing = viewer.collisions
+        assert sorted(drawing.gizmos) == sorted(o.name for o in obstacles)
+        for obstacle in obstacles:
+            anchor, shapes = obstacle_shapes(obstacle, 4 * viewer._size)
+            gizmo = drawing.gizmos[obstacle.name]
+            assert gizmo.name == f"/obstacles/{obstacle.name}"
+            assert_same_pose(gizmo_pose(gizmo), obstacle.pose * anchor)
+            nodes = drawing.shapes[obstacle.name]
+            assert len(nodes) == len(shapes)
+            assert all(node.name.startswith(f"{gizmo.name}/") for node in nodes)
+            for node, shape in zip(nodes, shapes, strict=True):  # placed in the gizmo's frame
+                assert_same_pose(gizmo_pose(node), shape.placement)
+        assert viewer.near == [] and drawing.segments == {}  # all far from the arm
+    finally:
+        viewer.stop()
+
+
+def test_dragging_a_gizmo_moves_its_obstacle():
+    robot = taskik.robots.load("panda")
+    obstacles = every_kind_of_obstacle()
+    viewer = Viewer(
+        robot, port=free_port(), limits=[taskik.limits.CollisionLimit(robot, obstacles=obstacles)]
+    )
+    try:
+        for obstacle in obstacles:
+            gizmo = viewer.collisions.gizmos[obstacle.name]
+            before = gizmo_pose(gizmo)
+            moved = obstacle_pose([0.1, 0.2, 0.3], [0.0, 0.1, -0.2]) * before
+            drag(gizmo, moved)
+            anchor, _ = obstacle_shapes(obstacle, 4 * viewer._size)
+            assert_same_pose(obstacle.pose * anchor, moved, atol=1e-7)
+        floor = obstacles[4]  # the floor's plane went where its plate was dragged
+        top = floor.pose * obstacle_shapes(floor)[0]
+        normal = floor.pose.rotation[:, 2]
+        assert normal @ top.translation == pytest.approx(
+            floor.geometry.d + normal @ floor.pose.translation
+        )
+        with pytest.raises(taskik.UnknownName, match="ball"):
+            viewer.move_obstacle("bal", pin.SE3.Identity())
+    finally:
+        viewer.stop()
+
+
+def test_a_drag_waits_for_the_step_to_release_the_lock(panda_with_ball):
+    viewer, _, ball = panda_with_ball
+    before = ball.pose.copy()
+    target = obstacle_pose([0, 0, 0], [1.0, 1.0, 1.0])
+    with viewer._lock:  # what the IK step holds while it reads the obstacles
+        mover = threading.Thread(target=drag, args=(viewer.collisions.gizmos["ball"], target))
+        mover.start()
+        mover.join(timeout=0.2)
+        assert mover.is_alive()
+        assert_same_pose(ball.pose, before)
+    mover.join(timeout=5.0)
+    assert_same_pose(ball.pose, target, atol=1e-7)
+
+
+def test_obstacles_moved_added_or_removed_by_code_are_redrawn(panda_with_ball):
+    viewer, limit, ball = panda_with_ball
+    ball.move_to(np.array([0.0, 2.0, 1.0]))
+    limit.add_obstacle(geometry.box("crate", [0.2, 0.2, 0.2], np.array([1.5, 0.0, 0.1])))
+    viewer.refresh()
+    assert_same_pose(gizmo_pose(viewer.collisions.gizmos["ball"]), ball.pose)
+    assert sorted(viewer.collisions.gizmos) == ["ball", "crate"]
+    limit.remove_obstacle("ball")
+    viewer.refresh()
+    assert sorted(viewer.collisions.gizmos) == ["crate"]
+    assert sorted(viewer.collisions.shapes) == ["crate"]
+
+
+def test_near_pairs_get_segments_that_go_when_the_pair_is_far(panda_with_ball):
+    viewer, limit, ball = panda_with_ball
+    report = limit.report(viewer.configuration)
+    assert len(report.names) >= 1  # the hand's capsule and the ball, within 5 cm
+    segments = viewer.collisions.segments
+    assert sorted(segments) == sorted(n.replace(" / ", "--") for n in report.names)
+    for name, points in zip(report.names, report.segments, strict=True):
+        handle = segments[name.replace(" / ", "--")]
+        assert handle.name == f"/collision_pairs/{name.replace(' / ', '--')}"
+        np.testing.assert_allclose(handle.points[0], points, atol=1e-6)
+        np.testing.assert_array_equal(handle.colors[0], [NEAR_COLOR, NEAR_COLOR])  # no step yet
+    viewer.move_obstacle("ball", pin.SE3(np.eye(3), np.array([0.0, 2.0, 1.0])))
+    viewer.refresh()
+    assert viewer.near == [] and segments == {}
+
+
+def test_pairs_whose_rows_bind_the_step_are_red_and_the_arm_keeps_clear(panda_with_ball):
+    viewer, limit, ball = panda_with_ball
+    hand = viewer.configuration.get_transform_frame_to_world("panda_hand")
+    viewer.set_target("panda_hand", pin.SE3(hand.rotation, ball.pose.translation))  # inside it
+    closest, seen_active = np.inf, False
+    for _ in range(40):
+        viewer.step()
+        closest = min(closest, limit.clearance(viewer.configuration))
+        for pair in viewer.near:
+            color = viewer.collisions.segments[pair.name.replace(" / ", "--")].colors[0, 0]
+            np.testing.assert_array_equal(color, ACTIVE_COLOR if pair.active else NEAR_COLOR)
+            seen_active |= pair.active
+    assert seen_active  # the limit held the hand back...
+    assert closest > -1e-4  # ...at the safety distance (clearance = d − d_s)
+    viewer.refresh()  # no step: nothing binds
+    assert viewer.near and not any(pair.active for pair in viewer.near)
 
 
 # -- the page, drawn by a real browser ---------------------------------------------------

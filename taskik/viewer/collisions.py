@@ -98,9 +98,12 @@ class CollisionDrawing:
         self.limits = [limit for limit in limits if isinstance(limit, CollisionLimit)]
         self.lock = lock
         self.extent = float(extent)
-        #: gizmo per obstacle node name; the obstacle, its anchor and the version drawn
+        #: per obstacle (by scene name): its gizmo, and the nodes of its shapes below it
         self.gizmos: dict[str, viser.TransformControlsHandle] = {}
+        self.shapes: dict[str, list[viser.SceneNodeHandle]] = {}
+        # per obstacle: the obstacle, its anchor and the version drawn
         self._drawn: dict[str, tuple[Obstacle, pin.SE3, int]] = {}
+        #: the segment of each near pair (by scene name)
         self.segments: dict[str, viser.LineSegmentsHandle] = {}
 
     # ------------------------------------------------------------------ obstacles
@@ -150,8 +153,10 @@ class CollisionDrawing:
             position=np.array(pose.translation),
             wxyz=wxyz(pose.rotation),
         )
-        for k, shape in enumerate(shapes):
+        self.shapes[key] = [
             add_shape(self.server.scene, f"/obstacles/{key}/{k:02d}_{node_name(shape.name)}", shape)
+            for k, shape in enumerate(shapes)
+        ]
         gizmo.on_update(self._on_drag(key))
         self.gizmos[key] = gizmo
         self._drawn[key] = (obstacle, anchor, obstacle.version)
@@ -162,8 +167,8 @@ class CollisionDrawing:
         with self.lock:
             current = self.obstacles()
             for key in [k for k in self._drawn if current.get(k) is not self._drawn[k][0]]:
-                self.gizmos.pop(key).remove()
-                del self._drawn[key]
+                self.gizmos.pop(key).remove()  # and the shapes below it
+                del self._drawn[key], self.shapes[key]
             for key, obstacle in current.items():
                 if key not in self._drawn:
                     self._add(key, obstacle)
