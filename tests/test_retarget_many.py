@@ -220,3 +220,19 @@ def test_command_retargets_several_inputs_into_a_folder(clips, loop, tmp_path, c
     assert "--output-dir" in capsys.readouterr().err
     assert main([str(tmp_path / "gone.csv"), "--output-dir", str(tmp_path), *argv]) == 2
     assert "gone.csv" in capsys.readouterr().err
+
+
+def test_ray_engine_writes_what_the_loop_writes(clips, loop, tmp_path, monkeypatch):
+    """engine="ray" on a local Ray started by the test (2 CPUs), stopped at the end. Ray's
+    retry of a task whose worker dies is tested on a two-node cluster in test_batch_ray."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (taskik[distributed])")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    assert not ray.is_initialized()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        batch = retarget_many(ROBOT, clips, MAPPING, tmp_path / "out", engine="ray", **OPTIONS)
+    finally:
+        ray.shutdown()
+    assert_same_as_loop(batch, clips, loop)
+    assert len(batch.workers) == len(clips) and all("/" in w for w in batch.workers)
