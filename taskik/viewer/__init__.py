@@ -19,7 +19,9 @@ Why viser and not Pinocchio's meshcat visualiser (measured 2026-11 on this proje
 
 What is drawn: the meshes of ``robot.visual_model`` when the robot has one (example-robot-data
 robots: Talos, G1, ...), else capsules between the joints (the bundled robots), see
-:mod:`taskik.viewer.shapes`.
+:mod:`taskik.viewer.shapes`; with a :class:`~taskik.limits.CollisionLimit` among the
+viewer's limits, its obstacles under draggable gizmos and the closest-point segments of the
+pairs within its detection distance, see :mod:`taskik.viewer.collisions`.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .app import Viewer, default_frames
-from .shapes import Shape, geometry_shapes, robot_shapes, skeleton_shapes
+from .collisions import CollisionDrawing, NearPair
+from .shapes import Shape, geometry_shapes, obstacle_shapes, robot_shapes, skeleton_shapes
 
 
 def view(
@@ -47,10 +50,13 @@ def view(
 
 
 __all__ = [
+    "CollisionDrawing",
+    "NearPair",
     "Shape",
     "Viewer",
     "default_frames",
     "geometry_shapes",
+    "obstacle_shapes",
     "robot_shapes",
     "skeleton_shapes",
     "view",
