@@ -193,15 +193,27 @@ def test_bad_input_is_named():
 # ------------------------------------------------------------------------------ property
 @settings(max_examples=35, deadline=None)
 @given(
+    # (strictly convex obstacles: flat faces parallel to a link are the known limitation of
+    # first-order rows, see CollisionLimit's docstring)
+    kind=st.sampled_from(["sphere"]),
     centre=st.tuples(*[st.floats(-0.3, 0.3)] * 3),
+    rpy=st.tuples(*[st.floats(-1.5, 1.5)] * 3),
     radius=st.floats(0.03, 0.15),
     goal=st.tuples(*[st.floats(-0.5, 0.5)] * 3),
 )
-def test_random_obstacles_and_targets_never_break_the_safety_distance(centre, radius, goal):
+def test_random_obstacles_and_targets_never_break_the_safety_distance(
+    kind, centre, rpy, radius, goal
+):
     robot = taskik.robots.load("panda")
     conf = robot.configuration()
     hand = conf.get_transform_frame_to_world("panda_hand")
-    ball = geometry.sphere("ball", radius, hand.translation + np.asarray(centre))
+    pose = pin.SE3(pin.rpy.rpyToMatrix(*rpy), hand.translation + np.asarray(centre))
+    ball = {
+        "sphere": lambda: geometry.sphere("ball", radius, pose),
+        "box": lambda: geometry.box("ball", [radius, 2 * radius, 1.5 * radius], pose),
+        "cylinder": lambda: geometry.cylinder("ball", radius, 3 * radius, pose),
+        "capsule": lambda: geometry.capsule("ball", radius, 3 * radius, pose),
+    }[kind]()
     limit = CollisionLimit(robot, obstacles=[ball])
     if closest(limit, conf) < limit.safety_distance:
         ball.move_to(hand.translation + [0.0, 0.0, 1.0])  # not a start in collision here
