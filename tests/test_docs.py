@@ -28,6 +28,7 @@ PAGES = (
     "concepts/backends",
     "concepts/priorities",
     "concepts/solve_to_pose",
+    "concepts/collisions",
     "coming_from_pink",
     "viewer",
     "plots",

@@ -90,7 +90,7 @@ def solve_posture(
             modified) or a ``pinocchio.Model`` (first start ``q0``, or chosen by ``starts``).
         tasks: the tasks to satisfy (targets set). Their costs ``W_i`` weight the errors,
             their gains scale the correction of each step, and a task's own ``lm_damping``
-            adds ``μ_i = λ_i ‖W_i e_i‖²`` to ``W_n``. Or priority levels, as for
+            adds ``μ_i = λ_i Kp_i² ‖W_i e_i‖²`` to ``W_n``. Or priority levels, as for
             :func:`taskik.solve_ik`: ``[[*feet, com], [posture]]``; each step is then the
             hierarchy's (level ``k`` takes its damped Gauss–Newton step in what the levels
             above leave free), with ``method`` one of :data:`LEVEL_METHODS`.
