@@ -22,6 +22,9 @@ from .joint_limits import JointLimits
 from .search import SearchOptions, SearchOutcome, Start
 from .stagnation import Stagnation
 
+#: A watched limit's clearance below ``−CLEARANCE_TOL`` (m) makes an iterate not an answer.
+CLEARANCE_TOL = 1e-4
+
 
 class GeneralSearch:
     """Searches over ``tasks`` (in E) and ``regularization`` (in the steps only) on the
@@ -118,7 +121,7 @@ class GeneralSearch:
         max_iterations, deadline = options.max_iterations, options.deadline
         stalled = Stagnation(options.stagnation, options.patience)
         best_q, best_E = q.copy(), math.inf
-        best_rank: tuple[float, ...] = (math.inf,)
+        best_rank: tuple[float, ...] = (math.inf, math.inf)
         levels = self.levels
         if levels is not None:
             # the joint limits bound every hierarchical step (no projection breaks the loop)
@@ -131,10 +134,16 @@ class GeneralSearch:
             residuals = self._task_residuals()
             E = sum(residuals)
             rank = self._rank(residuals, E, tol)
+            if self.watched and self._clearance(q) < -CLEARANCE_TOL:
+                # in collision: never the answer (a rank below every clear iterate's)
+                rank = (math.inf, *rank)
+                conf.update(q)
+            else:
+                rank = (0.0, *rank)
             if best_rank > rank:
                 best_q[:] = q
                 best_E, best_rank = E, rank
-            if tol > E:
+            if tol > E and rank[0] == 0.0:
                 return i, E, q, "converged"
             if i == max_iterations:
                 break
