@@ -140,9 +140,7 @@ class Viewer:
         self.server.initial_camera.up = (0.0, 0.0, 1.0)
         self._build_scene(robot_shapes(robot, progress=lambda k, n: say(k, n, "meshes")))
         self._build_gizmos()
-        self.collisions = CollisionDrawing(
-            self.server, self.limits or [], self._lock, 4 * self._size
-        )
+        self.collisions = CollisionDrawing(self.server, self.limits or [], self._lock, self._size)
         self.near = near_pairs(self.collisions.limits, self.configuration)
         self._build_gui()
         self._draw()

@@ -83,8 +83,8 @@ class CollisionDrawing:
         limits: the viewer's limits; only the :class:`CollisionLimit` objects are drawn.
         lock: taken around ``obstacle.move_to`` when a gizmo is dragged (the IK step reads
             the obstacles' poses under the same lock).
-        extent: size (m) of the region drawn: width of half-space plates, and the scale of
-            the gizmos.
+        size: size of the robot (m): half-space plates are ``4 size`` wide (as the grid),
+            gizmos between ``0.15 size`` and ``0.3 size`` (twice the obstacle's radius).
     """
 
     def __init__(
@@ -92,12 +92,12 @@ class CollisionDrawing:
         server: viser.ViserServer,
         limits: Sequence[Limit],
         lock: threading.Lock,
-        extent: float,
+        size: float,
     ) -> None:
         self.server = server
         self.limits = [limit for limit in limits if isinstance(limit, CollisionLimit)]
         self.lock = lock
-        self.extent = float(extent)
+        self.size = float(size)
         #: per obstacle (by scene name): its gizmo, and the nodes of its shapes below it
         self.gizmos: dict[str, viser.TransformControlsHandle] = {}
         self.shapes: dict[str, list[viser.SceneNodeHandle]] = {}
@@ -142,14 +142,14 @@ class CollisionDrawing:
         return on_drag
 
     def _add(self, key: str, obstacle: Obstacle) -> None:
-        anchor, shapes = obstacle_shapes(obstacle, self.extent)
-        sphere = obstacle.geometry
-        sphere.computeLocalAABB()
-        radius = float(sphere.aabb_radius) if type(sphere).__name__ != "Halfspace" else np.inf
+        anchor, shapes = obstacle_shapes(obstacle, 4 * self.size)
+        shape = obstacle.geometry
+        shape.computeLocalAABB()
+        radius = float(shape.aabb_radius) if type(shape).__name__ != "Halfspace" else np.inf
         pose = obstacle.pose * anchor
         gizmo = self.server.scene.add_transform_controls(
             f"/obstacles/{key}",
-            scale=min(max(1.5 * radius, 0.1 * self.extent), 0.25 * self.extent),
+            scale=min(max(2 * radius, 0.15 * self.size), 0.3 * self.size),
             position=np.array(pose.translation),
             wxyz=wxyz(pose.rotation),
         )
