@@ -4,7 +4,7 @@ conversions between Pinocchio placements and viser's (``wxyz`` quaternion, posit
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pinocchio as pin
@@ -38,41 +38,17 @@ def add_shape(scene: viser.SceneApi, name: str, shape: Shape) -> viser.SceneNode
     """Add ``shape`` to ``scene`` as node ``name``, at ``shape.placement`` in its parent."""
     position = np.array(shape.placement.translation)
     rotation = wxyz(shape.placement.rotation)
+    look: dict[str, Any] = {
+        "color": shape.color,
+        "opacity": shape.opacity,
+        "position": position,
+        "wxyz": rotation,
+    }
     if shape.kind == "cylinder":
-        return scene.add_cylinder(
-            name,
-            radius=shape.radius,
-            height=shape.length,
-            color=shape.color,
-            opacity=shape.opacity,
-            position=position,
-            wxyz=rotation,
-        )
+        return scene.add_cylinder(name, radius=shape.radius, height=shape.length, **look)
     if shape.kind == "sphere":
-        return scene.add_icosphere(
-            name,
-            radius=shape.radius,
-            color=shape.color,
-            opacity=shape.opacity,
-            position=position,
-            wxyz=rotation,
-        )
+        return scene.add_icosphere(name, radius=shape.radius, **look)
     if shape.kind == "box":
-        return scene.add_box(
-            name,
-            dimensions=shape.size,
-            color=shape.color,
-            opacity=shape.opacity,
-            position=position,
-            wxyz=rotation,
-        )
+        return scene.add_box(name, dimensions=shape.size, **look)
     assert shape.vertices is not None and shape.faces is not None, "mesh arrays"
-    return scene.add_mesh_simple(
-        name,
-        shape.vertices,
-        shape.faces,
-        color=shape.color,
-        opacity=shape.opacity,
-        position=position,
-        wxyz=rotation,
-    )
+    return scene.add_mesh_simple(name, shape.vertices, shape.faces, **look)
