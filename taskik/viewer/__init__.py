@@ -21,7 +21,7 @@ What is drawn: the meshes of ``robot.visual_model`` when the robot has one (exam
 robots: Talos, G1, ...), else capsules between the joints (the bundled robots), see
 :mod:`taskik.viewer.shapes`; with a :class:`~taskik.limits.CollisionLimit` among the
 viewer's limits, its obstacles under draggable gizmos and the closest-point segments of the
-pairs within its detection distance, see :mod:`taskik.viewer.collisions`.
+pairs within its detection distance, see ``taskik.viewer.collisions``.
 """
 
 from __future__ import annotations

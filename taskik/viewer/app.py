@@ -67,7 +67,7 @@ class Viewer:
     drawn under a gizmo of its own (drag it and the obstacle moves; the robot gets out of its
     way), and every pair within the detection distance gets the segment between its closest
     points: red when its row bound the last step, grey otherwise (see
-    :mod:`taskik.viewer.collisions`).
+    ``taskik.viewer.collisions``).
 
     Args:
         robot: a :class:`taskik.robots.Robot` (see :func:`taskik.robots.load`).
@@ -227,7 +227,7 @@ class Viewer:
     def step(self) -> np.ndarray:
         """One IK step: solve, integrate, redraw. Returns the joint velocity.
 
-        The near pairs (:attr:`near`) are those at the new configuration, flagged active
+        The near pairs (``viewer.near``) are those at the new configuration, flagged active
         when their row bound the step at the configuration it was solved at."""
         collision_limits = self.collisions.limits
         with self._lock:
