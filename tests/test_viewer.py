@@ -154,11 +154,12 @@ def every_kind_of_obstacle():
 
 
 def drag(gizmo, pose):
-    """What viser does when the page moves a gizmo: set its pose, then call its callbacks."""
+    """What viser does when the page moves a gizmo (``_handle_transform_controls_updates``):
+    set its pose, then call its callbacks, even if the gizmo was removed meanwhile."""
     from viser import TransformControlsEvent
 
-    gizmo.position = np.array(pose.translation)
-    gizmo.wxyz = wxyz(pose.rotation)
+    gizmo._impl.position = np.array(pose.translation)
+    gizmo._impl.wxyz = wxyz(pose.rotation)
     event = TransformControlsEvent(client=None, client_id=None, target=gizmo, phase="update")
     for callback in gizmo._impl_aux.update_cb:  # those registered with gizmo.on_update
         callback(event)
@@ -308,10 +309,14 @@ def test_obstacles_moved_added_or_removed_by_code_are_redrawn(panda_with_ball):
     viewer.refresh()
     assert_same_pose(gizmo_pose(viewer.collisions.gizmos["ball"]), ball.pose)
     assert sorted(viewer.collisions.gizmos) == ["ball", "crate"]
+    gizmo = viewer.collisions.gizmos["ball"]
     limit.remove_obstacle("ball")
     viewer.refresh()
     assert sorted(viewer.collisions.gizmos) == ["crate"]
     assert sorted(viewer.collisions.shapes) == ["crate"]
+    before = ball.pose.copy()
+    drag(gizmo, obstacle_pose([0, 0, 0], [1.0, 1.0, 1.0]))  # a late drag of the removed gizmo
+    assert_same_pose(ball.pose, before)
 
 
 def test_near_pairs_get_segments_that_go_when_the_pair_is_far(panda_with_ball):

@@ -133,9 +133,12 @@ class CollisionDrawing:
 
     def _on_drag(self, key: str) -> Callable[[viser.TransformControlsEvent], None]:
         def on_drag(event: viser.TransformControlsEvent) -> None:
-            obstacle, anchor, _ = self._drawn[key]
             gizmo = placement_of(event.target.position, event.target.wxyz)
             with self.lock:
+                drawn = self._drawn.get(key)
+                if drawn is None:  # a late update of a gizmo removed with its obstacle
+                    return
+                obstacle, anchor, _ = drawn
                 obstacle.move_to(gizmo * anchor.inverse())
                 self._drawn[key] = (obstacle, anchor, obstacle.version)
 
@@ -143,9 +146,10 @@ class CollisionDrawing:
 
     def _add(self, key: str, obstacle: Obstacle) -> None:
         anchor, shapes = obstacle_shapes(obstacle, 4 * self.size)
-        shape = obstacle.geometry
-        shape.computeLocalAABB()
-        radius = float(shape.aabb_radius) if type(shape).__name__ != "Halfspace" else np.inf
+        geometry = obstacle.geometry
+        geometry.computeLocalAABB()
+        flat = type(geometry).__name__ == "Halfspace"
+        radius = np.inf if flat else float(geometry.aabb_radius)
         pose = obstacle.pose * anchor
         gizmo = self.server.scene.add_transform_controls(
             f"/obstacles/{key}",
