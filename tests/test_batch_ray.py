@@ -22,9 +22,18 @@ from pathlib import Path
 
 import pytest
 from test_batch import assert_same, reachable_targets
+from test_retarget_many import (
+    MAPPING,
+    OPTIONS,
+    ROBOT,
+    assert_same_as_loop,
+    loop_outputs,
+    make_clips,
+)
 
 import taskik
 from taskik.batch import solve_poses
+from taskik.retarget import retarget_many
 
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'taskik[distributed]')")
 
@@ -210,3 +219,15 @@ def test_ray_batch_over_two_nodes_equals_the_loop_and_survives_a_killed_worker(c
     assert len(result.workers) == 1 + -(-(len(targets) - 1) // 100)  # each chunk once
     assert not any(w.startswith(f"{killed}@") for w in result.workers[-3:])
     assert not parts.exists()
+
+
+def test_retarget_many_over_two_nodes_writes_what_the_loop_writes(cluster, tmp_path):
+    """taskik.retarget.retarget_many on the Ray engine (run_ray_work): each clip a task,
+    its result written by the caller; the outputs are the loop's, bit for bit."""
+    address, _ = cluster
+    clips, loop = make_clips(tmp_path / "clips"), loop_outputs(tmp_path / "loop")
+    batch = retarget_many(
+        ROBOT, clips, MAPPING, tmp_path / "out", engine="ray", address=address, **OPTIONS
+    )
+    assert_same_as_loop(batch, clips, loop)
+    assert len(batch.workers) == len(clips) and all("/" in w for w in batch.workers)

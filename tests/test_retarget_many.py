@@ -46,25 +46,30 @@ def variant(clip: Clip, k: int) -> Clip:
     )
 
 
+def make_clips(folder: Path) -> list[Path]:
+    """Five variants of the sample clip, ``folder/take_<k>.npz``."""
+    clip = load_clip(sample_clip_path())
+    folder.mkdir(exist_ok=True)
+    return [save_clip(variant(clip, k), folder / f"take_{k}.npz") for k in range(5)]
+
+
+def loop_outputs(folder: Path) -> dict[str, Path]:
+    """What a loop of retarget_file writes for the clips of make_clips, by clip name."""
+    out = {}
+    for path in make_clips(folder):
+        out[path.name] = folder / f"{path.stem}_result.npz"
+        retarget_file(path, out[path.name], ROBOT, MAPPING, **OPTIONS)
+    return out
+
+
 @pytest.fixture
 def clips(tmp_path: Path) -> list[Path]:
-    clip = load_clip(sample_clip_path())
-    folder = tmp_path / "clips"
-    folder.mkdir()
-    return [save_clip(variant(clip, k), folder / f"take_{k}.npz") for k in range(5)]
+    return make_clips(tmp_path / "clips")
 
 
 @pytest.fixture(scope="module")
 def loop(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """What a loop of retarget_file writes for the same five clips, by clip name."""
-    folder = tmp_path_factory.mktemp("loop")
-    clip = load_clip(sample_clip_path())
-    out = {}
-    for k in range(5):
-        path = save_clip(variant(clip, k), folder / f"take_{k}.npz")
-        out[path.name] = folder / f"take_{k}_result.npz"
-        retarget_file(path, out[path.name], ROBOT, MAPPING, **OPTIONS)
-    return out
+    return loop_outputs(tmp_path_factory.mktemp("loop"))
 
 
 def assert_same_as_loop(batch: RetargetBatch, clips: list[Path], loop: dict[str, Path]) -> None:
@@ -220,19 +225,3 @@ def test_command_retargets_several_inputs_into_a_folder(clips, loop, tmp_path, c
     assert "--output-dir" in capsys.readouterr().err
     assert main([str(tmp_path / "gone.csv"), "--output-dir", str(tmp_path), *argv]) == 2
     assert "gone.csv" in capsys.readouterr().err
-
-
-def test_ray_engine_writes_what_the_loop_writes(clips, loop, tmp_path, monkeypatch):
-    """engine="ray" on a local Ray started by the test (2 CPUs), stopped at the end. Ray's
-    retry of a task whose worker dies is tested on a two-node cluster in test_batch_ray."""
-    ray = pytest.importorskip("ray", reason="Ray is not installed (taskik[distributed])")
-    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
-    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
-    assert not ray.is_initialized()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    try:
-        batch = retarget_many(ROBOT, clips, MAPPING, tmp_path / "out", engine="ray", **OPTIONS)
-    finally:
-        ray.shutdown()
-    assert_same_as_loop(batch, clips, loop)
-    assert len(batch.workers) == len(clips) and all("/" in w for w in batch.workers)
