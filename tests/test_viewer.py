@@ -138,9 +138,8 @@ def obstacle_pose(rpy, xyz):
 
 def every_kind_of_obstacle():
     """One obstacle of each kind, each turned and moved, far from the Panda (none near)."""
-    import trimesh
-
-    rock = trimesh.creation.icosphere(subdivisions=1, radius=0.1)
+    corners = 0.1 * np.vstack([np.eye(3), -np.eye(3)])  # an octahedron, 0.1 m to its tips
+    faces = np.array([[a, b, c] for a in (0, 3) for b in (1, 4) for c in (2, 5)])
     floor = geometry.halfspace("floor", (0.0, 0.0, 1.0), -0.3)
     floor.move_to(obstacle_pose([0.2, -0.1, 0.0], [0.0, 0.0, -0.5]))
     return [
@@ -149,7 +148,7 @@ def every_kind_of_obstacle():
         geometry.box("crate", [0.1, 0.2, 0.3], obstacle_pose([0, 0.4, 0.2], [2.0, -1.0, 0.5])),
         geometry.cylinder("can", 0.05, 0.2, obstacle_pose([0, 0, 1.0], [-2.0, 0.0, 0.5])),
         floor,
-        geometry.mesh("rock", rock.vertices, rock.faces, obstacle_pose([1, 0, 0], [-2, 1, 0.5])),
+        geometry.mesh("rock", corners, faces, obstacle_pose([1, 0, 0], [-2, 1, 0.5])),
     ]
 
 
@@ -228,7 +227,8 @@ def test_mesh_obstacle_is_drawn_as_the_hull_its_distances_use():
     assert hull.kind == "mesh" and hull.faces.shape == (rock.geometry.num_polygons, 3)
     assert hull.faces.min() >= 0 and hull.faces.max() < len(hull.vertices)
     np.testing.assert_allclose(np.abs(hull.vertices).max(axis=0), 0.1, atol=1e-9)
-    assert np.linalg.norm(hull.vertices, axis=1) == pytest.approx(0.1)  # icosphere's vertices
+    assert np.linalg.norm(hull.vertices, axis=1) == pytest.approx(0.1)  # the tips only
+    assert hull.vertices.shape == (6, 3) and len(hull.faces) == 8  # the octahedron itself
 
 
 def test_other_coal_geometry_is_drawn_as_its_bounding_box():
