@@ -78,8 +78,10 @@ class CollisionLimit(Limit):
     Known limitation: the rows are first order, from one pair of closest points. When a
     flat face meets a link side on (a box face parallel to a capsule), a rotation brings
     another point closer than the one the row watches, which the buffer does not cover:
-    measured up to 9 mm below ``d_s`` (a Panda link sliding along a box at 4.6 rad/s).
-    Spheres and rounded shapes do not have it (tested over 10,000 random steps).
+    measured up to 9 mm below ``d_s`` (a Panda link sliding along a box at 4.6 rad/s) and
+    3.5 mm between Talos's mesh hulls. Spheres and capsules met end on do not have it
+    (tested over 7,000 random steps); the fix (rows for the extreme points of a face
+    contact) is not built yet.
 
     A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
     assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
