@@ -148,34 +148,7 @@ class ClipJob:
         if self.robot is None:
             self.robot = robots.load(self.name)
         r = retarget_clip(self.robot, self.paths[start], self.mapping, self.options)
-        return {
-            "q": r.q,
-            "keypoints": np.array(r.keypoints),
-            "frames": np.array(r.frames),
-            "position_errors": r.position_errors,
-            "orientation_errors": r.orientation_errors,
-            "fps": np.array(r.fps),
-            "scale": np.array(r.scale),
-            "steps": np.array(r.steps),
-            "solve_time": np.array(r.solve_time),
-            "robot": np.array(r.robot),
-            "worker": np.array(worker_name()),
-        }
-
-
-def _result(arrays: dict[str, np.ndarray]) -> RetargetResult:
-    return RetargetResult(
-        arrays["q"],
-        tuple(str(s) for s in arrays["keypoints"]),
-        tuple(str(s) for s in arrays["frames"]),
-        arrays["position_errors"],
-        arrays["orientation_errors"],
-        float(arrays["fps"]),
-        float(arrays["scale"]),
-        int(arrays["steps"]),
-        float(arrays["solve_time"]),
-        str(arrays["robot"]),
-    )
+        return {**r.arrays(), "worker": np.array(worker_name())}
 
 
 def _check_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -313,7 +286,7 @@ def retarget_many(
     bar = progress_bar(len(paths), len(paths) - len(todo), " clips") if progress else None
 
     def on_chunk(start: int, stop: int, arrays: dict[str, np.ndarray]) -> None:
-        result = _result(arrays)
+        result = RetargetResult.from_arrays(arrays)
         result.save(outputs[start])
         summaries[start] = ClipSummary.of(
             paths[start], outputs[start], result, str(arrays["worker"])

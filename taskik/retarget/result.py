@@ -85,7 +85,16 @@ class RetargetResult:
         path = Path(path)
         if path.suffix.lower() != ".npz":
             raise InvalidInput(f"retarget output {path}: use a .npz file name")
-        arrays = {
+        arrays = self.arrays()
+
+        def write(handle: IO[bytes]) -> None:
+            np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
+
+        return atomic_write(path, write)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The fields as arrays, by the ``.npz`` names (see the module docstring)."""
+        return {
             "q": self.q,
             "keypoints": np.array(self.keypoints),
             "frames": np.array(self.frames),
@@ -98,10 +107,21 @@ class RetargetResult:
             "robot": np.array(self.robot),
         }
 
-        def write(handle: IO[bytes]) -> None:
-            np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
-
-        return atomic_write(path, write)
+    @classmethod
+    def from_arrays(cls, a: dict[str, np.ndarray]) -> RetargetResult:
+        """The result whose :meth:`arrays` are ``a`` (shapes not checked)."""
+        return cls(
+            a["q"],
+            tuple(str(s) for s in a["keypoints"]),
+            tuple(str(s) for s in a["frames"]),
+            a["position_errors"],
+            a["orientation_errors"],
+            float(a["fps"]),
+            float(a["scale"]),
+            int(a["steps"]),
+            float(a["solve_time"]),
+            str(a["robot"]),
+        )
 
 
 def load_result(path: str | os.PathLike[str]) -> RetargetResult:
@@ -114,15 +134,4 @@ def load_result(path: str | os.PathLike[str]) -> RetargetResult:
             raise InvalidInput(
                 f"retarget result file {path}: {key} has shape {a[key].shape}, expected {(n, e)}"
             )
-    return RetargetResult(
-        a["q"],
-        tuple(str(s) for s in a["keypoints"]),
-        tuple(str(s) for s in a["frames"]),
-        a["position_errors"],
-        a["orientation_errors"],
-        float(a["fps"]),
-        float(a["scale"]),
-        int(a["steps"]),
-        float(a["solve_time"]),
-        str(a["robot"]),
-    )
+    return RetargetResult.from_arrays(a)
