@@ -225,3 +225,11 @@ def test_command_retargets_several_inputs_into_a_folder(clips, loop, tmp_path, c
     assert "--output-dir" in capsys.readouterr().err
     assert main([str(tmp_path / "gone.csv"), "--output-dir", str(tmp_path), *argv]) == 2
     assert "gone.csv" in capsys.readouterr().err
+
+
+def test_progress_bar_counts_clips_from_the_ones_already_done(clips, tmp_path, capsys):
+    retarget_many(ROBOT, clips[:2], MAPPING, tmp_path / "out", workers=1, **OPTIONS)
+    capsys.readouterr()
+    retarget_many(ROBOT, clips, MAPPING, tmp_path / "out", workers=2, progress=True, **OPTIONS)
+    err = capsys.readouterr().err
+    assert "2/5" in err and "5/5" in err and "clips" in err

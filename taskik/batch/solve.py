@@ -159,14 +159,15 @@ def solve_poses(
     return result
 
 
-def progress_bar(total: int, initial: int, unit: str = " problems") -> Any:
-    """A tqdm bar of ``total`` items, ``initial`` already done (no monitor thread)."""
+def progress_bar(total: int, initial: int, unit: str = " problems", unit_scale: bool = True) -> Any:
+    """A tqdm bar of ``total`` items, ``initial`` already done (no monitor thread);
+    ``unit_scale``: counts as 12.3k."""
     from tqdm import tqdm
 
     # no monitor thread (made with the first bar when monitor_interval > 0): the local
     # engine forks, and a fork should not copy a thread that may hold a lock
     interval, tqdm.monitor_interval = tqdm.monitor_interval, 0
     try:
-        return tqdm(total=total, initial=initial, unit=unit, unit_scale=True, smoothing=0.1)
+        return tqdm(total=total, initial=initial, unit=unit, unit_scale=unit_scale, smoothing=0.1)
     finally:
         tqdm.monitor_interval = interval

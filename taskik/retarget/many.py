@@ -283,7 +283,7 @@ def retarget_many(
         for stale in out_dir.glob(f".{output.name}.*.tmp"):  # a write cut short by a kill
             stale.unlink(missing_ok=True)
     todo = [(i, i + 1) for i, s in enumerate(summaries) if s is None]
-    bar = progress_bar(len(paths), len(paths) - len(todo), " clips") if progress else None
+    bar = progress_bar(len(paths), len(paths) - len(todo), " clips", False) if progress else None
 
     def on_chunk(start: int, stop: int, arrays: dict[str, np.ndarray]) -> None:
         result = RetargetResult.from_arrays(arrays)
