@@ -294,7 +294,8 @@ def retarget_many(
         if bar is not None:
             bar.update(1)
 
-    job = ClipJob(robot, paths, mapping, options)
+    # absolute: a Ray worker's working folder is not the caller's
+    job = ClipJob(robot, [p.resolve() for p in paths], mapping, options)
     try:
         if engine == "ray":
             from ..batch.ray_engine import run_ray_work
