@@ -123,7 +123,7 @@ def retarget_clip(
 
 class ClipJob:
     """The work of a job: clip ``i`` of ``paths`` retargeted, as a chunk ``[i, i + 1)``
-    (:data:`taskik.batch.local.Work`). Pickled (spawned workers, Ray) without the robot,
+    (``taskik.batch.local.Work``). Pickled (spawned workers, Ray) without the robot,
     which a worker loads by name once and keeps."""
 
     def __init__(
