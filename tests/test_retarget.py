@@ -310,3 +310,22 @@ def test_retarget_file_runs_in_worker_processes(tmp_path):
     assert [s["output"] for s in summaries] == [str(o) for o in outputs]
     first, second = (np.load(o)["q"] for o in outputs)
     np.testing.assert_array_equal(first, second)  # the same clip gives the same answer
+
+
+def test_extra_limits_reach_every_step_and_change_nothing_while_inactive():
+    import taskik
+    from taskik.exceptions import InvalidInput
+    from taskik.retarget import load_clip, load_mapping, retarget, sample_clip_path
+    from taskik.retarget import sample_mapping_path
+
+    robot = taskik.robots.load("humanoid")
+    clip = load_clip(sample_clip_path())
+    mapping = load_mapping(sample_mapping_path("humanoid"))
+    collisions = taskik.CollisionLimit(robot)
+    free = retarget(robot, clip, mapping)
+    kept = retarget(robot, clip, mapping, limits=[collisions])
+    assert min(collisions.clearance(robot.configuration(q)) for q in kept.q) >= -1e-4
+    # the limbs stay far apart: no row binds (the QP with inactive rows differs by rounding)
+    np.testing.assert_allclose(free.q, kept.q, atol=1e-9)
+    with pytest.raises(InvalidInput):
+        retarget(robot, clip, mapping, limits=["collision"])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -40,6 +40,7 @@ from ..robots import Robot
 from ..solve import solve_ik
 from ..tasks import FrameTask, PositionTask, PostureTask
 from ..tasks.task import Task
+from ..validation import check_limits
 from .clip import Clip, load_clip
 from .mapping import KeypointTask, RetargetMapping, estimate_scale, load_mapping
 from .result import RetargetResult
@@ -191,6 +192,7 @@ def retarget(
     q_start: np.ndarray | None = None,
     solver: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    limits: Sequence[Limit] = (),
 ) -> RetargetResult:
     """Joint trajectory of ``robot`` following ``clip`` through ``mapping`` (see the module
     docstring for the per-frame problem).
@@ -206,6 +208,8 @@ def retarget(
             robot's points at ``q0``, centroid to centroid).
         solver: QP solver name (default: the fastest installed).
         progress: called as ``progress(frames_done, n_frames)`` after each frame.
+        limits: more limits for every step, e.g. a :class:`taskik.CollisionLimit` of the
+            robot so that the retargeted motion keeps its limbs apart.
 
     Raises:
         UnknownName: a mapping names a frame the robot lacks or a keypoint the clip lacks
@@ -226,8 +230,9 @@ def retarget(
         if q_start is None
         else check_finite_array(q_start, "q_start", (model.nq,)).copy()
     )
-    first_limits: list[Limit] = [ConfigurationLimit(model)]
-    limits: list[Limit] = [ConfigurationLimit(model), VelocityLimit(model)]
+    extra = check_limits(list(limits)) if len(limits) else []
+    first_limits: list[Limit] = [ConfigurationLimit(model), *extra]
+    frame_limits: list[Limit] = [ConfigurationLimit(model), VelocityLimit(model), *extra]
     n, e = clip.n_frames, len(problem.entries)
     q = np.empty((n, model.nq))
     pos_err = np.empty((n, e))
@@ -237,7 +242,9 @@ def retarget(
     start = time.perf_counter()
     for i in range(n):
         problem.set_frame(i)
-        count, step_dt, lims = (first_steps, 1.0, first_limits) if i == 0 else (steps, dt, limits)
+        count, step_dt, lims = (
+            (first_steps, 1.0, first_limits) if i == 0 else (steps, dt, frame_limits)
+        )
         try:
             for _ in range(count):
                 v = solve_ik(conf, tasks, step_dt, lims, solver=solver, adaptive=False)
