@@ -315,8 +315,13 @@ def test_retarget_file_runs_in_worker_processes(tmp_path):
 def test_extra_limits_reach_every_step_and_change_nothing_while_inactive():
     import taskik
     from taskik.exceptions import InvalidInput
-    from taskik.retarget import load_clip, load_mapping, retarget, sample_clip_path
-    from taskik.retarget import sample_mapping_path
+    from taskik.retarget import (
+        load_clip,
+        load_mapping,
+        retarget,
+        sample_clip_path,
+        sample_mapping_path,
+    )
 
     robot = taskik.robots.load("humanoid")
     clip = load_clip(sample_clip_path())
