@@ -176,3 +176,34 @@ def test_reaching_beyond_the_arm_drives_the_base_within_its_caps(mobile):
     assert np.linalg.norm(hand.compute_error(conf)[:3]) < 1e-4
     assert np.linalg.norm(conf.q[:2] - start_q(mobile)[:2]) > 0.6  # the base moved
     conf.check_limits()
+
+
+def test_the_viewer_drives_a_planar_base(mobile):
+    """The viewer's loop on the mobile manipulator: a tool target 1 m away is reached by
+    moving the base, which stays within its caps."""
+    import socket
+
+    from taskik.robots import Robot
+    from taskik.viewer import Viewer
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    robot = Robot("ur5_on_planar_base", mobile, start_q(mobile), ("tool0",))
+    caps = taskik.VelocityLimit(mobile, {"root_joint": BASE_CAPS})
+    viewer = Viewer(robot, host="127.0.0.1", port=port, dt=DT, limits=[caps])
+    try:
+        start = viewer.configuration.get_transform_frame_to_world("tool0")
+        target = pin.SE3(start.rotation, start.translation + np.array([1.0, 0.0, 0.0]))
+        viewer.set_target("tool0", target)
+        base = []
+        for _ in range(600):
+            viewer.step()
+            base.append(viewer.configuration.q[:2].copy())
+        reached = viewer.configuration.get_transform_frame_to_world("tool0").translation
+        assert np.linalg.norm(reached - target.translation) < 1e-3
+        # the caps hold in the base's frame: in the world, |v_xy| ≤ |(cap_x, cap_y)|
+        speed = np.linalg.norm(np.diff(np.array(base), axis=0), axis=1).max() / DT
+        assert speed <= np.hypot(*BASE_CAPS[:2]) + 1e-9 and base[-1][0] - base[0][0] > 0.3
+    finally:
+        viewer.stop()
