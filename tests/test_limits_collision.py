@@ -56,8 +56,11 @@ def test_rows_are_the_velocity_damper():
     near = limit.distances(conf)
     span = limit.detection_distance - limit.safety_distance - limit.buffer
     k = min(limit.speed / span, limit.gain / DT)
-    np.testing.assert_allclose(h, k * (near.distance - limit.safety_distance - limit.buffer))
-    np.testing.assert_allclose(G_rows, -near.gradient)
+    n = len(near.pairs)
+    np.testing.assert_allclose(h[:n], k * (near.distance - limit.safety_distance - limit.buffer))
+    np.testing.assert_allclose(G_rows[:n], -near.gradient)
+    # four tilt rows per pair of non-spheres (the ball is one: none here), same bound
+    assert len(h) == n + 4 * int((near.lever > 0).sum())
     assert limit.rate(DT) == pytest.approx(0.5 / 0.038)
     assert limit.rate(1.0) == pytest.approx(0.5)  # long steps: half the margin at most
     # a step on the boundary of the row approaches the ball by h·dt, to first order
@@ -193,9 +196,7 @@ def test_bad_input_is_named():
 # ------------------------------------------------------------------------------ property
 @settings(max_examples=35, deadline=None)
 @given(
-    # (strictly convex obstacles: flat faces parallel to a link are the known limitation of
-    # first-order rows, see CollisionLimit's docstring)
-    kind=st.sampled_from(["sphere"]),
+    kind=st.sampled_from(["sphere", "box", "cylinder", "capsule"]),
     centre=st.tuples(*[st.floats(-0.3, 0.3)] * 3),
     rpy=st.tuples(*[st.floats(-1.5, 1.5)] * 3),
     radius=st.floats(0.03, 0.15),
@@ -260,7 +261,7 @@ def test_long_steps_watch_every_pair():
     robot, conf, limit, _ = hand_under_a_block()
     rows_long = limit.compute_inequalities(conf, 1.0)
     rows_short = limit.compute_inequalities(conf, DT)
-    assert len(rows_long[1]) == len(limit.pair_names)
+    assert len(rows_long[1]) == len(limit.pair_names)  # one row each: no tilt rows
     assert rows_short is None or len(rows_short[1]) < len(limit.pair_names)
 
 
@@ -293,9 +294,8 @@ def test_the_example_scenes_stay_clear_and_do_their_job():
 def test_talos_self_collision_holds_for_random_hand_targets(right, left):
     """With the Panda's 35 × 200 steps above: 10,000 closed-loop steps in all.
 
-    Talos's links are convex hulls of meshes: flat faces sliding side on undercut d_s by
-    a few millimetres (CollisionLimit's known limitation; 3.5 mm measured at worst), so
-    what is asserted here is that no two links ever touch, with 5 mm to spare."""
+    Talos's links are convex hulls of meshes, whose flat faces slide side on: without the
+    tilt rows this undercut d_s by 3.5 mm (right hand (−0.125, 0.25, −0.125))."""
     robot = talos()
     conf = robot.configuration()
     limit = CollisionLimit(robot)
@@ -311,7 +311,7 @@ def test_talos_self_collision_holds_for_random_hand_targets(right, left):
     posture = taskik.PostureTask(1e-2)
     posture.set_target(robot.q0)
     limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
-    assert run(conf, [*tasks, posture], limits, 200, limit) >= limit.safety_distance - 5e-3
+    assert run(conf, [*tasks, posture], limits, 200, limit) >= limit.safety_distance - 1e-4
 
 
 _TALOS = []
@@ -348,3 +348,23 @@ def test_a_damper_the_acceleration_limit_cannot_follow_is_a_named_conflict():
     limits = [taskik.VelocityLimit(model), taskik.AccelerationLimit(model, 50.0), limit]
     with pytest.raises(NoSolutionFound, match="/ ball"):
         run(conf, tasks, limits, 300, limit)
+
+
+def test_tilt_rows_keep_a_link_sliding_along_a_box_face_clear():
+    """Without the four tilt rows a pair (box face, capsule side) was driven 19 mm past d_s:
+    the closest points alone do not see a rotation of a face contact."""
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand")
+    block = geometry.box("block", [0.125, 0.25, 0.1875], hand.translation + [0, -0.25, 0])
+    limit = CollisionLimit(robot, obstacles=[block])
+    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
+    target = hand.copy()
+    target.translation = hand.translation + [0.0, -0.5, 0.0]  # behind the block
+    task.set_target(target)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    assert run(conf, [task, posture], limits, 300, limit) >= limit.safety_distance - 1e-4
+    near = limit.distances(conf)
+    assert (near.lever > 0).any()  # capsule and box: tilt rows were in play

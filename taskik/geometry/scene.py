@@ -37,6 +37,11 @@ class PairDistances:
     ``pairs`` indexes ``CollisionScene.pairs``; ``distance`` (k,) in m, signed;
     ``point_a``, ``point_b`` (k × 3) the closest points in the world frame; ``normal`` (k × 3)
     unit vectors from a to b; ``gradient`` (k × nv): ``ḋ = gradient @ v``.
+
+    ``turn`` (k × 2 × nv): ``t_i · (ω_a − ω_b) = turn[:, i] @ v`` for two unit tangents
+    ``t_1, t_2`` orthogonal to ``n``: how fast the two bodies tilt against each other;
+    ``lever`` (k,) in m: the radius of the smaller body's bounding sphere, 0 when either
+    body is a sphere (its contact is a point: tilting moves it away).
     """
 
     pairs: np.ndarray
@@ -45,6 +50,8 @@ class PairDistances:
     point_b: np.ndarray
     normal: np.ndarray
     gradient: np.ndarray
+    turn: np.ndarray
+    lever: np.ndarray
 
 
 def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
@@ -140,6 +147,7 @@ class CollisionScene:
         self.names = [f"{objects[int(a)].name} / {objects[int(b)].name}" for a, b in self.pairs]
         self._joint_of = np.array([o.parentJoint for o in objects], dtype=int)
         self._halfspace = np.array([type(o.geometry).__name__ == "Halfspace" for o in objects])
+        self._sphere = np.array([type(o.geometry).__name__ == "Sphere" for o in objects])
         # (a half-space's sphere is a point: it is always near, whatever its radius says)
         spheres = [
             (np.zeros(3), 0.0) if flat else _bounding_sphere(o)
@@ -242,9 +250,38 @@ class CollisionScene:
         pa = np.array([result.getNearestPoint1() for result in results]).reshape(-1, 3)
         pb = np.array([result.getNearestPoint2() for result in results]).reshape(-1, 3)
         nrm = np.array([result.normal for result in results]).reshape(-1, 3)
+        turn, lever = self._turn(data, candidates, nrm)
         return PairDistances(
-            candidates, dist, pa, pb, nrm, self._gradient(data, candidates, pa, pb, nrm)
+            candidates,
+            dist,
+            pa,
+            pb,
+            nrm,
+            self._gradient(data, candidates, pa, pb, nrm),
+            turn,
+            lever,
         )
+
+    def _turn(
+        self, data: pin.Data, candidates: np.ndarray, nrm: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``turn`` and ``lever`` of :class:`PairDistances`."""
+        k, nv = len(candidates), self.model.nv
+        if not k:
+            return np.zeros((0, 2, nv)), np.zeros(0)
+        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
+        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        t1 = np.cross(nrm, helper)
+        t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
+        tangents = np.stack([t1, np.cross(nrm, t1)], axis=1)  # k × 2 × 3
+        # ω_a − ω_b = W (m_a − m_b) v, W the angular rows of the joint Jacobians, m the masks
+        # of the supporting columns
+        sign = self._support[self._joint_of[a]].astype(float)
+        sign -= self._support[self._joint_of[b]]
+        turn = (tangents @ data.J[3:6]) * sign[:, None, :]
+        lever = np.minimum(self._radii[a], self._radii[b])
+        lever[self._sphere[a] | self._sphere[b]] = 0.0
+        return turn, lever
 
     def _gradient(
         self,

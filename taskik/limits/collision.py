@@ -61,7 +61,8 @@ class CollisionLimit(Limit):
 
         ḋ = (g_b − g_a) v ≥ −ξ (d − d_s) / (d_i − d_s)
 
-    i.e. the inequality row ``(g_a − g_b) v ≤ k (d − d_s − buffer)`` with
+    i.e. the inequality row ``(g_a − g_b) v ≤ k (d − d_s − buffer)`` (with four more per
+    pair where a face contact can tilt, see ``_rows``) with
     ``k = ξ / (d_i − d_s − buffer)`` (1/s), where ``d`` is the signed distance between
     the closest points ``p_a``, ``p_b``, ``n`` the unit normal from ``a`` to ``b``, and
     ``g = nᵀ J_v + (p × n)ᵀ J_ω`` the gradient of ``n·p`` for a point fixed on its body
@@ -75,13 +76,14 @@ class CollisionLimit(Limit):
     its range, the step pushes out instead of failing, and one pair alone never makes the
     step infeasible. When limits do conflict, :class:`NoSolutionFound` names the pairs.
 
-    Known limitation: the rows are first order, from one pair of closest points. When a
-    flat face meets a link side on (a box face parallel to a capsule), a rotation brings
-    another point closer than the one the row watches, which the buffer does not cover:
-    measured up to 9 mm below ``d_s`` (a Panda link sliding along a box at 4.6 rad/s) and
-    3.5 mm between Talos's mesh hulls. Spheres and capsules met end on do not have it
-    (tested over 7,000 random steps); the fix (rows for the extreme points of a face
-    contact) is not built yet.
+    Face contacts: the damper row is first order in one pair of closest points. When a
+    flat face meets a link side on (a box face along a capsule, two mesh hulls), a rotation
+    brings another point of the contact nearer, by ``ℓ θ`` for a point ``ℓ`` away, which
+    that row does not see (measured: a Panda link sliding along a box went 19 mm past
+    ``d_s``, Talos's hulls 3.5 mm). Four more rows per pair (see ``_rows``) make tilting
+    the bodies against each other cost distance, with ``ℓ`` the radius of the smaller
+    body's bounding sphere; with them both cases keep ``d_s`` (tested). Pairs with a
+    sphere (a point contact) do not need them. They cost about 0.2 ms per Talos step.
 
     A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
     assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
@@ -188,6 +190,7 @@ class CollisionLimit(Limit):
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
         self._last: PairDistances | None = None
+        self._row_pairs = np.zeros(0, dtype=int)  # the pair (in _last) of each row
 
     # --------------------------------------------------------------- obstacles
     @property
@@ -234,7 +237,8 @@ class CollisionLimit(Limit):
         self._last = near
         if not len(near.pairs):
             return None
-        return self._rows(near, dt, motion=True)
+        G, h, self._row_pairs = self._rows(near, dt, motion=True, tilt=not long_step)
+        return G, h
 
     def clearance(self, configuration: Configuration) -> float:
         """``min d − d_s`` over every monitored pair (m): negative when a pair is closer
@@ -242,8 +246,18 @@ class CollisionLimit(Limit):
         every = self.distances(configuration, all_pairs=True).distance
         return float(every.min()) - self.safety_distance if len(every) else np.inf
 
-    def _rows(self, near: PairDistances, dt: float, motion: bool) -> Inequalities:
-        """``(G, h)`` of the near pairs; ``motion``: add (and consume) the obstacles' motion."""
+    def _rows(
+        self, near: PairDistances, dt: float, motion: bool, tilt: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(G, h, pair)`` of the near pairs (``pair[i]``: the pair of ``near`` that row ``i``
+        keeps); ``motion``: add (and consume) the obstacles' motion.
+
+        Per pair, the damper row and, unless a body is a sphere or the pair must separate,
+        four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
+        against each other must be paid for by moving apart, since a rotation of a face
+        contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
+        (first order, which the closest points alone do not see). Not with long steps
+        (``tilt=False``: ``solve_posture``, whose search halves a step that crosses)."""
         h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
         if motion:
             h += self.scene.obstacle_motion(near) / dt
@@ -252,13 +266,20 @@ class CollisionLimit(Limit):
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
         reach = 0.5 * (np.abs(G) @ self._v_max)
         np.maximum(h, -np.minimum(self.speed, reach), out=h)
-        return G, h
+        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
+        pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
+        if not len(tilted):
+            return G, h, pair
+        T = near.lever[tilted, None, None] * near.turn[tilted]  # t × 2 × nv
+        faces = [G[tilted] + s1 * T[:, 0] + s2 * T[:, 1] for s1 in (1, -1) for s2 in (1, -1)]
+        rows = np.vstack([G, np.stack(faces, axis=1).reshape(-1, G.shape[1])])
+        return rows, np.concatenate([h, np.repeat(h[tilted], 4)]), pair
 
     def row_names(self) -> list[str]:
         """The pairs of the rows last returned by :meth:`compute_inequalities`."""
-        if self._last is None:
+        if self._last is None or not len(self._last.pairs):
             return []
-        return [self.scene.names[k] for k in self._last.pairs]
+        return [self.scene.names[self._last.pairs[k]] for k in self._row_pairs]
 
     def report(
         self, configuration: Configuration, v: np.ndarray | None = None, dt: float = 1.0
@@ -269,8 +290,9 @@ class CollisionLimit(Limit):
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
-            G, h = self._rows(near, dt, motion=False)
-            active = (G @ np.asarray(v, dtype=float) >= h - 1e-9)[order]
+            G, h, pair = self._rows(near, dt, motion=False)
+            binding = G @ np.asarray(v, dtype=float) >= h - 1e-9
+            active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
         return CollisionReport(
             tuple(self.scene.names[k] for k in near.pairs[order]),
