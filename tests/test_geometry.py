@@ -208,3 +208,34 @@ def test_obstacles_are_added_moved_and_removed():
     with pytest.raises(UnknownName, match="bal"):
         scene.remove_obstacle("bal")
     assert scene.remove_obstacle("ball") is ball and len(scene.pairs) == 0
+
+
+def test_turn_is_the_relative_angular_velocity_along_the_tangents():
+    robot = taskik.robots.load("humanoid")
+    sel = geometry.self_collision_pairs(robot.model, robot.collision_model, robot.q0)
+    scene = geometry.CollisionScene(robot.model, robot.collision_model, sel.pairs)
+    rng = np.random.default_rng(5)
+    q = robot.random_configuration(rng)
+    v = rng.standard_normal(robot.model.nv)
+    eps = 1e-6
+
+    def rotations(q):
+        conf = taskik.Configuration(robot.model, q)
+        near = scene.distances(conf.data, 0.3)
+        return near, [M.rotation.copy() for M in scene.geometry_data.oMg]
+
+    near, R0 = rotations(q)
+    _, R1 = rotations(pin.integrate(robot.model, q, eps * v))
+    assert len(near.pairs) > 3
+    for i, pair in enumerate(near.pairs):
+        a, b = scene.pairs[pair]
+        omega_a = pin.log3(R1[a] @ R0[a].T) / eps  # world angular velocities
+        omega_b = pin.log3(R1[b] @ R0[b].T) / eps
+        n = near.normal[i]
+        tangents = np.linalg.svd(np.eye(3) - np.outer(n, n))[0][:, :2].T
+        # the two rows of turn: the relative angular velocity's part tangent to the contact
+        # (in some orthonormal tangent basis: compare the norms)
+        fd = tangents @ (omega_a - omega_b)
+        np.testing.assert_allclose(
+            np.linalg.norm(near.turn[i] @ v), np.linalg.norm(fd), rtol=1e-4, atol=1e-6
+        )
