@@ -54,6 +54,15 @@ class PairDistances:
     lever: np.ndarray
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of two k × 3 arrays (np.cross costs ~10 µs of overhead)."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    return out
+
+
 def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
     """Centre (in the geometry's own frame) and radius of a sphere around the geometry."""
     geometry = obj.geometry
@@ -271,9 +280,9 @@ class CollisionScene:
             return np.zeros((0, 2, nv)), np.zeros(0)
         a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
         helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        t1 = np.cross(nrm, helper)
+        t1 = _cross(nrm, helper)
         t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-        tangents = np.stack([t1, np.cross(nrm, t1)], axis=1)  # k × 2 × 3
+        tangents = np.stack([t1, _cross(nrm, t1)], axis=1)  # k × 2 × 3
         # ω_a − ω_b = W (m_a − m_b) v, W the angular rows of the joint Jacobians, m the masks
         # of the supporting columns
         sign = self._support[self._joint_of[a]].astype(float)
@@ -298,6 +307,6 @@ class CollisionScene:
         J = data.J  # 6 × nv, world frame: rows (v at the world origin, ω)
         ja = self._joint_of[self.pairs[candidates, 0]]
         jb = self._joint_of[self.pairs[candidates, 1]]
-        wa = np.hstack([nrm, np.cross(pa, nrm)]) @ J
-        wb = np.hstack([nrm, np.cross(pb, nrm)]) @ J
+        wa = np.hstack([nrm, _cross(pa, nrm)]) @ J
+        wb = np.hstack([nrm, _cross(pb, nrm)]) @ J
         return wb * self._support[jb] - wa * self._support[ja]
