@@ -193,6 +193,11 @@ class CollisionScene:
         return motion
 
     # ------------------------------------------------------------------ evaluation
+    def _place(self, data: pin.Data) -> None:
+        """Obstacles at their poses, robot geometry from ``data``'s joint placements."""
+        self._sync_obstacles()
+        pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+
     def _world_centres(self) -> np.ndarray:
         """World positions of the bounding spheres' centres (ngeoms × 3)."""
         M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
@@ -210,8 +215,7 @@ class CollisionScene:
         gets its row before a single step could carry it from beyond ``detection_distance``
         into contact (a hand at 2 m/s moves 2 cm per 10 ms step).
         """
-        self._sync_obstacles()
-        pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+        self._place(data)
         if not len(self.pairs):
             return np.zeros(0, dtype=int), np.zeros(0)
         centres = self._world_centres()
@@ -243,8 +247,7 @@ class CollisionScene:
         (``Configuration.update`` computes both).
         """
         if all_pairs:
-            self._sync_obstacles()
-            pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+            self._place(data)
             candidates = np.arange(len(self.pairs))
             threshold = np.full(len(candidates), np.inf)
         else:

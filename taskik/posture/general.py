@@ -68,11 +68,11 @@ class GeneralSearch:
         self.conf.update(q)
         return min(lim.clearance(self.conf) for lim in self.watched)
 
-    def _backtrack(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+    def _backtrack(self, q: np.ndarray, dq: np.ndarray, before: float) -> np.ndarray:
         """``q ⊕ s·dq`` with ``s`` halved (at most 10 times) until the step keeps every
-        watched pair clear (or, from a start in collision, no deeper): the QP's rows are
-        linear and a long step can cross a curved surface they only touch."""
-        before = self._clearance(q)
+        watched pair clear (or, from a start in collision with clearance ``before`` at q, no
+        deeper): the QP's rows are linear and a long step can cross a curved surface they
+        only touch."""
         floor = min(before, 0.0) - 1e-9
         scale = 1.0
         for _ in range(10):
@@ -134,12 +134,9 @@ class GeneralSearch:
             residuals = self._task_residuals()
             E = sum(residuals)
             rank = self._rank(residuals, E, tol)
-            if self.watched and self._clearance(q) < -CLEARANCE_TOL:
-                # in collision: never the answer (a rank below every clear iterate's)
-                rank = (math.inf, *rank)
-                conf.update(q)
-            else:
-                rank = (0.0, *rank)
+            clearance = self._clearance(q)  # (+inf without watched limits)
+            # in collision: never the answer (a rank below every clear iterate's)
+            rank = (math.inf if clearance < -CLEARANCE_TOL else 0.0, *rank)
             if best_rank > rank:
                 best_q[:] = q
                 best_E, best_rank = E, rank
@@ -158,7 +155,7 @@ class GeneralSearch:
                     mu = 0.0 if method == "gn" else float(damping) * E
                     dq = solve_ik(conf, levels, 1.0, lims, damping=mu)
                     if self.watched:
-                        q = self._backtrack(q, dq)
+                        q = self._backtrack(q, dq, clearance)
                         conf.update(q)
                     else:
                         conf.integrate_inplace(dq, 1.0)
@@ -183,7 +180,7 @@ class GeneralSearch:
             if not np.all(np.isfinite(dq)):
                 return i, best_E, best_q, "non-finite step"
             if self.watched:
-                q = self._backtrack(q, dq)
+                q = self._backtrack(q, dq, clearance)
             else:
                 q = pin.integrate(model, q, dq)
                 if self.needs_normalize:
