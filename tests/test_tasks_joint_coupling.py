@@ -115,3 +115,16 @@ def test_continuous_and_spherical_joints_use_the_tangent_difference(rng):
         assert_jacobian_matches(task, conf, rng)
         d = pin.difference(model, q_ref, q)
         assert np.allclose(task.value(conf), task.A @ d[[4, 0, 1, 2, 3]])
+
+
+def test_continuous_joints_alone_use_their_angle_not_their_cosine():
+    """Two continuous joints (nq = 2, nv = 1 each): d is their angle from q_ref."""
+    model = pin.Model()
+    wheel = model.addJoint(0, pin.JointModelRUBZ(), pin.SE3.Identity(), "left")
+    model.addJoint(wheel, pin.JointModelRUBZ(), pin.SE3.Identity(), "right")
+    left, right = 0.4, -0.9
+    q = np.array([np.cos(left), np.sin(left), np.cos(right), np.sin(right)])
+    conf = taskik.Configuration(model, q)
+    task = JointCouplingTask(["left", "right"], [[1.0, -1.0], [2.0, 0.0]])
+    assert task.value(conf) == pytest.approx([left - right, 2.0 * left])
+    assert task.compute_jacobian(conf) == pytest.approx(np.array([[1.0, -1.0], [2.0, 0.0]]))
