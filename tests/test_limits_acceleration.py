@@ -161,3 +161,57 @@ def test_a_measured_velocity_replaces_the_last_step(ur5):
     assert np.allclose(lim.compute_box(conf, 0.01)[2], 0.02)  # back to rest
     with pytest.raises(InvalidInput, match="previous velocity"):
         lim.set_previous_velocity([1.0, 2.0])
+
+
+def test_a_vector_of_caps_bounds_each_coordinate(ur5):
+    conf = ur5.configuration()
+    caps = np.array([0.5, 1.0, 2.0, 3.0, 4.0, 0.25])
+    lim = AccelerationLimit(ur5.model, caps, braking=False)
+    assert lim.a_max.tolist() == caps.tolist()
+    _, lo, hi = lim.compute_box(conf, 0.1)
+    assert np.allclose(hi, caps * 0.1) and np.allclose(lo, -caps * 0.1)
+
+
+def test_caps_on_the_first_joints_only(ur5):
+    conf = ur5.configuration()
+    conf.integrate_inplace(np.linspace(0.1, 0.6, 6), 0.01)
+    lim = AccelerationLimit(ur5.model, {"shoulder_pan_joint": 1.0, "shoulder_lift_joint": 2.0})
+    idx, lo, hi = lim.compute_box(conf, 0.01)  # the q0 of the UR5 is far from its limits
+    assert idx.tolist() == [0, 1]
+    assert np.allclose(lo, [0.09, 0.18]) and np.allclose(hi, [0.11, 0.22])
+
+
+def test_braking_toward_the_lower_limit(planar_2r):
+    model = planar_2r.model
+    conf = taskik.Configuration(model, np.array([0.056 - np.pi, 0.0]))
+    conf.integrate_inplace(np.array([-0.6, 0.0]), 0.01)  # 0.05 rad left, at 0.6 rad/s
+    lim = AccelerationLimit(model, {"joint1": 4.0})
+    _, lo, hi = lim.compute_box(conf, 0.01)
+    assert lo[0] == pytest.approx(-braking_speed(np.array([0.05]), np.array([4.0]), 0.01)[0])
+    assert lo[0] > -0.6 + 1e-3 and hi[0] == pytest.approx(-0.6 + 0.04)
+
+
+def test_joints_without_a_position_range_have_no_braking_bound():
+    model = pin.Model()
+    wheel = model.addJoint(0, pin.JointModelRUBZ(), pin.SE3.Identity(), "wheel")
+    model.addJoint(wheel, pin.JointModelRUBZ(), pin.SE3.Identity(), "wheel2")
+    conf = taskik.Configuration(model, np.array([1.0, 0.0, 1.0, 0.0]))
+    lim = AccelerationLimit(model, 2.0)
+    idx, lo, hi = lim.compute_box(conf, 0.1)
+    assert idx.tolist() == [0, 1] and lo.tolist() == [-0.2, -0.2] and hi.tolist() == [0.2, 0.2]
+
+
+def test_caps_must_be_positive_and_messages_name_the_limit(ur5):
+    with pytest.raises(InvalidInput, match="^AccelerationLimit needs a pinocchio.Model"):
+        AccelerationLimit(ur5, 1.0)
+    with pytest.raises(InvalidInput, match="^AccelerationLimit a_max must be finite and > 0"):
+        AccelerationLimit(ur5.model, 0.0)
+    with pytest.raises(InvalidInput, match=r"^AccelerationLimit a_max must be > 0, got \[1"):
+        AccelerationLimit(ur5.model, [1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    vector = "^AccelerationLimit: a_max must be a vector of nv = 6 acceleration caps or a mapping"
+    with pytest.raises(InvalidInput, match=vector):
+        AccelerationLimit(ur5.model, [1.0, 2.0, 3.0])
+    with pytest.raises(InvalidInput, match=vector):
+        AccelerationLimit(ur5.model, [1.0, [2.0, 3.0]])  # ragged
+    with pytest.raises(InvalidInput, match=r"^previous velocity must have shape \(6,\)"):
+        AccelerationLimit(ur5.model, 1.0).set_previous_velocity([1.0, 2.0])

@@ -103,3 +103,37 @@ def test_names_are_checked(ur5):
         FrozenJoints(ur5.model, [2])
     with pytest.raises(InvalidInput, match="joint names"):
         FrozenJoints(ur5.model, 3)
+
+
+def test_freezing_no_joint_changes_no_step(ur5):
+    conf = ur5.configuration()
+    frozen = FrozenJoints(ur5.model, [])
+    assert frozen.indices.dtype.kind == "i" and frozen.free_indices.tolist() == list(range(6))
+    task = reach(conf)
+    for backend in ("qp", "dls"):  # the unconstrained backends index with the frozen set
+        free = taskik.solve_ik(conf, [task], DT, limits=[], backend=backend)
+        v = taskik.solve_ik(conf, [task], DT, limits=[frozen], backend=backend)
+        assert v == pytest.approx(free, abs=1e-9)
+
+
+def test_the_box_cannot_be_changed_by_its_reader(ur5):
+    frozen = FrozenJoints(ur5.model, ["elbow_joint"])
+    indices, lower, upper = frozen.compute_box(ur5.configuration(), DT)
+    with pytest.raises(ValueError, match="read-only"):
+        lower[0] = -1.0
+    with pytest.raises(ValueError, match="read-only"):
+        upper[0] = 1.0
+
+
+def test_the_universe_is_not_a_joint_to_freeze(ur5):
+    with pytest.raises(UnknownName, match="'universe'"):
+        FrozenJoints(ur5.model, ["universe"])
+
+
+def test_messages_name_the_constructor(ur5):
+    with pytest.raises(InvalidInput, match="^FrozenJoints needs a pinocchio.Model"):
+        FrozenJoints(ur5, ["elbow_joint"])
+    with pytest.raises(InvalidInput, match=r"^FrozenJoints takes joint names \(str\)"):
+        FrozenJoints(ur5.model, [2])
+    with pytest.raises(InvalidInput, match=r"^FrozenJoints.all_but takes joint names \(a list"):
+        FrozenJoints.all_but(ur5.model, 3)
