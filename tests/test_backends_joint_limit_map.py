@@ -272,3 +272,97 @@ def test_a_zero_width_range_holds_the_joint_without_nan():
     assert not held.any()
     v = lmap.step(np.array([0.25, 0.0]), np.array([3.0, 0.5]), lo, hi, DT, recovery_gain=0.5)
     assert v[0] == pytest.approx(0.5 * (0.2 - 0.25) / DT)
+
+
+def test_defaults_and_the_bounds_of_the_options():
+    lmap = JointLimitMap()
+    assert (lmap.inversion, lmap.threshold, lmap.damping, lmap.z_max) == (
+        "threshold",
+        1e-8,
+        1e-2,
+        1e8,
+    )
+    assert JointLimitMap(z_max=1.5).z_max == 1.5
+    for kwargs, message in [
+        ({"threshold": 0.0}, "^JointLimitMap threshold must be"),
+        ({"damping": 0.0}, "^JointLimitMap damping must be"),
+        ({"damping": -1.0}, "^JointLimitMap damping must be"),
+        ({"z_max": 1.0}, "^JointLimitMap z_max must be"),
+        ({"z_max": 0.5}, "^JointLimitMap z_max must be"),
+    ]:
+        with pytest.raises(InvalidInput, match=message):
+            JointLimitMap(**kwargs)
+
+
+def test_a_joint_stopped_by_the_threshold_does_not_move_at_all():
+    lo, hi = LOWER[:1], UPPER[:1]
+    for z in (2e4, 1e5, 1e8):  # β'/s = 1/(1 + z²) under λ₁ = 1e-8
+        theta = beta(np.array([z]), lo, hi)
+        assert JointLimitMap().step(theta, np.array([5.0]), lo, hi, DT)[0] == 0.0
+
+
+def test_a_joint_no_task_moves_stays_exactly_where_it_is():
+    lo, hi = np.full(200, -0.5), np.full(200, 0.8)
+    theta = np.linspace(-0.49, 0.79, 200)
+    for inversion in ("threshold", "damped"):
+        v = JointLimitMap(inversion).step(theta, np.zeros(200), lo, hi, DT)
+        assert np.all(v == 0.0)
+
+
+def test_held_needs_a_push_into_the_limit():
+    lo, hi = LOWER[:1], UPPER[:1]
+    at_upper = np.array([0.8])
+    lmap = JointLimitMap()
+    assert not lmap.held(at_upper, np.array([0.0]), lo, hi).any()  # not pushed
+    assert lmap.held(at_upper, np.array([1e-9]), lo, hi).all()  # pushed, however slowly
+
+
+def test_held_by_the_damped_inversion_exactly_where_beta_prime_over_s_is_under_lambda():
+    lo, hi = LOWER[:1], UPPER[:1]
+    lmap = JointLimitMap("damped", damping=0.01)  # held when 1 + z² > 100
+    for z_squared, held in ((98.5, False), (99.5, True)):
+        theta = beta(np.array([math.sqrt(z_squared)]), lo, hi)
+        assert lmap.held(theta, np.array([1.0]), lo, hi).tolist() == [held]
+
+
+def test_held_uses_the_clamped_z_like_the_step():
+    """With z_max = 2, a joint at its limit has z = 2, β'/s = 1/5: over λ₁ = 0.1, not held
+    (the step still moves it toward β(2))."""
+    lo, hi = LOWER[:1], UPPER[:1]
+    lmap = JointLimitMap(threshold=0.1, z_max=2.0)
+    assert not lmap.held(np.array([0.75]), np.array([1.0]), lo, hi).any()
+    assert JointLimitMap(threshold=0.3, z_max=2.0).held(np.array([0.75]), np.array([1.0]), lo, hi)
+
+
+def test_held_off_a_zero_width_range_raises_no_floating_point_error():
+    """θ beyond a zero-width range (θ − m over a zero width): held when pushed further out,
+    as beyond a range of any width."""
+    lo, hi = np.array([0.2, 0.2]), np.array([0.2, 0.2 + 1e-12])
+    theta, push = np.array([0.25, 0.25]), np.array([3.0, 3.0])
+    with np.errstate(all="raise"):
+        held = JointLimitMap().held(theta, push, lo, hi)
+        back = JointLimitMap().held(theta, -push, lo, hi)
+    assert held.tolist() == [True, True] and back.tolist() == [False, False]
+
+
+def test_the_default_recovery_gain_is_one_half():
+    v = JointLimitMap().step(np.array([1.0]), np.array([3.0]), LOWER[:1], UPPER[:1], DT)
+    assert v[0] == pytest.approx(0.5 * (0.8 - 1.0) / DT)
+
+
+def test_a_pinned_joint_does_not_stop_the_recovery_of_the_others():
+    lo, hi = np.array([0.2, -1.0, -1.0]), np.array([0.2, 1.0, 1.0])
+    v = JointLimitMap().step(np.array([0.2, 1.5, 0.0]), np.array([3.0, 0.0, 0.5]), lo, hi, DT)
+    assert v[0] == 0.0
+    assert v[1] == pytest.approx(0.5 * (1.0 - 1.5) / DT)
+    assert v[2] == pytest.approx(0.5, rel=1e-3)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_a_step_past_the_middle_stops_at_z_max_from_the_far_limit(sign):
+    lo, hi = np.array([-1.0]), np.array([1.0])
+    lmap = JointLimitMap(z_max=10.0)
+    theta = np.array([-0.9 * sign])  # near one limit, driven hard toward the other
+    v = lmap.step(theta, np.array([1e6 * sign]), lo, hi, DT)
+    far = beta(np.array([10.0 * sign]), lo, hi)  # as close as z_max lets it come
+    assert theta + v * DT == pytest.approx(far, abs=1e-12)
