@@ -128,19 +128,45 @@ class Assembler:
         nv = configuration.nv
         self.nv = nv
         dims: list[int] = []
-        for task in tasks:
+        # The trailing tasks whose Jacobian is a constant selection I[idx] (posture, damping)
+        # are "diagonal": their weighted rows are written once, and they enter P as WᵀW on
+        # its diagonal rather than through the dense AᵀA (most of a step at large nv).
+        n_dense_tasks = len(tasks)
+        trailing = True
+        for k in range(len(tasks) - 1, -1, -1):
+            task = tasks[k]
             e, J = task.compute_error_and_jacobian(configuration)
             if J.shape != (len(e), nv):
                 raise InvalidInput(
                     f"{task!r}: Jacobian shape {J.shape} does not match (len(e)={len(e)}, nv={nv})"
                 )
             dims.append(len(e))
+            if trailing:
+                idx = task.selection(configuration)
+                trailing = idx is not None and np.array_equal(J, np.eye(nv)[idx])
+                n_dense_tasks = k + 1 if not trailing else k
+        dims.reverse()
         offsets = np.concatenate([[0], np.cumsum(dims)]).astype(int)
         m = int(offsets[-1])
         self.A = np.zeros((m, nv))
         self.c = np.zeros(m)
         self.w = np.zeros(m)  # stacked costs W
         self.w_col = self.w[:, None]
+        n_dense = int(offsets[n_dense_tasks])
+        self._dense_tasks = n_dense_tasks
+        self._A_dense, self._c_dense = self.A[:n_dense], self.c[:n_dense]
+        self._w_col_dense = self.w_col[:n_dense]
+        # (idx, W_i, c_i, A_i) of each diagonal task, and Σ W_i² on P's diagonal
+        self._diagonal = [
+            (_as_slice(tasks[k].selection(configuration)), self.w[a:b], self.c[a:b], self.A[a:b])
+            for k, a, b in zip(
+                range(n_dense_tasks, len(tasks)),
+                offsets[n_dense_tasks:-1],
+                offsets[n_dense_tasks + 1 :],
+                strict=True,
+            )
+        ]
+        self._diagonal_P = np.zeros(nv)
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
         self.inv_gain = np.ones(m)  # stacked 1/Kp: W e = c · dt / Kp
         self.assembles = 0  # number of assemble() calls (A, c hold the last one's rows)
@@ -253,6 +279,11 @@ class Assembler:
             self.wk[rows] = task._cost * task._gain
             self.inv_gain[rows] = 1.0 / task._gain
             self._versions[k] = task._version
+        self._diagonal_P.fill(0.0)
+        for idx, w_i, _, A_i in self._diagonal:
+            A_i.fill(0.0)
+            A_i[np.arange(len(w_i)), np.arange(self.nv)[idx]] = w_i
+            self._diagonal_P[idx] += w_i * w_i  # (no index repeats within one task)
         self._we_dt = 0.0
         self._lm_tasks = [
             (task._lm_damping * task._gain**2, c_i, self.w[rows])
@@ -272,16 +303,19 @@ class Assembler:
         self.assembles += 1
         versions = self._versions
         stale = False
+        dense = self._dense_tasks
         for k, (task, A_i, c_i, _) in enumerate(self.slices):
             e, J = task.compute_error_and_jacobian(configuration)
-            A_i[:] = J
+            if k < dense:
+                A_i[:] = J
             c_i[:] = e
             if task._version != versions[k]:
                 stale = True
         if stale:
             self._refresh_weights()
-        A, c = self.A, self.c
-        A *= self.w_col
+        c = self.c
+        A_dense = self._A_dense
+        A_dense *= self._w_col_dense  # (the diagonal tasks' rows are written weighted)
         mu = damping
         for lm, c_i, w_i in self._lm_tasks:
             we = c_i * w_i
@@ -291,10 +325,15 @@ class Assembler:
             self._last_dt = dt
         c *= self._wk_dt
         if normal:
-            np.matmul(A.T, A, out=self.P)
+            r = self.r
+            np.matmul(A_dense.T, A_dense, out=self.P)
+            np.matmul(self._c_dense, A_dense, out=r)
+            if self._diagonal:
+                self._P_diag += self._diagonal_P
+                for idx, w_i, c_i, _ in self._diagonal:
+                    r[idx] += w_i * c_i
             self._P_diag += mu
-            np.matmul(c, A, out=self.r)
-            np.negative(self.r, out=self.r)
+            np.negative(r, out=r)
         self.mu = mu - damping
 
         if self._single_soft is not None:
@@ -377,6 +416,14 @@ class Assembler:
         if not has_box:
             return self.P, self.r, G, h, None, None
         return self.P, self.r, G, h, lb, ub
+
+
+def _as_slice(idx: np.ndarray | None) -> slice | np.ndarray:
+    """``idx`` as a slice when it is a contiguous increasing range (cheaper to index by)."""
+    idx = np.asarray(idx, dtype=int)
+    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
+        return slice(int(idx[0]), int(idx[0]) + len(idx))
+    return idx
 
 
 def get_assembler(

@@ -142,7 +142,7 @@ def solve_ik(
         workspace = asm.qp_workspace
         if workspace is None:
             workspace = asm.qp_workspace = DaqpWorkspace()
-        x = workspace.solve(P, r, lb, ub)
+        x = workspace.solve_box(P, r, lb, ub)
         if x is not None:
             # remove the solver's feasibility tolerance (≤ 1e-6): limits hold exactly
             np.maximum(x, lb, out=x)

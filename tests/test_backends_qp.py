@@ -117,3 +117,47 @@ def test_daqp_constraints_layout():
     assert A.shape == (0, 3) and upper.tolist() == [np.inf] * 3 and lower.tolist() == [0.0] * 3
     with pytest.raises(InvalidInput, match="without h"):
         daqp_constraints(3, G, None, None, None)
+
+
+def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(monkeypatch):
+    """solve_box: the Cholesky solution when it lies in the box (DAQP not called), DAQP when
+    it does not, and DAQP first while the last solve had an active bound."""
+    from taskik.backends import qp
+
+    rng = np.random.default_rng(3)
+    M = rng.standard_normal((8, 5))
+    P = M.T @ M + 0.1 * np.eye(5)
+    r = rng.standard_normal(5)
+    free = np.linalg.solve(P, -r)
+    calls = {"dposv": 0, "daqp": 0}
+    real_dposv, real_solve = qp.dposv, qp.DaqpWorkspace.solve
+
+    def dposv(*args):
+        calls["dposv"] += 1
+        return real_dposv(*args)
+
+    def solve(self, *args):
+        calls["daqp"] += 1
+        return real_solve(self, *args)
+
+    monkeypatch.setattr(qp, "dposv", dposv)
+    monkeypatch.setattr(qp.DaqpWorkspace, "solve", solve)
+    ws = qp.DaqpWorkspace()
+    wide = np.abs(free).max() + 1.0
+    x = ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))
+    assert np.allclose(x, free, rtol=1e-12, atol=1e-12)
+    assert calls == {"dposv": 1, "daqp": 0} and not ws.bound
+    # a bound cuts the free minimiser: DAQP solves, and the next step goes to it first
+    ub = np.full(5, wide)
+    ub[0] = free[0] - 0.5
+    x = ws.solve_box(P, r, np.full(5, -wide), ub)
+    ref = solve_qp_arrays(P, r, None, None, np.full(5, -wide), ub, "quadprog")
+    assert np.allclose(x, ref, atol=1e-9) and x[0] == pytest.approx(ub[0])
+    assert calls == {"dposv": 2, "daqp": 1} and ws.bound
+    ws.solve_box(P, r, np.full(5, -wide), ub)
+    assert calls == {"dposv": 2, "daqp": 2}
+    # once DAQP finds no active bound, the shortcut is tried again
+    ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))
+    assert calls["daqp"] == 3 and not ws.bound
+    ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))
+    assert calls == {"dposv": 3, "daqp": 3}

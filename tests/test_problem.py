@@ -1,6 +1,7 @@
 """The QP of one step: P, r, G, h and the box, against hand-built references."""
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import taskik
@@ -326,3 +327,67 @@ def test_a_conflict_is_named_when_two_limits_give_the_same_bounds(ur5):
     message = str(info.value)
     assert "limit lower bound 1 > below limit upper bound -1" in message
     assert "v[2]: first limit" in message or "v[2]: twin limit" in message
+
+
+@pytest.mark.parametrize("robot_name", ["ur5", "humanoid"])
+def test_diagonal_tasks_enter_p_on_its_diagonal_with_the_same_rows(robot_name, request):
+    """A posture or damping at the end of the list (Jacobian a constant selection I[idx])
+    gives the same A, c, P and r as the dense stacking, step after step, and after a change
+    of its cost; a posture that is not last stays dense."""
+    robot = request.getfixturevalue(robot_name)
+    conf = robot.configuration()
+    frame = robot.end_effectors[0] if robot_name == "humanoid" else "tool0"
+    hand = PositionTask(frame, cost=2.0, gain=0.5)
+    hand.set_target(conf.get_transform_frame_to_world(frame).translation + [0.05, 0.0, -0.02])
+    posture = PostureTask(cost=np.linspace(0.1, 1.0, conf.nv - (6 if conf.nq > conf.nv else 0)))
+    posture.set_target(robot.q0)
+    damping = taskik.DampingTask(0.3)
+    dt = 0.01
+    for tasks, diagonal in (
+        ([hand, posture, damping], 2),
+        ([posture, hand], 0),
+        ([hand, posture], 1),
+    ):
+        asm = taskik.problem.Assembler(conf, tasks, [])
+        assert len(asm._diagonal) == diagonal
+        for step in range(3):
+            if step == 2:
+                posture.cost = posture.cost * 3.0  # a new weight reaches the written rows
+            conf.update(
+                pin.normalize(conf.model, robot.q0 + 0.05 * step * (np.arange(conf.nq) % 3 == 1))
+            )
+            P, r, *_ = asm.assemble(conf, dt, 1e-9)
+            A = np.vstack(
+                [
+                    np.broadcast_to(t.cost, (len(e),))[:, None] * J
+                    for t in tasks
+                    for e, J in [t.compute_error_and_jacobian(conf)]
+                ]
+            )
+            c = np.concatenate(
+                [
+                    np.broadcast_to(t.cost, e.shape) * t.gain * e / dt
+                    for t in tasks
+                    for e, _ in [t.compute_error_and_jacobian(conf)]
+                ]
+            )
+            assert np.array_equal(asm.A, A)
+            assert np.allclose(asm.c, c, rtol=1e-14, atol=0)
+            assert np.allclose(P, A.T @ A + 1e-9 * np.eye(conf.nv), rtol=1e-13, atol=1e-12)
+            assert np.allclose(r, -A.T @ c, rtol=1e-13, atol=1e-9)
+        posture.cost = posture.cost / 3.0
+
+
+def test_a_posture_task_that_changes_its_jacobian_is_not_taken_as_diagonal(ur5):
+    class Scaled(PostureTask):
+        def compute_error_and_jacobian(self, configuration):
+            e, J = super().compute_error_and_jacobian(configuration)
+            return e, 2.0 * J
+
+    conf = ur5.configuration()
+    task = Scaled(1.0)
+    task.set_target(ur5.q0 + 0.1)
+    asm = taskik.problem.Assembler(conf, [task], [])
+    P, *_ = asm.assemble(conf, 0.01, 0.0)
+    assert asm._diagonal == []
+    assert np.allclose(P, 4.0 * np.eye(6))

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import qpsolvers
+from scipy.linalg.lapack import dposv
 
 from ..exceptions import InvalidInput, NoSolutionFound
 from ..limits.limit import Limit
@@ -64,14 +65,40 @@ class DaqpWorkspace:
     similar QPs. A change of dimensions sets it up anew. ``solve`` returns None on failure
     (and drops the workspace), so the caller can fall back to a cold, checked solve;
     ``lam`` holds the multipliers of the last successful solve.
+
+    :meth:`solve_box` adds the shortcut of a control loop whose bounds are inactive.
     """
 
-    __slots__ = ("model", "shape", "lam")
+    __slots__ = ("model", "shape", "lam", "bound")
 
     def __init__(self) -> None:
         self.model: daqp.Model | None = None
         self.shape: tuple[int, int, int] | None = None
         self.lam: np.ndarray | None = None
+        #: whether a bound was active at the last :meth:`solve_box` (then DAQP goes first)
+        self.bound = False
+
+    def solve_box(
+        self, P: np.ndarray, r: np.ndarray, lower: np.ndarray, upper: np.ndarray
+    ) -> np.ndarray | None:
+        """``argmin ½xᵀPx + rᵀx`` s.t. ``lower ≤ x ≤ upper``, or None on failure.
+
+        When no bound was active at the last call, the unconstrained minimiser
+        ``x = −P⁻¹r`` (one Cholesky solve, LAPACK ``dposv``) is tried first: if it lies in
+        the box it is the solution of the convex QP, and the active-set solver is not
+        called. Otherwise, and while bounds stay active, the warm DAQP workspace solves the
+        QP. The shortcut is an order of magnitude faster for large ``nv`` (an active-set
+        solver re-factorises ``P`` and checks every bound); its answer equals DAQP's to
+        the rounding of the factorisation.
+        """
+        if not self.bound:
+            _, x, info = dposv(P, -r)
+            if info == 0 and (x >= lower).all() and (x <= upper).all():
+                return x
+        x = self.solve(P, r, lower, upper)
+        if x is not None:
+            self.bound = np.count_nonzero(self.lam) > 0  # (cheaper than .any() for small n)
+        return x
 
     def solve(
         self,

@@ -30,6 +30,12 @@ class DampingTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """The damping task has no target; provided so task lists can be initialised uniformly."""
 
+    def selection(self, configuration: Configuration) -> np.ndarray | None:
+        """Every velocity index: ``J = I``."""
+        if type(self).compute_error_and_jacobian is not DampingTask.compute_error_and_jacobian:
+            return None
+        return np.arange(configuration.nv)
+
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:

@@ -106,6 +106,14 @@ class PostureTask(Task):
         self.target = configuration.q.copy()
         self._target_checked = True
 
+    def selection(self, configuration: Configuration) -> np.ndarray | None:
+        """The task rows' velocity indices when every driven joint is 1-DoF (then ``J`` is
+        the constant selection ``I[rows]``), else None."""
+        if type(self).compute_error_and_jacobian is not PostureTask.compute_error_and_jacobian:
+            return None
+        self._bind(configuration.model)
+        return None if self._q_rows is None else self._rows
+
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:

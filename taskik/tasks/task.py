@@ -141,6 +141,14 @@ class Task:
         J = np.asarray(self.compute_jacobian(configuration), dtype=float)
         return -e_p, (J if J.ndim == 2 else J.reshape(e_p.size, -1))
 
+    def selection(self, configuration: Configuration) -> np.ndarray | None:
+        """Velocity indices ``idx`` when the Jacobian is the constant selection ``I[idx]``
+        at every configuration of this model (a posture of 1-DoF joints, a damping), else
+        None. The assembly then adds ``WᵀW`` to the diagonal of ``P`` instead of a dense
+        ``JᵀWᵀWJ``, and writes the rows once. A subclass that changes the Jacobian of a task
+        that has a selection must override this too."""
+        return None
+
     def is_implemented(self) -> bool:
         """Whether the task gives its error and Jacobian in one of the two ways (the module)."""
         cls = type(self)
