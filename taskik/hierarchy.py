@@ -16,8 +16,8 @@ The equalities are not handed to the QP solver as rows (stacked levels are often
 deficient, which active-set solvers dislike). The step is written instead as
 ``v = v_{k−1} + Z_{k−1} z``, where the orthonormal columns of ``Z_{k−1}`` span the null space
 of the stacked ``A_0 … A_{k−1}``: every higher level keeps ``A_j v`` exactly, whatever ``z`` is,
-and the level's QP has only ``dim z`` unknowns. With ``B = A_k Z_{k−1}``,
-``d = c_k − A_k v_{k−1}`` and ``w = Z_{k−1}ᵀ v_{k−1}``,
+and the level's QP has only ``dim z`` unknowns. With ``B = A_k Z_{k−1}``, ``d = c_k − A_k
+v_{k−1}`` and ``w = Z_{k−1}ᵀ v_{k−1}``,
 
     z = argmin ‖B z − d‖² + λ_k ‖w + z‖² = Bᵀ (B Bᵀ + λ_k I)⁻¹ (d + B w) − w
 
@@ -289,22 +289,21 @@ class _Plan:
         self.levels = [level for level in check_levels(levels) if level]  # (empty: no ask)
         flat = [t for level in self.levels for t in level]
         self.asm = Assembler(configuration, flat, resolve_limits(configuration, limits))
-        self.rows: list[slice] = []
-        self.tasks_rows: list[list[tuple[Task, slice]]] = []  # per level: (task, its rows)
-        it = iter(self.asm.slices)
-        start = 0
-        for level in self.levels:
-            entries = [next(it) for _ in level]
-            stop = entries[-1][3].stop if entries else start
-            self.rows.append(slice(start, stop))
-            self.tasks_rows.append([(task, rows) for task, _, _, rows in entries])
-            start = stop
-        #: per level: the level's last QP had an active constraint (try the QP first)
-        self.qp_hint: list[bool | np.bool_] = [False] * len(self.levels)
-        #: per level: a warm-started DAQP workspace (consecutive steps have similar QPs)
-        self.workspaces = [DaqpWorkspace() for _ in self.levels]
+        self.rebind(self.levels, fresh=True)
+        self.rows = [slice(level[0][1].start, level[-1][1].stop) for level in self.tasks_rows]
         #: damping adapted across the steps of a closed loop, per level
         self.adaptive = AdaptiveDamping(self.rows)
+
+    def rebind(self, levels: _Levels, fresh: bool = False) -> None:
+        """Point the plan at ``levels`` (the structure it was built for: see PlanCache); other
+        tasks start with no solver state, as a new plan would."""
+        self.levels = [list(level) for level in levels if level]
+        if self.asm.rebind([t for level in self.levels for t in level]) or fresh:
+            #: per level: the level's last QP had an active constraint (try the QP first),
+            self.qp_hint: list[bool | np.bool_] = [False] * len(self.levels)
+            self.workspaces = [DaqpWorkspace() for _ in self.levels]  # and a warm DAQP
+        it = iter(self.asm.slices)  # per level: (task, its rows)
+        self.tasks_rows = [[(t, next(it)[3]) for t in level] for level in self.levels]
 
     def level_dampings(self, dt: float, damping: float) -> list[float]:
         """``λ_k = μ_k + damping`` with ``μ_k = Σ λ_i Kp_i² ‖W_i e_i‖²`` over level k.
@@ -328,7 +327,9 @@ class _Plan:
 
 def get_plan(configuration: Configuration, levels: _Levels, limits: _Limits) -> _Plan:
     """The plan of these levels and limits, from the configuration's plan cache."""
-    return configuration.plans.levels(levels, limits, lambda: _Plan(configuration, levels, limits))
+    return configuration.plans.levels(
+        levels, limits, lambda: _Plan(configuration, levels, limits), lambda p: p.rebind(levels)
+    )
 
 
 # ---------------------------------------------------------------------------- solve
@@ -414,9 +415,8 @@ def solve_hierarchy(
             B = A @ Z
             d = c_all[rows] - A @ v
             w = v @ Z
-        # Without inequalities, or when the level's unconstrained optimum is feasible, that
-        # optimum is the level's QP solution. A level whose QP had an active constraint at the
-        # previous step goes to its QP directly.
+        # Without inequalities, or when the level's unconstrained optimum is feasible, that optimum
+        # is the level's QP solution; a level whose QP had an active bound goes to its QP first.
         step = split = mult = None
         if not (always_qp or (use_qp and hint[k])):
             split = LevelSplit(B, norm_a if Z is not None else 0.0)

@@ -6,12 +6,17 @@ priority levels, warm-started QP workspaces. Building one costs far more than a 
 each :class:`~taskik.configuration.Configuration` owns a :class:`PlanCache`
 (``configuration.plans``) that finds the plan of a task list again.
 
-The cache knows nothing of tasks or solvers: it keys a plan on the identity of every task
-(nested lists for levels) and of every limit, and calls ``build()`` on a miss. A plan
-holds references to its tasks and limits, so their identities are not reused while it is
-cached. Editing a list in place (adding, removing or reordering tasks) selects another
-plan. Repeated calls with the same list objects take a one-entry fast path per kind of
-plan: the last lists and copies of their contents, compared by identity.
+The cache knows nothing of tasks or solvers: it keys a plan on the *structure* of the task
+list (each task's ``plan_key()``: its type and frame for the built-in frame, CoM, posture
+and damping tasks, its identity for any other task; nested lists for levels) and on the
+identity of every limit, and calls ``build()`` on a miss. A plan found for a list of other
+task objects with the same structure (a list built anew at every step, as scripts do) is
+handed to ``rebind(plan)``, which points it at the new tasks: their targets, costs and
+gains are read at the next step. A plan holds references to its tasks and limits, so the
+identities in its key are not reused while it is cached. Editing a list in place (adding,
+removing or reordering tasks) selects another plan. Repeated calls with the same list
+objects take a one-entry fast path per kind of plan: the last lists and copies of their
+contents, compared by identity.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ class PlanCache:
         tasks: Sequence[object],
         limits: Sequence[object] | None,
         build: Callable[[], T],
+        rebind: Callable[[T], object],
     ) -> T:
         """The plan of a flat task list (one weighted level)."""
         plan = self._repeated("step", tasks, limits)
@@ -62,13 +68,15 @@ class PlanCache:
             return plan
         if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
             return build()
-        return self._find(("step", tuple(map(id, tasks)), _limit_ids(limits)), tasks, limits, build)
+        key = ("step", tuple(map(_task_key, tasks)), _limit_ids(limits))
+        return self._find(key, tasks, limits, build, rebind)
 
     def levels(
         self,
         levels: Sequence[Sequence[object]],
         limits: Sequence[object] | None,
         build: Callable[[], T],
+        rebind: Callable[[T], object],
     ) -> T:
         """The plan of a list of priority levels (lists of tasks)."""
         plan = self._repeated("levels", levels, limits)
@@ -80,8 +88,12 @@ class PlanCache:
             or not _keyable(limits)
         ):
             return build()
-        key = ("levels", tuple(tuple(map(id, level)) for level in levels), _limit_ids(limits))
-        return self._find(key, levels, limits, build)
+        key = (
+            "levels",
+            tuple(tuple(map(_task_key, level)) for level in levels),
+            _limit_ids(limits),
+        )
+        return self._find(key, levels, limits, build, rebind)
 
     def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
         """The plan of the last call of this kind when it had the same list objects with the
@@ -103,6 +115,7 @@ class PlanCache:
         tasks: Sequence[object],
         limits: Sequence[object] | None,
         build: Callable[[], T],
+        rebind: Callable[[T], object],
     ) -> T:
         plan = self._plans.get(key)
         if plan is None:
@@ -110,6 +123,8 @@ class PlanCache:
             if len(self._plans) >= MAX_PLANS:
                 self._plans.clear()
             self._plans[key] = plan
+        else:
+            rebind(plan)  # (the same structure, perhaps other task objects)
         kind = key[0]
         if type(tasks) is list and all(type(x) is not tuple for x in tasks):
             copy = [list(x) if type(x) is list else x for x in tasks]
@@ -117,6 +132,12 @@ class PlanCache:
         else:
             self._last.pop(kind, None)  # tuples compare unequal to the copies: no fast path
         return plan
+
+
+def _task_key(task: object) -> object:
+    """A task's ``plan_key()`` (its structure); the identity of anything else."""
+    key = getattr(task, "plan_key", None)
+    return id(task) if key is None else key()
 
 
 def _keyable(limits: object) -> bool:

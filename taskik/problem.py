@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -221,19 +221,7 @@ class Assembler:
         # Fast path: one soft box limit (position limits), hard boxes all static.
         # (limit, indices, covers all of v, raw box, clipped box, hard lb[idx], hard ub[idx],
         #  [hard lb; hard ub])
-        self._single_soft: (
-            tuple[
-                Limit,
-                np.ndarray,
-                bool,
-                np.ndarray,
-                np.ndarray,
-                np.ndarray,
-                np.ndarray,
-                np.ndarray,
-            ]
-            | None
-        ) = None
+        self._single_soft: tuple[Any, ...] | None = None
         if (
             len(self.dynamic) == 1
             and not self.dynamic[0].hard
@@ -256,6 +244,32 @@ class Assembler:
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
         self._dynamic_boxes: list[tuple[Limit, Box]] = []
+
+    def rebind(self, tasks: Sequence[Task]) -> bool:
+        """Point the assembly at ``tasks``, a list with the same structure as the one it was
+        built for (the same ``plan_key()`` in the same order: a list built anew each step).
+        Their costs and gains are read at the next :meth:`assemble`. False when they are
+        the tasks it has."""
+        old = self.tasks
+        if len(tasks) == len(old) and all(a is b for a, b in zip(tasks, old, strict=True)):
+            return False
+        self.tasks = list(tasks)
+        self.slices = [
+            (t, A_i, c_i, rows) for t, (_, A_i, c_i, rows) in zip(tasks, self.slices, strict=True)
+        ]
+        # a task with its predecessor's weights keeps them; the others are refreshed at the
+        # next assembly (their version is not the recorded one)
+        self._versions = [
+            new._version
+            if new._gain == prev._gain
+            and new._lm_damping == prev._lm_damping
+            and new._cost.tolist() == prev._cost.tolist()
+            and version == prev._version
+            else None
+            for new, prev, version in zip(tasks, old, self._versions, strict=True)
+        ]
+        self.unconstrained_plan = None
+        return True
 
     @property
     def boxes(self) -> list[BoxBound]:
@@ -330,8 +344,8 @@ class Assembler:
             np.matmul(self._c_dense, A_dense, out=r)
             if self._diagonal:
                 self._P_diag += self._diagonal_P
-                for idx, w_i, c_i, _ in self._diagonal:
-                    r[idx] += w_i * c_i
+                for rows_v, w_i, c_i, _ in self._diagonal:
+                    r[rows_v] += w_i * c_i
             self._P_diag += mu
             np.negative(r, out=r)
         self.mu = mu - damping
@@ -435,6 +449,7 @@ def get_assembler(
         tasks,
         limits,
         lambda: Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits)),
+        lambda asm: asm.rebind(tasks),
     )
 
 

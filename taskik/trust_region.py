@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pinocchio as pin
 
 #: ``ν`` after the first failure is ``max(ν, NU_START) · 2``.
 NU_START = 1.0
@@ -73,6 +74,21 @@ MOVED = 1e-18
 #: posture generation with levels: 1e-8 shortened the steps of too many settling loops,
 #: and with none a level search left held feet 0.1 m off.
 HELD = 1e-6
+
+
+def _same_target(a: object, b: object) -> bool:
+    """Whether two task targets are the same value: the same object, or equal arrays or
+    poses (a list built anew each step, or ``set_target`` with the same value, has new
+    target objects that did not move)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, np.ndarray):
+        return a.shape == b.shape and a.tolist() == b.tolist()  # type: ignore[attr-defined]
+    if isinstance(a, pin.SE3):
+        return a.homogeneous.tolist() == b.homogeneous.tolist()  # type: ignore[attr-defined]
+    return False
 
 
 class AdaptiveDamping:
@@ -173,10 +189,11 @@ class AdaptiveDamping:
         prev = self._prev
         assert prev is not None  # (set by every dampings() that preceded a record())
         keep = None
-        if any(a is not b for a, b in zip(targets, prev, strict=True)):
+        moved = [not _same_target(a, b) for a, b in zip(targets, prev, strict=True)]
+        if any(moved):
             keep = np.ones(len(s), dtype=bool)
-            for (_, _, _, rows), a, b in zip(asm.slices, targets, prev, strict=True):
-                if a is not b:
+            for (_, _, _, rows), changed in zip(asm.slices, moved, strict=True):
+                if changed:
                     keep[rows] = False
         for rows in self.groups[:-1]:
             # a higher level pushed off by the levels below it (second-order drift of held

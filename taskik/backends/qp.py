@@ -97,7 +97,8 @@ class DaqpWorkspace:
                 return x
         x = self.solve(P, r, lower, upper)
         if x is not None:
-            self.bound = np.count_nonzero(self.lam) > 0  # (cheaper than .any() for small n)
+            # (count_nonzero is cheaper than .any() for small n)
+            self.bound = self.lam is not None and int(np.count_nonzero(self.lam)) > 0
         return x
 
     def solve(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 import numpy as np
@@ -14,6 +15,13 @@ from ..exceptions import InvalidInput, TargetNotSet, check_finite_array
 
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
+    if isinstance(target, pin.SE3) and type(target) is pin.SE3:
+        # the common case, checked in plain Python floats (a few numpy calls cost more here)
+        H = target.homogeneous.tolist()
+        (a, b, c, x), (d, e, f, y), (g, h, i, z) = H[0], H[1], H[2]
+        total = a + b + c + d + e + f + g + h + i + x + y + z
+        if math.isfinite(total) and _is_rotation(a, b, c, d, e, f, g, h, i):
+            return pin.SE3(target)
     if isinstance(target, pin.SE3):
         R, p = target.rotation, target.translation
     else:
@@ -28,6 +36,23 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     check_finite_array(p, f"{name} translation")
     check_rotation(R, name)
     return pin.SE3(np.array(R), np.array(p))
+
+
+def _is_rotation(
+    a: float, b: float, c: float, d: float, e: float, f: float, g: float, h: float, i: float
+) -> bool:
+    """Whether the rows (a b c), (d e f), (g h i) are orthonormal (to 1e-6) and right-handed:
+    the test of :func:`check_rotation`, on floats."""
+    tol = 1e-6
+    return (
+        abs(a * a + b * b + c * c - 1.0) <= tol
+        and abs(d * d + e * e + f * f - 1.0) <= tol
+        and abs(g * g + h * h + i * i - 1.0) <= tol
+        and abs(a * d + b * e + c * f) <= tol
+        and abs(a * g + b * h + c * i) <= tol
+        and abs(d * g + e * h + f * i) <= tol
+        and a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g) > 0.0
+    )
 
 
 def check_rotation(R: np.ndarray, name: str) -> None:

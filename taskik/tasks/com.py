@@ -34,6 +34,10 @@ class ComTask(Task):
         """New weights (1/m), scalar or 3-vector (pink's name for assigning ``cost``)."""
         self.cost = cost
 
+    def plan_key(self) -> object:
+        """``(ComTask,)`` (see :meth:`Task.plan_key`)."""
+        return (ComTask,) if type(self) is ComTask else id(self)
+
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the world frame (m), shape (3,)."""
         self.target = check_finite_array(target, "target", (3,)).copy()

@@ -30,6 +30,10 @@ class DampingTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """The damping task has no target; provided so task lists can be initialised uniformly."""
 
+    def plan_key(self) -> object:
+        """``(DampingTask,)`` (see :meth:`Task.plan_key`)."""
+        return (DampingTask,) if type(self) is DampingTask else id(self)
+
     def selection(self, configuration: Configuration) -> np.ndarray | None:
         """Every velocity index: ``J = I``."""
         if type(self).compute_error_and_jacobian is not DampingTask.compute_error_and_jacobian:

@@ -47,6 +47,10 @@ class FrameTask(Task):
         super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
         self.set_costs(position_cost, orientation_cost)
 
+    def plan_key(self) -> object:
+        """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""
+        return (FrameTask, self.frame) if type(self) is FrameTask else id(self)
+
     def set_costs(
         self,
         position_cost: npt.ArrayLike | None = None,

@@ -38,6 +38,10 @@ class OrientationTask(Task):
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(OrientationTask, frame)`` (see :meth:`Task.plan_key`)."""
+        return (OrientationTask, self.frame) if type(self) is OrientationTask else id(self)
+
     def set_target(self, target: npt.ArrayLike | pin.SE3 | pin.Quaternion) -> None:
         """Target rotation: a 3×3 rotation matrix, a ``pin.SE3`` or a ``pin.Quaternion``."""
         if isinstance(target, pin.SE3):

@@ -52,6 +52,10 @@ class PositionTask(Task):
         self.target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(PositionTask, frame)`` (see :meth:`Task.plan_key`)."""
+        return (PositionTask, self.frame) if type(self) is PositionTask else id(self)
+
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target point in the world frame (m), shape (3,)."""
         self.target = check_finite_array(target, "target", (3,)).copy()

@@ -19,6 +19,35 @@ def actuated_velocity_indices(model: pin.Model, include_base: bool = False) -> n
     return np.arange(0 if include_base else base_velocity_count(model), model.nv)
 
 
+_LAYOUTS: dict[tuple[int, bool], tuple[pin.Model, np.ndarray, np.ndarray | None, np.ndarray]] = {}
+
+
+def _layout(
+    model: pin.Model, include_base: bool
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """``(rows, q_rows, selection)`` of a posture on ``model``: its velocity rows; when every
+    driven joint is a vector-space joint (nq = nv = 1, so ``q ⊖ q* = q − q*`` and the
+    Jacobian is the selection ``I[rows]``), their q indices, else None. Kept per model (a
+    task list built anew each step builds new postures; the arrays are read-only)."""
+    key = (id(model), include_base)
+    hit = _LAYOUTS.get(key)
+    if hit is not None and hit[0] is model:
+        return hit[1:]
+    rows = actuated_velocity_indices(model, include_base)
+    joints = [j for j in model.joints[1:] if j.idx_v >= rows[0]] if len(rows) else []
+    q_rows = None
+    if all(j.nq == 1 and j.nv == 1 for j in joints):
+        q_rows = np.array([j.idx_q for j in joints], dtype=int)
+    selection = np.eye(model.nv)[rows]
+    for array in (rows, q_rows, selection):
+        if array is not None:
+            array.flags.writeable = False
+    if len(_LAYOUTS) >= 16:
+        _LAYOUTS.clear()
+    _LAYOUTS[key] = (model, rows, q_rows, selection)  # (the model: its id stays its own)
+    return rows, q_rows, selection
+
+
 class PostureTask(Task):
     """Drive the joints toward a reference configuration ``q*``, the robot's base excluded.
 
@@ -66,16 +95,7 @@ class PostureTask(Task):
 
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
-            self._rows = actuated_velocity_indices(model, self._include_base)
-            # Vector-space joints (nq = nv = 1): q ⊖ q* = q − q* and its Jacobian is a selection.
-            joints = (
-                [j for j in model.joints[1:] if j.idx_v >= self._rows[0]] if len(self._rows) else []
-            )
-            if all(j.nq == 1 and j.nv == 1 for j in joints):
-                self._q_rows = np.array([j.idx_q for j in joints], dtype=int)
-                self._selection = np.eye(model.nv)[self._rows]
-            else:
-                self._q_rows = None
+            self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
             self._model = model
             self.dim = len(self._rows)
             if self._cost.ndim == 1 and self._cost.shape != (self.dim,):
@@ -105,6 +125,10 @@ class PostureTask(Task):
         configuration = check_configuration(configuration, "set_target_from_configuration")
         self.target = configuration.q.copy()
         self._target_checked = True
+
+    def plan_key(self) -> object:
+        """``(PostureTask, include_base)`` (see :meth:`Task.plan_key`)."""
+        return (PostureTask, self._include_base) if type(self) is PostureTask else id(self)
 
     def selection(self, configuration: Configuration) -> np.ndarray | None:
         """The task rows' velocity indices when every driven joint is 1-DoF (then ``J`` is

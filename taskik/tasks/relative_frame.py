@@ -42,6 +42,12 @@ class RelativeFrameTask(FrameTask):
         super().__init__(frame, position_cost, orientation_cost, gain=gain, lm_damping=lm_damping)
         self.root = root
 
+    def plan_key(self) -> object:
+        """``(RelativeFrameTask, frame, root)`` (see :meth:`Task.plan_key`)."""
+        if type(self) is not RelativeFrameTask:
+            return id(self)
+        return (RelativeFrameTask, self.frame, self.root)
+
     def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose of ``frame`` in ``root``: ``pin.SE3`` or 4×4 homogeneous matrix."""
         self.target = as_se3(target)

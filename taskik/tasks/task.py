@@ -19,6 +19,8 @@ to zero with ``J_p Δq = −Kp e_p`` (``J_p = ∂e_p/∂q``). The two describe t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -32,6 +34,8 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
     vector is kept as given; its length is checked when the model is known.
     """
+    if (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf:
+        return np.full(dim, float(cost)) if dim is not None else np.array(float(cost))
     if cost is None or isinstance(cost, str | bytes):
         raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers, got {cost!r}")
     arr = check_finite_array(cost, name)
@@ -140,6 +144,13 @@ class Task:
         e_p = np.asarray(self.compute_error(configuration), dtype=float).reshape(-1)
         J = np.asarray(self.compute_jacobian(configuration), dtype=float)
         return -e_p, (J if J.ndim == 2 else J.reshape(e_p.size, -1))
+
+    def plan_key(self) -> object:
+        """What the solvers' plan cache keys this task on (``taskik.plan_cache``): its
+        identity here. The built-in frame, CoM, posture and damping tasks return their
+        structure (type and frames) instead, so that a list built anew at every step finds
+        the plan of the last one."""
+        return id(self)
 
     def selection(self, configuration: Configuration) -> np.ndarray | None:
         """Velocity indices ``idx`` when the Jacobian is the constant selection ``I[idx]``
