@@ -4,6 +4,7 @@ shape of the tilt rows, the separation cap and the constructor's checks."""
 from __future__ import annotations
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from test_limits_collision import DT, arm_and_ball, hand_under_a_block, run
 
@@ -148,6 +149,15 @@ def test_a_pair_in_penetration_separates_at_half_what_the_velocity_limits_allow(
         ({"detection_distance": 0.01}, r"^detection_distance must be finite and > 0\.01"),
         ({"detection_distance": 0.005}, r"^detection_distance must be finite and > 0\.01"),
         ({"speed": 0.0}, "^speed must be finite and > 0"),
+        ({"buffer": -0.001}, r"^buffer must be in \[0, 0\.05\]"),
+        ({"buffer": 0.06}, r"^buffer must be in \[0, 0\.05\]"),
+        ({"buffer": 0.045}, r"^detection_distance must exceed safety_distance \+ buffer"),
+        (
+            {"safety_distance": 0.25, "buffer": 0.25, "detection_distance": 0.5},
+            r"^detection_distance must exceed safety_distance \+ buffer",
+        ),
+        ({"gain": 0.0}, r"^CollisionLimit gain must be in \(0, 1\]"),
+        ({"gain": 1.5}, r"^CollisionLimit gain must be in \(0, 1\]"),
     ],
 )
 def test_distances_and_speed_are_checked_by_name(options, message):
@@ -158,3 +168,40 @@ def test_distances_and_speed_are_checked_by_name(options, message):
 def test_the_robot_must_give_a_model():
     with pytest.raises(InvalidInput, match="^CollisionLimit needs a pinocchio.Model, got str"):
         CollisionLimit("ur5")
+
+
+def test_zero_velocity_limits_leave_the_separation_to_the_speed_cap():
+    """A velocity limit of 0 (unknown, in many URDFs) does not cap how fast a pair in
+    penetration may separate: it asks for ξ."""
+    robot = taskik.robots.load("ur5")
+    unknown = robot.model.copy()
+    unknown.velocityLimit[:] = 0.0
+    conf = taskik.Configuration(unknown, robot.q0)
+    tool = conf.get_transform_frame_to_world("tool0").translation
+    ball = geometry.sphere("ball", 0.08, tool + [0.0, 0.0, 0.05])
+    limit = CollisionLimit(
+        unknown, geometry_model=robot.collision_model, self_collision=False, obstacles=[ball]
+    )
+    _, h = limit.compute_inequalities(conf, DT)
+    deep = int(np.argmin(limit.distances(conf).distance))
+    assert h[deep] == pytest.approx(-limit.speed)
+
+
+def test_explicit_pairs_are_monitored_by_name():
+    robot = taskik.robots.load("ur5")
+    names = [o.name for o in robot.collision_model.geometryObjects]
+    limit = CollisionLimit(robot, self_collision=[(names[0], names[3])])
+    assert limit.pair_names == [f"{names[0]} / {names[3]}"]
+    assert limit.selection is None  # no automatic selection was made
+
+
+def test_srdf_and_reference_configuration_default_to_the_robots():
+    robot = taskik.robots.load("talos")
+    model, geometry_model = robot.model, robot.collision_model
+    default = CollisionLimit(robot)
+    explicit = CollisionLimit(model, geometry_model, q_reference=robot.q0, srdf=robot.srdf)
+    without_srdf = CollisionLimit(model, geometry_model, q_reference=robot.q0)
+    assert default.pair_names == explicit.pair_names
+    assert len(without_srdf.pair_names) > len(default.pair_names)  # the SRDF disables pairs
+    neutral = CollisionLimit(model, geometry_model, q_reference=pin.neutral(model))
+    assert CollisionLimit(model, geometry_model).pair_names == neutral.pair_names
