@@ -217,6 +217,7 @@ class Configuration:
             )
         self.model = model
         self.data = data if data is not None else model.createData()
+        self._oMf = self.data.oMf  # (the frame placements, read by tasks at every step)
         self._nframes = model.nframes
         self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}

@@ -51,6 +51,7 @@ a new target for every row, another task list) leaves ``ν`` as it is.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -106,6 +107,8 @@ class AdaptiveDamping:
         "_prev",
         "_steps",
         "_assembles",
+        "_ss",
+        "_ss_now",
         "_s",
         "_pred",
         "_v",
@@ -122,6 +125,8 @@ class AdaptiveDamping:
         self._steps = -1  # configuration update count when the last step was solved
         self._assembles = -1  # the assembler's assembly count after the last step
         self._s = np.zeros(0)  # W e of the last step
+        self._ss = 0.0  # its ‖W e‖²
+        self._ss_now: float | None = None  # ‖W e‖² of this step, when _update computed it
         self._pred = np.zeros(0)  # predicted W e after the last step
         self._v: np.ndarray | None = None  # the last step (the array returned)
         self._vv = 0.0  # its ‖v‖²: an in-place edit of v before integrating shows there
@@ -171,6 +176,7 @@ class AdaptiveDamping:
         assembler whose ``tasks`` and ``slices`` it was read from.
         """
         targets = [getattr(task, "target", None) for task in asm.tasks]
+        self._ss_now = None
         if self._v is not None:
             self._update(asm, s, targets)
         self._prev = targets
@@ -189,8 +195,10 @@ class AdaptiveDamping:
         prev = self._prev
         assert prev is not None  # (set by every dampings() that preceded a record())
         keep = None
-        moved = [not _same_target(a, b) for a, b in zip(targets, prev, strict=True)]
-        if any(moved):
+        moved = None
+        if not all(map(operator.is_, targets, prev)):  # (the same objects: nothing moved)
+            moved = [not _same_target(a, b) for a, b in zip(targets, prev, strict=True)]
+        if moved is not None and any(moved):
             keep = np.ones(len(s), dtype=bool)
             for (_, _, _, rows), changed in zip(asm.slices, moved, strict=True):
                 if changed:
@@ -209,11 +217,14 @@ class AdaptiveDamping:
             if not keep.any():
                 return
             s0, pred, s = s0[keep], pred[keep], s[keep]
-        m0 = float(s0 @ s0)
+            m0, m1 = float(s0 @ s0), float(s @ s)
+        else:
+            m0, m1 = self._ss, float(s @ s)  # (‖W e‖² of the last step, kept by record)
+            self._ss_now = m1
         predicted = m0 - float(pred @ pred)
         if not (predicted > 1e-12 * m0 and predicted > MEASURABLE):
             return  # nothing measurable was predicted: no evidence either way
-        rho = (m0 - float(s @ s)) / predicted
+        rho = (m0 - m1) / predicted
         if rho > 0.0:
             self.nu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
             self._beta = 2.0
@@ -233,6 +244,8 @@ class AdaptiveDamping:
                 self._fail()
         self._steps = configuration._updates
         self._assembles = asm.assembles
+        self._ss = self._ss_now if self._ss_now is not None else float(s @ s)
+        self._ss_now = None
         self._s = s
         self._v = v
         self._vv = float(v @ v)

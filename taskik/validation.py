@@ -6,6 +6,7 @@ naming the problem."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
@@ -161,3 +162,32 @@ def is_hierarchy(
     Decided on the first element; the hierarchy solver validates every level.
     """
     return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
+
+
+@dataclass
+class BoxBound:
+    """Bounds one limit puts on ``v[indices]`` (kept for reports and error messages)."""
+
+    limit: Limit
+    indices: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+
+
+def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
+    """Describe every velocity index whose lower bound from one limit exceeds another's upper."""
+    out: list[str] = []
+    for i in range(nv):
+        pairs = [(b.lower[k], b.upper[k], b) for b in boxes for k in np.flatnonzero(b.indices == i)]
+        if not pairs:
+            continue
+        lo, _, blo = max(pairs, key=lambda x: x[0])
+        _, hi, bhi = min(pairs, key=lambda x: x[1])
+        if lo > hi:
+            model = getattr(blo.limit, "model", None)
+            joint = blo.limit.describe_index(model, i) if model is not None else f"v[{i}]"
+            out.append(
+                f"{joint}: {blo.limit.name} limit lower bound {lo:.6g} > "
+                f"{bhi.limit.name} limit upper bound {hi:.6g}"
+            )
+    return out

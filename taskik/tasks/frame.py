@@ -92,12 +92,20 @@ class FrameTask(Task):
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
+        e, J = np.empty(6), np.empty((6, configuration.nv))
+        self.write_rows(configuration, J, e)
+        return e, J
+
+    def write_rows(
+        self, configuration: Configuration, J_out: np.ndarray, e_out: np.ndarray
+    ) -> None:
+        """:meth:`compute_error_and_jacobian` written into ``J_out`` and ``e_out`` (the
+        step's stacked rows: no intermediate arrays)."""
         target = require_target(self.target, self)
         fid = self.frame.id(configuration)
-        M = target.actInv(configuration.data.oMf[fid])
-        e = -pin.log6(M).vector
-        J = pin.Jlog6(M) @ configuration.get_frame_jacobian(fid)
-        return e, J
+        M = target.actInv(configuration._oMf[fid])
+        np.negative(pin.log6(M).vector, out=e_out)
+        np.matmul(pin.Jlog6(M), configuration.get_frame_jacobian(fid), out=J_out)
 
     def __repr__(self) -> str:
         return f"FrameTask({self.frame.name!r}, cost={self._cost.tolist()}, gain={self.gain})"
