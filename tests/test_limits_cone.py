@@ -119,3 +119,35 @@ def test_bad_input_is_named(kwargs, message):
     args = {"axis": [0.0, 0.0, 1.0], "direction": [0.0, 0.0, 1.0], "half_angle": 0.5, **kwargs}
     with pytest.raises(InvalidInput, match=message):
         ConeLimit("tool0", **args)
+
+
+@pytest.mark.parametrize(
+    "direction",
+    [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [1, 0, 1], [0.6, 0, 0.8], [-0.95, 0.1, 0.3]],
+)
+def test_the_pyramid_is_inscribed_in_the_cone_about_any_direction(direction):
+    alpha, faces = 0.4, 5
+    cone = ConeLimit("tool0", [0.0, 0.0, 1.0], direction, alpha, faces=faces)
+    d, n = cone.direction, cone.normals
+    inner = np.arctan(np.tan(alpha) * np.cos(np.pi / faces))
+    assert np.all(np.isfinite(n)) and np.allclose(np.linalg.norm(n, axis=1), 1.0)
+    assert np.allclose(n @ d, -np.sin(inner))  # margin sin α' with the axis on d
+    tangents = (n + np.sin(inner) * d) / np.cos(inner)
+    assert np.allclose(np.linalg.norm(tangents, axis=1), 1.0)
+    nxt = np.roll(np.arange(faces), -1)
+    # neighbouring faces 2π/faces apart, meeting on an edge of the round cone
+    assert np.allclose(np.sum(tangents * tangents[nxt], axis=1), np.cos(2 * np.pi / faces))
+    edges = np.cross(n, n[nxt])
+    edges *= np.sign(edges @ d)[:, None]
+    angles = np.arccos(edges @ d / np.linalg.norm(edges, axis=1))
+    assert np.allclose(angles, alpha)
+
+
+def test_faces_must_be_an_integer_of_at_least_three(ur5):
+    conf = ur5.configuration()
+    z = conf.get_transform_frame_to_world("tool0").rotation[:, 2]
+    cone = ConeLimit("tool0", [0.0, 0.0, 1.0], z, 0.3, faces=3)
+    G, h = cone.compute_inequalities(conf, 0.01)  # inside: one row per face
+    assert G.shape[0] == 3 and cone.normals.shape == (3, 3)
+    with pytest.raises(InvalidInput, match="faces must be an integer >= 3"):
+        ConeLimit("tool0", [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], 0.3, faces=8.0)
