@@ -142,11 +142,7 @@ def solve_ik(
         workspace = asm.qp_workspace
         if workspace is None:
             workspace = asm.qp_workspace = DaqpWorkspace()
-        x = workspace.solve_box(P, r, lb, ub)
-        if x is not None:
-            # remove the solver's feasibility tolerance (≤ 1e-6): limits hold exactly
-            np.maximum(x, lb, out=x)
-            np.minimum(x, ub, out=x)
+        x = workspace.solve_box(P, r, lb, ub)  # (projected onto the box: limits hold exactly)
     if x is None:
         x = solve_qp_arrays(
             P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs

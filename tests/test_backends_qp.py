@@ -153,6 +153,7 @@ def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(
     x = ws.solve_box(P, r, np.full(5, -wide), ub)
     ref = solve_qp_arrays(P, r, None, None, np.full(5, -wide), ub, "quadprog")
     assert np.allclose(x, ref, atol=1e-9) and x[0] == pytest.approx(ub[0])
+    assert (x <= ub).all() and (x >= -wide).all()  # projected: the bound holds exactly
     assert calls == {"dposv": 2, "daqp": 1} and ws.bound
     ws.solve_box(P, r, np.full(5, -wide), ub)
     assert calls == {"dposv": 2, "daqp": 2}
