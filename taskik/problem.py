@@ -407,8 +407,9 @@ class Assembler:
 
 
 #: Smallest nv at which diagonal tasks skip the dense AᵀA: below it, the two extra updates of
-#: P's diagonal and r cost more than the rows they save (measured on UR5, Panda and Talos).
-DIAGONAL_MIN_NV = 30
+#: P's diagonal and r cost about what the rows save (measured: UR5 and Panda 1 µs slower,
+#: Talos at nv 38 even; a 50-joint chain 4 µs faster, 200 joints 200 µs).
+DIAGONAL_MIN_NV = 40
 
 #: Task types that write their rows in place (``write_rows(configuration, J_out, e_out)``);
 #: exact types, as a subclass may change the rows through ``compute_error_and_jacobian``.

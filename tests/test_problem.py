@@ -329,12 +329,18 @@ def test_a_conflict_is_named_when_two_limits_give_the_same_bounds(ur5):
     assert "v[2]: first limit" in message or "v[2]: twin limit" in message
 
 
+@pytest.mark.parametrize("min_nv", [1, None])
 @pytest.mark.parametrize("robot_name", ["ur5", "humanoid"])
-def test_diagonal_tasks_enter_p_on_its_diagonal_with_the_same_rows(robot_name, request):
+def test_diagonal_tasks_enter_p_on_its_diagonal_with_the_same_rows(
+    robot_name, min_nv, request, monkeypatch
+):
     """A posture or damping at the end of the list (Jacobian a constant selection I[idx])
     gives the same A, c, P and r as the dense stacking, step after step, and after a change
-    of its cost; a posture that is not last stays dense."""
-    from taskik.problem import DIAGONAL_MIN_NV
+    of its cost; a posture that is not last stays dense. (``min_nv=1`` takes the diagonal
+    path at any nv; by default it starts at ``DIAGONAL_MIN_NV``.)"""
+    if min_nv is not None:
+        monkeypatch.setattr(taskik.problem, "DIAGONAL_MIN_NV", min_nv)
+    threshold = taskik.problem.DIAGONAL_MIN_NV
 
     robot = request.getfixturevalue(robot_name)
     conf = robot.configuration()
@@ -352,7 +358,7 @@ def test_diagonal_tasks_enter_p_on_its_diagonal_with_the_same_rows(robot_name, r
     ):
         asm = taskik.problem.Assembler(conf, tasks, [])
         # (at small nv the dense AᵀA is cheaper: the rows stay in it)
-        assert len(asm._diagonal) == (diagonal if conf.nv >= DIAGONAL_MIN_NV else 0)
+        assert len(asm._diagonal) == (diagonal if conf.nv >= threshold else 0)
         for step in range(3):
             if step == 2:
                 posture.cost = posture.cost * 3.0  # a new weight reaches the written rows
