@@ -131,11 +131,15 @@ def solve_ik(
             control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
         control.begin(configuration, asm)
     P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    s = None
     if control is not None:
-        s = asm.weighted_errors(dt)
-        extra = control.dampings(configuration, asm, s, [0.0])[0]
-        if extra:
-            asm._P_diag += extra
+        if control.needs_errors():
+            s = asm.weighted_errors(dt)
+            extra = control.dampings(configuration, asm, s, [0.0])[0]
+            if extra:
+                asm._P_diag += extra
+        else:  # (not in a closed loop, ν = 0: nothing to compare or to add)
+            control.skip(asm)
     x = None
     if solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path

@@ -124,8 +124,8 @@ class AdaptiveDamping:
         self._prev: list[Any] | None = None  # targets of the last step
         self._steps = -1  # configuration update count when the last step was solved
         self._assembles = -1  # the assembler's assembly count after the last step
-        self._s = np.zeros(0)  # W e of the last step
-        self._ss = 0.0  # its ‖W e‖²
+        self._s: np.ndarray | None = np.zeros(0)  # W e of the last step (None: in asm.c)
+        self._ss: float | None = 0.0  # its ‖W e‖² (None: not computed)
         self._ss_now: float | None = None  # ‖W e‖² of this step, when _update computed it
         self._pred = np.zeros(0)  # predicted W e after the last step
         self._v: np.ndarray | None = None  # the last step (the array returned)
@@ -158,12 +158,25 @@ class AdaptiveDamping:
             and asm.assembles == self._assembles
             and float(v @ v) == self._vv
         ):
+            if self._s is None:  # (not computed by the last step: asm.c still holds its rows)
+                self._s = asm.weighted_errors(self._dt)
             pred = asm.A @ v
             pred *= -self._dt
             pred += self._s
             self._pred = pred
         else:
             self._v = None
+
+    def needs_errors(self) -> bool:
+        """Whether this step's :meth:`dampings` reads ``W e``: the step continues the loop
+        (after :meth:`begin`) or ``ν > 0``. When not, call :meth:`skip` instead and
+        ``record(..., None, ...)``: a step outside a closed loop then costs no array work."""
+        return self._v is not None or self.nu != 0.0
+
+    def skip(self, asm: Any) -> None:
+        """:meth:`dampings` of a step that does not need ``W e`` (see :meth:`needs_errors`)."""
+        self._prev = [getattr(task, "target", None) for task in asm.tasks]
+        self._ss_now = None
 
     def dampings(
         self, configuration: Any, asm: Any, s: np.ndarray, base: list[float]
@@ -192,6 +205,7 @@ class AdaptiveDamping:
 
     def _update(self, asm: Any, s: np.ndarray, targets: list[Any]) -> None:
         s0, pred = self._s, self._pred
+        assert s0 is not None  # (set by begin, in a continuation)
         prev = self._prev
         assert prev is not None  # (set by every dampings() that preceded a record())
         keep = None
@@ -218,9 +232,9 @@ class AdaptiveDamping:
                 return
             s0, pred, s = s0[keep], pred[keep], s[keep]
             m0, m1 = float(s0 @ s0), float(s @ s)
-        else:
-            m0, m1 = self._ss, float(s @ s)  # (‖W e‖² of the last step, kept by record)
-            self._ss_now = m1
+        else:  # (‖W e‖² of the last step, when record kept it)
+            m0 = float(s0 @ s0) if self._ss is None else self._ss
+            m1 = self._ss_now = float(s @ s)
         predicted = m0 - float(pred @ pred)
         if not (predicted > 1e-12 * m0 and predicted > MEASURABLE):
             return  # nothing measurable was predicted: no evidence either way
@@ -233,10 +247,13 @@ class AdaptiveDamping:
         else:
             self._fail()
 
-    def record(self, configuration: Any, asm: Any, s: np.ndarray, v: np.ndarray, dt: float) -> None:
+    def record(
+        self, configuration: Any, asm: Any, s: np.ndarray | None, v: np.ndarray, dt: float
+    ) -> None:
         """After the step: keep what the next step compares with (``W e``, ``v``, ``dt``;
-        the prediction is computed by the next :meth:`begin`); a reversal of ``v`` counts
-        as a failure."""
+        the prediction is computed by the next :meth:`begin`; ``s=None``: ``W e`` was not
+        computed, the next step reads it back from the assembler); a reversal of ``v``
+        counts as a failure."""
         v0 = self._v
         if v0 is not None:  # a continuation (see begin)
             v0v0 = self._vv
@@ -244,7 +261,7 @@ class AdaptiveDamping:
                 self._fail()
         self._steps = configuration._updates
         self._assembles = asm.assembles
-        self._ss = self._ss_now if self._ss_now is not None else float(s @ s)
+        self._ss = self._ss_now if s is not None else None
         self._ss_now = None
         self._s = s
         self._v = v

@@ -262,3 +262,30 @@ def test_a_posture_target_moved_every_step_is_left_out_not_compared_by_value():
         v = taskik.solve_ik(conf, [tool, posture], 0.01)
         conf.integrate_inplace(v, 0.01)
     assert np.linalg.norm(tool.compute_error(conf)) < 1e-3
+
+
+def test_a_step_that_skipped_its_errors_is_compared_from_the_assembled_rows():
+    """A step outside a loop with ν = 0 computes no W e (skip, record with None); the next
+    step, a continuation, reads it back from the assembler: ν moves as if it had been kept."""
+    nus = []
+    for lazy in (False, True):
+        ad, conf, asm = _loop([slice(0, 1)])
+        rows = {"s": None}
+        asm.weighted_errors = lambda dt, rows=rows: np.array(rows["s"])  # the last step's W e
+        history = []
+        for s, v in (([1.0], [5.0]), ([1.2], [0.0]), ([1.2], [5.0]), ([1.5], [0.0])):
+            s, v = np.asarray(s, float), np.asarray(v, float)
+            ad.begin(conf, asm)
+            asm.A, asm.assembles = np.array([[1.0]]), asm.assembles + 1
+            rows["s"] = s
+            if lazy and not ad.needs_errors():
+                ad.skip(asm)
+                ad.record(conf, asm, None, v, 0.1)
+            else:
+                ad.dampings(conf, asm, s, [0.0])
+                ad.record(conf, asm, s, v, 0.1)
+            conf._updates += 1
+            conf._last_step = (conf._updates, v, 0.1)
+            history.append(ad.nu)
+        nus.append(history)
+    assert nus[0] == nus[1] == [0.0, 2.0, 2.0, 8.0]
