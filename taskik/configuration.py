@@ -69,11 +69,11 @@ def base_velocity_count(model: pin.Model) -> int:
     return 0
 
 
-def _check_unit_norms(blocks: list[tuple[slice, str]], q: np.ndarray) -> None:
-    """Raise :class:`InvalidConfiguration` naming the first block of q that is not unit-norm."""
+def _check_unit_norms(blocks: list[tuple[slice, str]], q: np.ndarray | list[float]) -> None:
+    """Raise :class:`InvalidConfiguration` naming the first block of q that is not unit-norm
+    (q as an array or as a list of floats: ``math.hypot`` of a few floats is the cheapest)."""
     for sl, what in blocks:
-        x = q[sl]
-        norm = math.sqrt(x @ x)
+        norm = math.hypot(*q[sl])
         if abs(norm - 1.0) > UNIT_NORM_TOLERANCE:
             raise InvalidConfiguration(
                 f"{what} q[{sl.start}:{sl.stop}] has norm {norm:.6g}, expected 1 "
@@ -258,11 +258,12 @@ class Configuration:
             raise InvalidConfiguration(
                 f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
             )
-        if not math.isfinite(sum(q.tolist())) and not np.isfinite(q).all():
+        values = q.tolist()
+        if not math.isfinite(sum(values)) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))
             raise InvalidConfiguration(f"q contains NaN or inf at index {bad.tolist()}")
         if self._unit_slices:
-            _check_unit_norms(self._unit_slices, q)
+            _check_unit_norms(self._unit_slices, values)
         return q
 
     def update(self, q: npt.ArrayLike | None = None) -> None:
