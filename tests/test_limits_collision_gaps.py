@@ -205,3 +205,36 @@ def test_srdf_and_reference_configuration_default_to_the_robots():
     assert len(without_srdf.pair_names) > len(default.pair_names)  # the SRDF disables pairs
     neutral = CollisionLimit(model, geometry_model, q_reference=pin.neutral(model))
     assert CollisionLimit(model, geometry_model).pair_names == neutral.pair_names
+
+
+def test_report_flags_a_pair_held_by_a_tilt_row_alone():
+    """The report's active pairs are those of the rows that bind, tilt rows included: along
+    the block's face, a pair is held by a tilt row while its damper row has room."""
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand")
+    block = geometry.box("block", [0.125, 0.25, 0.1875], hand.translation + [0, -0.25, 0])
+    limit = CollisionLimit(robot, obstacles=[block])
+    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
+    target = hand.copy()
+    target.translation = hand.translation + [0.0, -0.5, 0.0]
+    task.set_target(target)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    tilt_only = 0
+    for _ in range(30):
+        v = taskik.solve_ik(conf, [task, posture], DT, limits)
+        rows = limit.compute_inequalities(conf, DT)
+        if rows is not None:
+            G, h = rows
+            names = limit.row_names()
+            n = len(limit.distances(conf).pairs)
+            binding = G @ v >= h - 1e-9
+            held = {names[i] for i in np.flatnonzero(binding)}
+            tilt_only += bool(held - {names[i] for i in np.flatnonzero(binding[:n])})
+            report = limit.report(conf, v, DT)
+            active = zip(report.names, report.active, strict=True)
+            assert {name for name, on in active if on} == held
+        conf.integrate_inplace(v, DT)
+    assert tilt_only > 0
