@@ -99,7 +99,7 @@ class FrameTask(Task):
     def write_rows(
         self, configuration: Configuration, J_out: np.ndarray, e_out: np.ndarray
     ) -> None:
-        """:meth:`compute_error_and_jacobian` written into ``J_out`` and ``e_out`` (the
+        """``compute_error_and_jacobian`` written into ``J_out`` and ``e_out`` (the
         step's stacked rows: no intermediate arrays)."""
         target = require_target(self.target, self)
         fid = self.frame.id(configuration)
