@@ -29,7 +29,14 @@ import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import interleaved_steps, moving_path, publish, stats  # noqa: E402
-from step_vs_pink import DT, build_pink, build_taskik, robot_scenario, targets  # noqa: E402
+from step_vs_pink import (  # noqa: E402
+    DT,
+    build_pink,
+    build_taskik,
+    robot_scenario,
+    scene_tasks,
+    targets,
+)
 
 import taskik  # noqa: E402
 
@@ -41,35 +48,11 @@ except ImportError as exc:  # pragma: no cover - benchmark dependency
 
 
 def fresh_taskik(frames, goals, com, q0, with_com, posture_cost) -> list:
-    tasks = []
-    for frame, pc, oc in frames:
-        t = taskik.FrameTask(frame, pc, oc)
-        t.set_target(goals[frame])
-        tasks.append(t)
-    if with_com:
-        c = taskik.ComTask(1.0)
-        c.set_target(com)
-        tasks.append(c)
-    p = taskik.PostureTask(posture_cost)
-    p.set_target(q0)
-    tasks.append(p)
-    return tasks
+    return scene_tasks(taskik, frames, goals, com, q0, with_com, posture_cost)
 
 
 def fresh_pink(frames, goals, com, q0, with_com, posture_cost) -> list:
-    tasks = []
-    for frame, pc, oc in frames:
-        t = pink.tasks.FrameTask(frame, position_cost=pc, orientation_cost=oc)
-        t.set_target(goals[frame])
-        tasks.append(t)
-    if with_com:
-        c = pink.tasks.ComTask(cost=1.0)
-        c.set_target(com)
-        tasks.append(c)
-    p = pink.tasks.PostureTask(cost=posture_cost)
-    p.set_target(q0)
-    tasks.append(p)
-    return tasks
+    return scene_tasks(pink.tasks, frames, goals, com, q0, with_com, posture_cost)
 
 
 def run(name: str, calls: int):

@@ -114,21 +114,32 @@ def targets(model, q, frames):
     return out, com
 
 
+def scene_tasks(lib, frames, goals, com, q_ref, with_com, posture_cost) -> list:
+    """The scene's tasks in taskik (``lib=taskik``) or pink (``lib=pink.tasks``): a frame
+    task per frame on its goal, the CoM task if any, the posture on ``q_ref``."""
+    pink_style = lib is not taskik
+    tasks = []
+    for frame, pc, oc in frames:
+        if pink_style:
+            t = lib.FrameTask(frame, position_cost=pc, orientation_cost=oc)
+        else:
+            t = lib.FrameTask(frame, pc, oc)
+        t.set_target(goals[frame])
+        tasks.append(t)
+    if with_com:
+        c = lib.ComTask(cost=1.0)
+        c.set_target(com)
+        tasks.append(c)
+    p = lib.PostureTask(cost=posture_cost)
+    p.set_target(np.array(q_ref))
+    tasks.append(p)
+    return tasks
+
+
 def build_taskik(model, q, frames, with_com, posture_cost):
     conf = taskik.Configuration(model, q)
     T, com = targets(model, q, frames)
-    tasks = []
-    for frame, pc, oc in frames:
-        t = taskik.FrameTask(frame, pc, oc)
-        t.set_target(T[frame])
-        tasks.append(t)
-    if with_com:
-        c = taskik.ComTask(1.0)
-        c.set_target(com)
-        tasks.append(c)
-    p = taskik.PostureTask(posture_cost)
-    p.set_target_from_configuration(conf)
-    tasks.append(p)
+    tasks = scene_tasks(taskik, frames, T, com, q, with_com, posture_cost)
     limits = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model)]
     return conf, tasks, limits
 
@@ -136,18 +147,7 @@ def build_taskik(model, q, frames, with_com, posture_cost):
 def build_pink(model, q, frames, with_com, posture_cost):
     conf = pink.Configuration(model, model.createData(), q)
     T, com = targets(model, q, frames)
-    tasks = []
-    for frame, pc, oc in frames:
-        t = pink.tasks.FrameTask(frame, position_cost=pc, orientation_cost=oc)
-        t.set_target(T[frame])
-        tasks.append(t)
-    if with_com:
-        c = pink.tasks.ComTask(cost=1.0)
-        c.set_target(com)
-        tasks.append(c)
-    p = pink.tasks.PostureTask(cost=posture_cost)
-    p.set_target_from_configuration(conf)
-    tasks.append(p)
+    tasks = scene_tasks(pink.tasks, frames, T, com, q, with_com, posture_cost)
     limits = [pink.limits.ConfigurationLimit(model), pink.limits.VelocityLimit(model)]
     return conf, tasks, limits
 
