@@ -339,8 +339,8 @@ class Configuration:
         """
         fid = self._frame_index(frame)
         if reference_frame is LOCAL:
-            key: int | tuple[int, pin.ReferenceFrame] = fid
-        elif isinstance(reference_frame, pin.ReferenceFrame):
+            return self._local_frame_jacobian(fid)
+        if isinstance(reference_frame, pin.ReferenceFrame):
             key = (fid, reference_frame)
         else:
             raise InvalidInput(
@@ -353,6 +353,16 @@ class Configuration:
             if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
                 J = J.reshape(6, 1)
             self._frame_jacobians[key] = J
+        return J
+
+    def _local_frame_jacobian(self, fid: int) -> np.ndarray:
+        """:meth:`get_frame_jacobian` in ``LOCAL`` of a valid frame index (no checks)."""
+        J = self._frame_jacobians.get(fid)
+        if J is None:
+            J = pin.getFrameJacobian(self.model, self.data, fid, LOCAL)
+            if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
+                J = J.reshape(6, 1)
+            self._frame_jacobians[fid] = J
         return J
 
     def _ensure_com(self) -> None:

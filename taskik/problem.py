@@ -306,15 +306,16 @@ class Assembler:
         mu = damping
         for lm, c_i, w_i in self._lm_tasks:
             we = c_i * w_i
-            mu += lm * float(we @ we)
+            mu += lm * float(we.dot(we))
         if dt != self._last_dt:
             np.multiply(self.wk, 1.0 / dt, out=self._wk_dt)
             self._last_dt = dt
         c *= self._wk_dt
         if normal:
             r = self.r
-            np.matmul(A_dense.T, A_dense, out=self.P)
-            np.matmul(self._c_dense, A_dense, out=r)
+            # (np.dot: the same BLAS products as matmul, with less dispatch on small arrays)
+            np.dot(A_dense.T, A_dense, out=self.P)
+            np.dot(self._c_dense, A_dense, out=r)
             if self._diagonal:
                 self._P_diag += self._diagonal_P
                 for rows_v, w_i, c_i, _ in self._diagonal:

@@ -156,11 +156,11 @@ class AdaptiveDamping:
             and last[0] == self._steps + 1
             and last[2] == self._dt
             and asm.assembles == self._assembles
-            and float(v @ v) == self._vv
+            and float(v.dot(v)) == self._vv
         ):
             if self._s is None:  # (not computed by the last step: asm.c still holds its rows)
                 self._s = asm.weighted_errors(self._dt)
-            pred = asm.A @ v
+            pred = asm.A.dot(v)
             pred *= -self._dt
             pred += self._s
             self._pred = pred
@@ -199,7 +199,7 @@ class AdaptiveDamping:
         total = 0.0
         for lam, rows in zip(base, self.groups, strict=True):
             sg = s[rows]
-            total += float(sg @ sg)
+            total += float(sg.dot(sg))
             out.append(lam + self.nu * total)
         return out
 
@@ -224,18 +224,18 @@ class AdaptiveDamping:
             if keep is not None:
                 k = keep[rows]
                 a, p, n = a[k], p[k], n[k]
-            if float(n @ n) > max(float(a @ a), float(p @ p)) + HELD:
+            if float(n.dot(n)) > max(float(a.dot(a)), float(p.dot(p))) + HELD:
                 self._fail()
                 return
         if keep is not None:
             if not keep.any():
                 return
             s0, pred, s = s0[keep], pred[keep], s[keep]
-            m0, m1 = float(s0 @ s0), float(s @ s)
+            m0, m1 = float(s0.dot(s0)), float(s.dot(s))
         else:  # (‖W e‖² of the last step, when record kept it)
-            m0 = float(s0 @ s0) if self._ss is None else self._ss
-            m1 = self._ss_now = float(s @ s)
-        predicted = m0 - float(pred @ pred)
+            m0 = float(s0.dot(s0)) if self._ss is None else self._ss
+            m1 = self._ss_now = float(s.dot(s))
+        predicted = m0 - float(pred.dot(pred))
         if not (predicted > 1e-12 * m0 and predicted > MEASURABLE):
             return  # nothing measurable was predicted: no evidence either way
         rho = (m0 - m1) / predicted
@@ -257,7 +257,7 @@ class AdaptiveDamping:
         v0 = self._v
         if v0 is not None:  # a continuation (see begin)
             v0v0 = self._vv
-            if float(v @ v0) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
+            if float(v.dot(v0)) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
         self._steps = configuration._updates
         self._assembles = asm.assembles
@@ -265,5 +265,5 @@ class AdaptiveDamping:
         self._ss_now = None
         self._s = s
         self._v = v
-        self._vv = float(v @ v)
+        self._vv = float(v.dot(v))
         self._dt = dt

@@ -129,7 +129,7 @@ class DaqpWorkspace:
         except RuntimeError:  # a set-up DAQP refuses (e.g. lower > upper): the checked path
             self.model = None  # names the problem
             return None
-        if exitflag > 0 and math.isfinite(x @ x):
+        if exitflag > 0 and math.isfinite(x.dot(x)):
             self.lam = info["lam"]
             return x
         self.model = None

@@ -105,7 +105,7 @@ class FrameTask(Task):
         fid = self.frame.id(configuration)
         M = target.actInv(configuration._oMf[fid])
         np.negative(pin.log6(M).vector, out=e_out)
-        np.matmul(pin.Jlog6(M), configuration.get_frame_jacobian(fid), out=J_out)
+        np.dot(pin.Jlog6(M), configuration._local_frame_jacobian(fid), out=J_out)
 
     def __repr__(self) -> str:
         return f"FrameTask({self.frame.name!r}, cost={self._cost.tolist()}, gain={self.gain})"
