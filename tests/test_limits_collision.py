@@ -350,9 +350,9 @@ def test_a_damper_the_acceleration_limit_cannot_follow_is_a_named_conflict():
         run(conf, tasks, limits, 300, limit)
 
 
-def test_tilt_rows_keep_a_link_sliding_along_a_box_face_clear():
-    """Without the four tilt rows a pair (box face, capsule side) was driven 19 mm past d_s:
-    the closest points alone do not see a rotation of a face contact."""
+def panda_behind_block():
+    """The Panda's hand (position only) sent 0.5 m behind a box next to it: a link slides
+    along the box's face. Returns ``(robot, configuration, limit, hand task)``."""
     robot = taskik.robots.load("panda")
     conf = robot.configuration()
     hand = conf.get_transform_frame_to_world("panda_hand")
@@ -362,6 +362,13 @@ def test_tilt_rows_keep_a_link_sliding_along_a_box_face_clear():
     target = hand.copy()
     target.translation = hand.translation + [0.0, -0.5, 0.0]  # behind the block
     task.set_target(target)
+    return robot, conf, limit, task
+
+
+def test_tilt_rows_keep_a_link_sliding_along_a_box_face_clear():
+    """Without the four tilt rows a pair (box face, capsule side) was driven 19 mm past d_s:
+    the closest points alone do not see a rotation of a face contact."""
+    robot, conf, limit, task = panda_behind_block()
     posture = taskik.PostureTask(1e-3)
     posture.set_target(robot.q0)
     limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]

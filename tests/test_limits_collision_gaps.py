@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from test_limits_collision import DT, arm_and_ball, hand_under_a_block, run
+from test_limits_collision import DT, arm_and_ball, hand_under_a_block, panda_behind_block, run
 
 import taskik
 from taskik import geometry
@@ -97,15 +97,7 @@ def test_long_steps_name_one_row_per_pair():
 def test_tilt_rows_are_symmetric_about_the_damper_row():
     """Per pair with a lever, rows G ± ℓ t₁·ω ± ℓ t₂·ω (in the order ++, +−, −+, −−) with the
     damper row's bound: opposite rows average to the damper row."""
-    robot = taskik.robots.load("panda")
-    conf = robot.configuration()
-    hand = conf.get_transform_frame_to_world("panda_hand")
-    block = geometry.box("block", [0.125, 0.25, 0.1875], hand.translation + [0, -0.25, 0])
-    limit = CollisionLimit(robot, obstacles=[block])
-    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
-    target = hand.copy()
-    target.translation = hand.translation + [0.0, -0.5, 0.0]
-    task.set_target(target)
+    robot, conf, limit, task = panda_behind_block()
     run(conf, [task], [taskik.VelocityLimit(robot.model), limit], 40, limit)
     G, h = limit.compute_inequalities(conf, DT)
     names = limit.row_names()
@@ -210,15 +202,7 @@ def test_srdf_and_reference_configuration_default_to_the_robots():
 def test_report_flags_a_pair_held_by_a_tilt_row_alone():
     """The report's active pairs are those of the rows that bind, tilt rows included: along
     the block's face, a pair is held by a tilt row while its damper row has room."""
-    robot = taskik.robots.load("panda")
-    conf = robot.configuration()
-    hand = conf.get_transform_frame_to_world("panda_hand")
-    block = geometry.box("block", [0.125, 0.25, 0.1875], hand.translation + [0, -0.25, 0])
-    limit = CollisionLimit(robot, obstacles=[block])
-    task = taskik.FrameTask("panda_hand", 1.0, 0.0)
-    target = hand.copy()
-    target.translation = hand.translation + [0.0, -0.5, 0.0]
-    task.set_target(target)
+    robot, conf, limit, task = panda_behind_block()
     posture = taskik.PostureTask(1e-3)
     posture.set_target(robot.q0)
     limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
