@@ -657,3 +657,54 @@ def test_com_task_set_cost_as_in_pink():
     assert task.cost.tolist() == [1.0, 1.0, 0.0]
     with pytest.raises(InvalidInput, match=">= 0"):
         task.set_cost(-1.0)
+
+
+@pytest.mark.parametrize("task_type", [FrameTask, taskik.RelativeFrameTask])
+def test_a_pose_target_that_is_not_a_rigid_transform_is_refused(task_type):
+    """A pin.SE3 carries any 3×3 matrix: every entry of R moved by 1e-3 (a row loses its
+    unit norm or two rows their orthogonality), a row flipped (a reflection), NaN or inf in
+    R or p, is refused by name; an exact rotation (also a pin.SE3 subclass-free copy) is
+    taken as it is."""
+    task = FrameTask("tool0") if task_type is FrameTask else task_type("tool0", "base_link")
+    good = pin.SE3(pin.rpy.rpyToMatrix(0.3, -0.2, 0.5), np.array([0.1, -0.2, 0.3]))
+    task.set_target(good)
+    assert np.array_equal(task.target.homogeneous, good.homogeneous)
+    assert task.target is not good  # a copy: the caller's object stays the caller's
+    bad_targets = []
+    for i in range(3):
+        for j in range(3):
+            R = good.rotation.copy()
+            R[i, j] += 1e-3
+            bad_targets.append(pin.SE3(R, good.translation))
+        R = good.rotation.copy()
+        R[i] *= -1.0  # orthonormal rows, determinant −1
+        bad_targets.append(pin.SE3(R, good.translation))
+        for value in (np.nan, np.inf):
+            p = good.translation.copy()
+            p[i] = value
+            bad_targets.append(pin.SE3(good.rotation, p))
+            R = good.rotation.copy()
+            R[i, 2 - i] = value
+            bad_targets.append(pin.SE3(R, good.translation))
+    for bad in bad_targets:
+        with pytest.raises(InvalidInput):
+            task.set_target(bad)
+    assert np.array_equal(task.target.homogeneous, good.homogeneous)  # unchanged
+
+
+def test_an_exact_pose_target_takes_the_fast_check(monkeypatch):
+    """A rigid pin.SE3 is checked on plain floats (setting a target every step is cheap):
+    the array checks that name a problem are not reached."""
+    from taskik.tasks import _frames
+
+    def not_reached(*args, **kwargs):
+        raise AssertionError("the slow check ran for a valid pose")
+
+    monkeypatch.setattr(_frames, "check_rotation", not_reached)
+    monkeypatch.setattr(_frames, "check_finite_array", not_reached)
+    task = FrameTask("tool0")
+    rotations = ([0.3, -0.2, 0.5], [np.pi, 0.0, 0.0], [0.0, np.pi / 2, 0.0], [-3.0, 1.5, 2.9])
+    for rpy in (*rotations, [0.0, 0.0, np.pi / 2], [0.2, -0.1, -2.0], [1.9, 0.1, 0.2]):
+        target = pin.SE3(pin.rpy.rpyToMatrix(*rpy), np.array([0.4, -1e3, 1e-9]))
+        task.set_target(target)
+        assert np.array_equal(task.target.homogeneous, target.homogeneous)
