@@ -162,3 +162,12 @@ def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(
     assert calls["daqp"] == 3 and not ws.bound
     ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))
     assert calls == {"dposv": 3, "daqp": 3}
+
+
+def test_an_overflowed_step_matrix_is_not_taken_by_the_cholesky_shortcut(ur5):
+    """Costs near the float range overflow P to inf; the Cholesky solve would still return
+    v = 0 inside the box. The step must go to the checked path, which names the problem."""
+    conf = ur5.configuration()
+    overflow = np.errstate(over="ignore")
+    with overflow, pytest.raises(NoSolutionFound, match="numerically out of range|not finite"):
+        taskik.solve_ik(conf, [taskik.DampingTask(1e300)], 0.01)

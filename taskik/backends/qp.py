@@ -6,6 +6,7 @@ import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
+from math import isfinite
 from typing import Any
 
 import numpy as np
@@ -94,7 +95,8 @@ class DaqpWorkspace:
         """
         if not self.bound:
             _, x, info = dposv(P, -r)
-            if info == 0 and (x >= lower).all() and (x <= upper).all():
+            # (an overflowed P, costs near the float range, is left to the checked path)
+            if info == 0 and (x >= lower).all() and (x <= upper).all() and isfinite(P.trace()):
                 return x
         x = self.solve(P, r, lower, upper)
         if x is not None:
