@@ -340,29 +340,25 @@ class Configuration:
         fid = self._frame_index(frame)
         if reference_frame is LOCAL:
             return self._local_frame_jacobian(fid)
-        if isinstance(reference_frame, pin.ReferenceFrame):
-            key = (fid, reference_frame)
-        else:
+        if not isinstance(reference_frame, pin.ReferenceFrame):
             raise InvalidInput(
                 "reference_frame must be a pinocchio.ReferenceFrame (pin.LOCAL, pin.WORLD, "
                 f"pin.LOCAL_WORLD_ALIGNED), got {reference_frame!r}"
             )
-        J = self._frame_jacobians.get(key)
-        if J is None:
-            J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
-            if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
-                J = J.reshape(6, 1)
-            self._frame_jacobians[key] = J
-        return J
+        J = self._frame_jacobians.get((fid, reference_frame))
+        return self._frame_jacobian(fid, reference_frame) if J is None else J
 
     def _local_frame_jacobian(self, fid: int) -> np.ndarray:
         """:meth:`get_frame_jacobian` in ``LOCAL`` of a valid frame index (no checks)."""
         J = self._frame_jacobians.get(fid)
-        if J is None:
-            J = pin.getFrameJacobian(self.model, self.data, fid, LOCAL)
-            if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
-                J = J.reshape(6, 1)
-            self._frame_jacobians[fid] = J
+        return self._frame_jacobian(fid, LOCAL) if J is None else J
+
+    def _frame_jacobian(self, fid: int, reference_frame: pin.ReferenceFrame) -> np.ndarray:
+        """``pin.getFrameJacobian``, kept until the next update (under ``fid`` for LOCAL)."""
+        J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
+        if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
+            J = J.reshape(6, 1)
+        self._frame_jacobians[fid if reference_frame is LOCAL else (fid, reference_frame)] = J
         return J
 
     def _ensure_com(self) -> None:
