@@ -28,7 +28,7 @@ import numpy as np
 
 from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
-from .limits.limit import Box, Limit
+from .limits.limit import Box, Limit, as_slice
 from .tasks.frame import FrameTask
 from .tasks.task import Task
 from .validation import (
@@ -107,6 +107,7 @@ class Assembler:
         # its diagonal rather than through the dense AᵀA (most of a step at large nv).
         n_dense_tasks = len(tasks)
         trailing = nv >= DIAGONAL_MIN_NV
+        selections: dict[int, np.ndarray] = {}  # velocity indices of the diagonal tasks
         for k in range(len(tasks) - 1, -1, -1):
             task = tasks[k]
             e, J = task.compute_error_and_jacobian(configuration)
@@ -118,7 +119,10 @@ class Assembler:
             if trailing:
                 idx = task.selection(configuration)
                 trailing = idx is not None and np.array_equal(J, np.eye(nv)[idx])
-                n_dense_tasks = k + 1 if not trailing else k
+                if trailing:
+                    selections[k] = np.asarray(idx)
+                    n_dense_tasks = k
+
         dims.reverse()
         offsets = np.concatenate([[0], np.cumsum(dims)]).astype(int)
         m = int(offsets[-1])
@@ -133,8 +137,8 @@ class Assembler:
         # (idx, W_i, c_i, A_i) of each diagonal task, and Σ W_i² on P's diagonal
         spans = list(zip(offsets[:-1], offsets[1:], strict=True))[n_dense_tasks:]
         self._diagonal = [
-            (_as_slice(task.selection(configuration)), self.w[a:b], self.c[a:b], self.A[a:b])
-            for task, (a, b) in zip(tasks[n_dense_tasks:], spans, strict=True)
+            (as_slice(selections[k]), self.w[a:b], self.c[a:b], self.A[a:b])
+            for k, (a, b) in enumerate(spans, start=n_dense_tasks)
         ]
         self._diagonal_P = np.zeros(nv)
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
@@ -415,14 +419,6 @@ DIAGONAL_MIN_NV = 40
 #: Task types that write their rows in place (``write_rows(configuration, J_out, e_out)``);
 #: exact types, as a subclass may change the rows through ``compute_error_and_jacobian``.
 _WRITERS = frozenset({FrameTask})
-
-
-def _as_slice(idx: np.ndarray | None) -> slice | np.ndarray:
-    """``idx`` as a slice when it is a contiguous increasing range (cheaper to index by)."""
-    idx = np.asarray(idx, dtype=int)
-    if len(idx) and np.array_equal(idx, np.arange(idx[0], idx[0] + len(idx))):
-        return slice(int(idx[0]), int(idx[0]) + len(idx))
-    return idx
 
 
 def get_assembler(

@@ -10,7 +10,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges, check_model
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
-from .limit import Box, Limit
+from .limit import Box, Limit, as_slice
 from .velocity import VelocityLimit
 
 
@@ -51,13 +51,6 @@ def acceleration_caps(
     if (parsed.v_max <= 0).any():
         raise InvalidInput(f"{who} a_max must be > 0, got {parsed.v_max}")
     return parsed.indices, parsed.v_max
-
-
-def _as_slice(indices: np.ndarray) -> slice | np.ndarray:
-    """``indices`` as a slice when they are a contiguous run (cheaper to index with)."""
-    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
-        return slice(int(indices[0]), int(indices[0]) + len(indices))
-    return indices
 
 
 class AccelerationLimit(Limit):
@@ -115,9 +108,9 @@ class AccelerationLimit(Limit):
         # distances to [upper; lower] limits: D − S q (2 × k); contiguous runs as slices
         self._limits_stacked = np.vstack([ranges.upper[ks], -ranges.lower[ks]])
         self._sign = np.array([[1.0], [-1.0]])
-        self._rows_at: slice | np.ndarray = _as_slice(self._brake_rows)
-        self._q_at: slice | np.ndarray = _as_slice(self._brake_q)
-        self._v_at: slice | np.ndarray = _as_slice(self.indices)
+        self._rows_at: slice | np.ndarray = as_slice(self._brake_rows)
+        self._q_at: slice | np.ndarray = as_slice(self._brake_q)
+        self._v_at: slice | np.ndarray = as_slice(self.indices)
         self._previous: np.ndarray | None = None
 
     def set_previous_velocity(self, v: npt.ArrayLike | None) -> None:

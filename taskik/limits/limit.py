@@ -35,6 +35,15 @@ StackedBox: TypeAlias = tuple[np.ndarray, np.ndarray]
 Inequalities: TypeAlias = tuple[np.ndarray, np.ndarray]
 
 
+def as_slice(indices: np.ndarray | None) -> slice | np.ndarray:
+    """``indices`` (integers) as a slice when they are a contiguous increasing run (cheaper
+    to index with), else as an integer array."""
+    indices = np.asarray(indices, dtype=int)
+    if len(indices) and np.array_equal(indices, np.arange(indices[0], indices[0] + len(indices))):
+        return slice(int(indices[0]), int(indices[0]) + len(indices))
+    return indices
+
+
 class Limit:
     """A bound on the step velocity.
 
