@@ -53,8 +53,10 @@ docs: $(VENV)/.installed-docs
 # Mutation testing (mutmut, not part of `make test`; see docs/mutation.md). It runs on a copy
 # of the tree in $(MUTATE_DIR)/ so the working tree is never mutated. Per mutant, mutmut runs
 # only the tests that execute the mutated function. `make mutate MUTANTS='taskik.tasks.*'`
-# runs a subset (mutant names are module.function__mutmut_N, shell-style patterns).
-MUTATE_DIR := .mutate
+# runs a subset (mutant names are module.function__mutmut_N, shell-style patterns);
+# MUTATE_DIR=.mutate-x MUTATE_JOBS=1 runs a second copy beside the first, on one core.
+MUTATE_DIR ?= .mutate
+MUTATE_JOBS ?= 2
 # (validation.py and nullspace.py were split out of problem.py and hierarchy.py)
 MUTATE_SOURCES := taskik/problem.py taskik/validation.py taskik/solve.py taskik/hierarchy.py \
 	taskik/nullspace.py taskik/tasks/* taskik/limits/* taskik/backends/*
@@ -94,7 +96,7 @@ mutate: $(VENV)/.installed-mutate
 		'do_not_mutate_patterns = ^\s*raise\b' 'only_mutate =' \
 		$(foreach s,$(MUTATE_SOURCES),'    $(s)') 'pytest_add_cli_args_test_selection =' \
 		$(foreach t,$(wildcard $(MUTATE_TESTS)),'    $(t)') > $(MUTATE_DIR)/setup.cfg
-	cd $(MUTATE_DIR) && ../$(VENV)/bin/mutmut run --max-children 2 $(MUTANTS) \
+	cd $(MUTATE_DIR) && ../$(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS) \
 		| tr '\r' '\n' | tail -n 2
 	cd $(MUTATE_DIR) && ../$(PY) -c "$$MUTATE_SCORE"
 
