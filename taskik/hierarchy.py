@@ -82,7 +82,7 @@ from .backends.qp import (
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Limit
-from .nullspace import LevelSplit, null_basis
+from .nullspace import LevelSplit, constraint_rows, null_basis
 from .problem import Assembler
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
@@ -241,30 +241,6 @@ STRONG_RTOL = 1e-7
 FIXED_TOL = 1e-10
 
 
-def _constraint_rows(idx: _Arr, nv: int, Z: _OptArr, G: _OptArr, unit: bool = True) -> _Arr:
-    """Rows of the constraints ``idx`` (sorted; nv box rows, then the rows of G) in the
-    level's coordinates (``v`` when ``Z`` is None, else ``z`` with ``v = v_{k−1} + Z z``);
-    rows of G scaled to unit norm when ``unit`` (box rows have norm ≤ 1)."""
-    n_box = int(np.searchsorted(idx, nv))
-    box = idx[:n_box]
-    C = _eye(nv)[box] if Z is None else Z[box]
-    if n_box < len(idx):
-        assert G is not None, "constraint indices past nv are rows of G"
-        gen = idx[n_box:] - nv
-        Cg = G[gen] if Z is None else G[gen] @ Z
-        if unit:
-            norms = np.sqrt(np.einsum("ij,ij->i", Cg, Cg))
-            norms[norms == 0.0] = 1.0
-            Cg /= norms[:, None]
-        C = np.vstack([C, Cg])
-    return C
-
-
-@cache
-def _eye(n: int) -> np.ndarray:
-    return np.eye(n)
-
-
 def _fro(x: np.ndarray) -> float:
     """Frobenius norm (of a contiguous array)."""
     flat = x.reshape(-1)
@@ -406,8 +382,11 @@ def solve_hierarchy(
     keep = None  # constraints the lower levels' QPs still see (None: all of them)
     fixed = None  # constraints a higher level turned into equalities kept by Z
     last = len(plan.rows) - 1
+    nu = 0.0 if control is None else control.nu
+    carried = 0.0  # Σ f_h M_h of the levels above (f_h: 0 or 1, see trust_region)
+    shares = [1.0] * len(plan.rows) if nu else None
     for k, rows in enumerate(plan.rows):
-        A, lam = A_all[rows], lams[k]
+        A, lam = A_all[rows], lams[k] + nu * carried
         norm_a = _fro(A)
         if Z is None:
             B, d = A, c_all[rows]
@@ -444,6 +423,10 @@ def solve_hierarchy(
             hint[k] = mult is None or mult.any()
         if k == last:
             break  # (the last level's factorisation is needed only for its own step)
+        if nu:  # a level with no direction of its own (rank 0) has no say (see trust_region)
+            own = split if split is not None else LevelSplit(B, norm_a if Z is not None else 0.0)
+            shares[k] = 1.0 if own.rank else 0.0
+            carried += control.merits[k] * shares[k]
         # Constraints strongly active at this level (nonzero multiplier) hold at every optimum
         # of the level: the lower levels keep them as equalities, in the basis Z.
         strong = None
@@ -468,7 +451,7 @@ def solve_hierarchy(
         else:
             exact = False
             if strong is not None:
-                C = _constraint_rows(strong, nv, Z, G)
+                C = constraint_rows(strong, nv, Z, G)
                 C *= norm_a / math.sqrt(len(A))  # on the scale of the level's own rows
                 split = LevelSplit(np.vstack([B, C]), norm_a if Z is not None else 0.0)
             elif split is None:
@@ -480,7 +463,7 @@ def solve_hierarchy(
         if strong is not None:
             # the lower levels' QPs no longer see the constraints Z keeps exactly
             if not exact:
-                residue = _constraint_rows(strong, nv, Z, G, unit=False)
+                residue = constraint_rows(strong, nv, Z, G, unit=False)
                 strong = strong[np.abs(residue).max(axis=1) <= FIXED_TOL]
             if strong.size:
                 if fixed is None:
@@ -496,5 +479,6 @@ def solve_hierarchy(
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)
     if control is not None:
+        control.shares = shares
         control.record(configuration, asm, s, v, dt)
     return v

@@ -1,8 +1,11 @@
 """Rank-revealing factorisation of a level's Jacobian: its rank, a basis of its null space
 and the level's damped least-squares optimum (used by the strict priorities of
-:mod:`taskik.hierarchy` and by :func:`taskik.hierarchy_report`)."""
+:mod:`taskik.hierarchy` and by :func:`taskik.hierarchy_report`), and the rows of the
+constraints a level holds, in the coordinates of that basis."""
 
 from __future__ import annotations
+
+from functools import cache
 
 import numpy as np
 from scipy.linalg.lapack import dgeqp3 as _dgeqp3
@@ -125,3 +128,29 @@ def null_basis(B: np.ndarray, scale: float = 0.0) -> tuple[np.ndarray, int]:
     """Orthonormal basis of the null space of ``B`` and the rank of ``B`` (see LevelSplit)."""
     split = LevelSplit(B, scale)
     return split.null, split.rank
+
+
+def constraint_rows(
+    idx: np.ndarray, nv: int, Z: np.ndarray | None, G: np.ndarray | None, unit: bool = True
+) -> np.ndarray:
+    """Rows of the constraints ``idx`` (sorted; nv box rows, then the rows of G) in the
+    level's coordinates (``v`` when ``Z`` is None, else ``z`` with ``v = v_{k−1} + Z z``);
+    rows of G scaled to unit norm when ``unit`` (box rows have norm ≤ 1)."""
+    n_box = int(np.searchsorted(idx, nv))
+    box = idx[:n_box]
+    C = _eye(nv)[box] if Z is None else Z[box]
+    if n_box < len(idx):
+        assert G is not None, "constraint indices past nv are rows of G"
+        gen = idx[n_box:] - nv
+        Cg = G[gen] if Z is None else G[gen] @ Z
+        if unit:
+            norms = np.sqrt(np.einsum("ij,ij->i", Cg, Cg))
+            norms[norms == 0.0] = 1.0
+            Cg /= norms[:, None]
+        C = np.vstack([C, Cg])
+    return C
+
+
+@cache
+def _eye(n: int) -> np.ndarray:
+    return np.eye(n)
