@@ -414,6 +414,7 @@ class Result:
     seconds: float = 0.0
     mean_error: float = float("nan")  # mean goal error over the episode (moving targets)
     settled_long: bool = False  # settled after STEPS steps, or by LONG_SECONDS of simulated time
+    saturated: bool = False  # the last step taken had a joint at its velocity limit
     plain: Result | None = None  # taskik only: the same episode with adaptive=False
     speeds: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ‖v_k‖, last 100 steps
     cosines: np.ndarray = field(default_factory=lambda: np.zeros(0))  # cos(v_k, v_k−1), idem
@@ -477,13 +478,26 @@ def run_loop(
     dots, denominators = np.einsum("ij,ij->i", tail[1:], tail[:-1]), norms[1:] * norms[:-1]
     res.cosines = np.divide(dots, denominators, out=np.zeros_like(dots), where=denominators > 0)
     res.settled_long = res.settled
+    res.saturated = at_velocity_limit(model, vs[-1])
     if extend_to > STEPS and not res.settled and not res.period2:
-        res.settled_long = _extended(info, targets, step, set_step_targets, q_of, extend_to)
+        res.settled_long, res.saturated = _extended(
+            info, targets, step, set_step_targets, q_of, extend_to
+        )
     return res
 
 
-def _extended(info: RobotInfo, targets: Targets, step, set_step_targets, q_of, end: int) -> bool:
-    """Continue an unsettled episode to step ``end``; settled then (same rule)?"""
+def at_velocity_limit(model: pin.Model, v: np.ndarray) -> bool:
+    """Whether a joint with a finite velocity limit moves at it (to 1e-6) in ``v``."""
+    vmax = model.velocityLimit
+    finite = np.isfinite(vmax) & (vmax < 1e3)
+    return bool((np.abs(v[finite]) >= (1.0 - 1e-6) * vmax[finite]).any())
+
+
+def _extended(
+    info: RobotInfo, targets: Targets, step, set_step_targets, q_of, end: int
+) -> tuple[bool, bool]:
+    """Continue an unsettled episode to step ``end``: settled then (same rule)? And was a
+    joint at its velocity limit on the last step?"""
     model = info.robot.model
     data = model.createData()
     tail = np.zeros((100, model.nv))
@@ -494,11 +508,12 @@ def _extended(info: RobotInfo, targets: Targets, step, set_step_targets, q_of, e
             tail[k % 100] = step()
         errs = goal_errors(model, data, q_of(), targets, end - 1)
     except Exception:  # noqa: BLE001 - a raising library is a measured outcome
-        return False
+        return False, False
     order = np.roll(tail, -(end % 100), axis=0)  # oldest first
     speeds = np.linalg.norm(order, axis=1)
     at_rest = bool((speeds[-10:] < TOL_REST).all())
-    return at_rest or (max(errs) < TOL_REACHED and not period_two(order))
+    settled = at_rest or (max(errs) < TOL_REACHED and not period_two(order))
+    return settled, at_velocity_limit(model, order[-1])
 
 
 def run_taskik(
@@ -825,6 +840,26 @@ def failures(rows: list[Row]) -> list[str]:
     return out
 
 
+def unsettled_causes(rows: list[Row]) -> list[str]:
+    """taskik episodes still unsettled after 10 s of simulated time, per mode: how many had
+    a joint at its velocity limit on their last step (a target that moves, or is still
+    approached, faster than the robot may go), per scenario."""
+    out = []
+    for mode in ("flat", "levels"):
+        left = [(ep, r) for ep, r, _ in rows if ep.setup.mode == mode and not r.settled_long]
+        n = sum(1 for ep, _, _ in rows if ep.setup.mode == mode)
+        at_limit = [ep for ep, r in left if r.saturated and r.error is None]
+        per: dict[str, int] = defaultdict(int)
+        for ep in at_limit:
+            per[ep.setup.scenario] += 1
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(per.items())) or "none"
+        out.append(
+            f"  {mode:6s} {len(left):3d} of {n} unsettled after 10 s; {len(at_limit)} of them "
+            f"with a joint at its velocity limit on the last step ({detail})"
+        )
+    return out
+
+
 def describe_case(episode: Episode, with_pink: bool) -> None:
     """Print one episode's outcome and the tail of its ‖v‖ and cos(v_k, v_k−1)."""
     _, mine, theirs = run_episode(episode, with_pink)
@@ -922,6 +957,10 @@ def main() -> None:
         "at the end;",
         "rerun one with `python benchmarks/settling.py --case ...`:",
         *failures(rows),
+        "",
+        "Still unsettled after 10 s of simulated time, and how many of those were moving a joint",
+        "at its velocity limit on their last step (the robot cannot go faster):",
+        *unsettled_causes(rows),
     ]
     results = Path(__file__).parent / "results"
     tag = "" if robots == ROBOTS else "_" + "-".join(robots)

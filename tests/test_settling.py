@@ -151,3 +151,16 @@ def test_limit_violations_count_only_steps_that_go_farther_out(settling):
     result = settling.run_loop(info, targets, step, lambda k: None, lambda: q)
     # per cycle of five: crossing to +1e-6 and going on to +2e-6 count, the return does not
     assert result.violations == 2 * 200
+
+
+def test_at_velocity_limit_sees_a_joint_at_its_limit_and_ignores_unlimited_ones(settling):
+    import pinocchio as pin
+
+    model = pin.buildSampleModelManipulator()
+    model.velocityLimit = np.array([2.0, np.inf, 1e6, 1.0, 1.0, 1.0])
+    v = np.array([1.9, 50.0, 5e5, 0.0, -0.5, 0.0])  # unlimited joints fast, the rest below
+    assert not settling.at_velocity_limit(model, v)
+    v[4] = -1.0  # at its limit, either sign
+    assert settling.at_velocity_limit(model, v)
+    v[4], v[0] = 0.0, 2.0
+    assert settling.at_velocity_limit(model, v)
