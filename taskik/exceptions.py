@@ -88,6 +88,16 @@ def check_finite_array(
     dtype: npt.DTypeLike = float,
 ) -> np.ndarray:
     """Return ``value`` as a float array; :class:`InvalidInput` on a bad shape or NaN/inf."""
+    if (  # the common case: a float sum is finite only when every term is (else: below)
+        type(value) is np.ndarray
+        and dtype is float
+        and value.dtype == np.float64
+        and value.ndim == 1
+        and len(value) <= 64
+        and (shape is None or value.shape == shape)
+        and math.isfinite(sum(value.tolist()))
+    ):
+        return value
     try:
         raw = value if isinstance(value, np.ndarray) else np.asarray(value)
         kind = raw.dtype.kind

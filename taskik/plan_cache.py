@@ -21,6 +21,7 @@ contents, compared by identity.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -44,8 +45,8 @@ class PlanCache:
         # Plans of every kind (assemblers, hierarchy layouts...): each method's caller knows
         # the type of the plans it builds, the cache does not.
         self._plans: dict[tuple[str, object, tuple[int, ...] | None], Any] = {}
-        # kind → (tasks, limits, their copies, plan)
-        self._last: dict[str, tuple[object, object, list[object], list[object] | None, Any]] = {}
+        # per kind: (a copy of the tasks or levels, a copy of the limits or None, the plan)
+        self._last: dict[str, tuple[list[object], list[object] | None, Any]] = {}
 
     def __len__(self) -> int:
         return len(self._plans)
@@ -96,17 +97,21 @@ class PlanCache:
         return self._find(key, levels, limits, build, rebind)
 
     def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
-        """The plan of the last call of this kind when it had the same list objects with the
-        same contents (tasks compared by identity, level by level for levels), else None."""
+        """The plan of the last call of this kind when it had the same contents (tasks
+        compared by identity, level by level for levels; the list itself may be another one,
+        or the same one edited), else None."""
         last = self._last.get(kind)
         if (
             last is not None
-            and last[0] is tasks
-            and last[1] is limits
-            and last[2] == tasks  # same objects in the same order (the list may be edited)
-            and (limits is None or last[3] == limits)
+            and type(tasks) is list
+            and _same_items(last[0], tasks)
+            and (
+                last[1] is None
+                if limits is None
+                else last[1] is not None and type(limits) is list and _same_items(last[1], limits)
+            )
         ):
-            return last[4]
+            return last[2]
         return None
 
     def _find(
@@ -128,10 +133,23 @@ class PlanCache:
         kind = key[0]
         if type(tasks) is list and all(type(x) is not tuple for x in tasks):
             copy = [list(x) if type(x) is list else x for x in tasks]
-            self._last[kind] = (tasks, limits, copy, None if limits is None else list(limits), plan)
+            self._last[kind] = (copy, None if limits is None else list(limits), plan)
         else:
             self._last.pop(kind, None)  # tuples compare unequal to the copies: no fast path
         return plan
+
+
+def _same_items(copy: list[Any], items: list[Any]) -> bool:
+    """Whether ``items`` holds the same objects as ``copy``, in the same order (levels: the
+    same objects in lists of the same lengths). Identity only: ``==`` would ask the items."""
+    if len(copy) != len(items):
+        return False
+    if all(map(operator.is_, copy, items)):
+        return True
+    return all(
+        type(x) is list and type(y) is list and len(x) == len(y) and all(map(operator.is_, x, y))
+        for x, y in zip(copy, items, strict=True)
+    )
 
 
 def _task_key(task: object) -> object:

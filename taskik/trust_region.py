@@ -97,7 +97,7 @@ def _same_target(a: object, b: object) -> bool:
     if isinstance(a, np.ndarray):
         return a.shape == b.shape and a.tolist() == b.tolist()  # type: ignore[attr-defined]
     if isinstance(a, pin.SE3):
-        return a.homogeneous.tolist() == b.homogeneous.tolist()  # type: ignore[attr-defined]
+        return bool(a == b)  # (pinocchio's ==: every coefficient equal)
     return False
 
 

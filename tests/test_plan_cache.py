@@ -111,3 +111,23 @@ def test_fresh_lists_come_to_rest_like_reused_ones(humanoid, levels):
     assert np.linalg.norm(v) < 1e-3
     assert np.linalg.norm(conf.com - com_target) < 1e-4
     assert len(conf.plans) == 1
+
+
+def test_a_new_list_of_the_same_tasks_reuses_the_plan_and_a_bad_item_is_named(ur5):
+    """A new list (or new levels) holding the tasks of the last call is the last call's plan;
+    an item that is not a task, where a task was, gets the library's error (the comparison
+    with the last list is by identity: ``==`` on an array would raise numpy's)."""
+    conf = ur5.configuration()
+    target = conf.get_transform_frame_to_world("tool0")
+    tasks = ur5_tasks(conf, target)
+    first = taskik.solve_ik(conf, tasks, 0.01)
+    plan = conf.plans._last["step"][2]
+    assert np.array_equal(taskik.solve_ik(conf, list(tasks), 0.01), first)
+    assert conf.plans._last["step"][2] is plan
+    taskik.solve_ik(conf, [[tasks[0]], [tasks[1]]], 0.01)
+    levels = conf.plans._last["levels"][2]
+    taskik.solve_ik(conf, [[tasks[0]], [tasks[1]]], 0.01)
+    assert conf.plans._last["levels"][2] is levels
+    for bad in ([tasks[0], np.ones(3)], [[tasks[0]], [np.ones(3)]]):
+        with pytest.raises(taskik.InvalidInput, match="Task objects, got ndarray"):
+            taskik.solve_ik(conf, bad, 0.01)

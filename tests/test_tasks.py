@@ -189,6 +189,30 @@ def test_bad_parameters_are_rejected(kwargs, message):
 def test_frame_task_costs_are_checked():
     with pytest.raises(InvalidInput, match="orientation_cost must be >= 0"):
         FrameTask("tool0", orientation_cost=-1.0)
+    for bad in (float("inf"), float("nan"), True, "1"):
+        with pytest.raises(InvalidInput, match="position_cost"):
+            FrameTask("tool0", bad, 1.0)
+
+
+def test_frame_task_scalar_costs_fill_three_rows_each():
+    # plain numbers take a shortcut past the array checks: the same weights as arrays give
+    for pc, oc in ((2, 0.5), (0.0, 3.0), (1e300, 0)):
+        fast = FrameTask("tool0", pc, oc)
+        checked = FrameTask("tool0", np.array([pc] * 3, float), np.array([oc] * 3, float))
+        assert fast.cost.tolist() == [float(pc)] * 3 + [float(oc)] * 3 == checked.cost.tolist()
+        assert fast.cost.dtype == np.float64 and (fast.gain, fast.lm_damping) == (1.0, 0.0)
+
+
+def test_finite_check_of_a_float_vector_is_exact():
+    from taskik.exceptions import check_finite_array
+
+    big = np.array([1e308, 1e308, -1e308])  # finite, though their sum overflows
+    assert check_finite_array(big, "x") is big
+    for bad, index in (([1.0, np.nan, 2.0], 1), ([np.inf, 0.0], 0), ([0.0, -np.inf], 1)):
+        with pytest.raises(InvalidInput, match=rf"x contains NaN or inf at index \[{index}\]"):
+            check_finite_array(np.array(bad), "x")
+    with pytest.raises(InvalidInput, match="shape"):
+        check_finite_array(np.zeros(3), "x", (4,))
 
 
 def test_unknown_frame_lists_close_matches(ur5):

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ._frames import FrameName, as_se3, require_target, target_alias
-from .task import Task, check_cost
+from .task import Task, check_cost, is_plain_cost
 
 
 class FrameTask(Task):
@@ -44,8 +44,14 @@ class FrameTask(Task):
     ) -> None:
         self.frame = frame
         self.target: pin.SE3 | None = None
-        super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
-        self.set_costs(position_cost, orientation_cost)
+        pc, oc = position_cost, orientation_cost
+        if is_plain_cost(pc) and is_plain_cost(oc):  # (the common case, without array checks)
+            self._cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
+            self.gain = gain
+            self.lm_damping = lm_damping
+        else:
+            super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
+            self.set_costs(position_cost, orientation_cost)
 
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""

@@ -28,13 +28,18 @@ from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
 
+def is_plain_cost(cost: object) -> bool:
+    """Whether ``cost`` is a Python float or int in ``[0, inf)`` (a valid scalar cost)."""
+    return (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf  # type: ignore[operator]
+
+
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
     """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be ≥ 0.
 
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
     vector is kept as given; its length is checked when the model is known.
     """
-    if (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf:
+    if is_plain_cost(cost):
         return np.full(dim, float(cost)) if dim is not None else np.array(float(cost))
     if cost is None or isinstance(cost, str | bytes):
         raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers, got {cost!r}")
