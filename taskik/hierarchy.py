@@ -383,6 +383,7 @@ def solve_hierarchy(
     fixed = None  # constraints a higher level turned into equalities kept by Z
     last = len(plan.rows) - 1
     nu = 0.0 if control is None else control.nu
+    merits = control.merits if control is not None and nu else []
     carried = 0.0  # Σ f_h M_h of the levels above (f_h: 0 or 1, see trust_region)
     shares = [1.0] * len(plan.rows) if nu else None
     for k, rows in enumerate(plan.rows):
@@ -423,10 +424,10 @@ def solve_hierarchy(
             hint[k] = mult is None or mult.any()
         if k == last:
             break  # (the last level's factorisation is needed only for its own step)
-        if nu:  # a level with no direction of its own (rank 0) has no say (see trust_region)
+        if shares is not None:  # a level with no direction of its own has no say (trust_region)
             own = split if split is not None else LevelSplit(B, norm_a if Z is not None else 0.0)
             shares[k] = 1.0 if own.rank else 0.0
-            carried += control.merits[k] * shares[k]
+            carried += merits[k] * shares[k]
         # Constraints strongly active at this level (nonzero multiplier) hold at every optimum
         # of the level: the lower levels keep them as equalities, in the basis Z.
         strong = None

@@ -20,6 +20,7 @@ to zero with ``J_p Δq = −Kp e_p`` (``J_p = ∂e_p/∂q``). The two describe t
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -28,9 +29,9 @@ from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
 
-def is_plain_cost(cost: object) -> bool:
+def is_plain_cost(cost: object) -> TypeGuard[float | int]:
     """Whether ``cost`` is a Python float or int in ``[0, inf)`` (a valid scalar cost)."""
-    return (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf  # type: ignore[operator]
+    return (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf
 
 
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
