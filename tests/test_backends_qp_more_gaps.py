@@ -212,3 +212,33 @@ def test_an_unknown_solver_gets_at_most_three_suggestions(monkeypatch):
     with pytest.raises(InvalidInput, match=r"did you mean 'osqp\d', 'osqp\d', 'osqp\d'\?\)") as e:
         check_solver("osqp")
     assert len(re.findall(r"'osqp\d'", str(e.value))) == 3  # (the installed list is unquoted)
+
+
+# ------------------------------------------------------------------ what a failure says
+def test_the_status_of_a_failure_without_details_or_with_a_non_finite_step():
+    """quadprog gives no details on an infeasible QP; a solver that returns inf or NaN
+    (an infinite gradient) has failed too, and says so."""
+    P, r = np.eye(2), np.zeros(2)
+    G, h = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([-1.0, -1.0])
+    message = failure(P, r, G, h, None, None, [Rows("pair", G, h)])
+    assert "(status: not found (no details))" in message
+    for solver in ("daqp", "quadprog"):
+        with pytest.raises(NoSolutionFound, match=r"\(status: non-finite solution\)"):
+            solve_qp_arrays(P, np.array([np.inf, 0.0]), None, None, None, None, solver)
+
+
+@pytest.mark.parametrize("side", ["lb", "ub"])
+def test_a_nan_bound_on_either_side_is_named_as_the_cause(side):
+    """v1's bounds cross (the solve fails); a NaN in lb alone, or in ub alone, is named."""
+    P, r = np.eye(2), np.zeros(2)
+    lb, ub = np.array([-1.0, 2.0]), np.array([1.0, 1.0])
+    (lb if side == "lb" else ub)[0] = np.nan
+    with pytest.raises(NoSolutionFound, match="; the limits gave NaN bounds$"):
+        solve_qp_arrays(P, r, None, None, lb, ub, "daqp")
+
+
+def test_bounds_on_rows_without_rows_are_ignored_by_the_failure_report():
+    """h without G (no rows to bound) adds nothing: a failed solve names the box."""
+    P, r = np.eye(2), np.zeros(2)
+    with pytest.raises(NoSolutionFound, match="no two limits conflict"):
+        solve_qp_arrays(P, r, None, np.ones(1), np.ones(2), -np.ones(2), "daqp")
