@@ -92,6 +92,7 @@ def test_rows_that_no_velocity_in_the_box_meets_are_named():
     h = np.concatenate([lim.h for lim in limits])
     message = failure(P, r, G, h, *BOX, limits)
     assert "2 inequality rows cannot hold within the velocity box: low v0, high v1" in message
+    assert "no two limits conflict" not in message and "out of range" not in message
 
 
 @pytest.mark.parametrize("side", ["lower", "upper"])
@@ -223,8 +224,12 @@ def test_the_status_of_a_failure_without_details_or_with_a_non_finite_step():
     message = failure(P, r, G, h, None, None, [Rows("pair", G, h)])
     assert "(status: not found (no details))" in message
     for solver in ("daqp", "quadprog"):
-        with pytest.raises(NoSolutionFound, match=r"\(status: non-finite solution\)"):
+        with pytest.raises(NoSolutionFound, match=r"\(status: non-finite solution\)") as info:
             solve_qp_arrays(P, np.array([np.inf, 0.0]), None, None, None, None, solver)
+        assert str(info.value).endswith(
+            "; no two limits conflict and there are no inequality rows: the QP is not finite; "
+            "check the task targets, costs and dt"
+        )
 
 
 @pytest.mark.parametrize("side", ["lb", "ub"])
@@ -239,6 +244,10 @@ def test_a_nan_bound_on_either_side_is_named_as_the_cause(side):
 
 def test_bounds_on_rows_without_rows_are_ignored_by_the_failure_report():
     """h without G (no rows to bound) adds nothing: a failed solve names the box."""
-    P, r = np.eye(2), np.zeros(2)
-    with pytest.raises(NoSolutionFound, match="no two limits conflict"):
+    P, r = 0.5 * np.eye(2), np.array([0.25, 0.0])  # (both below 1: the maxima are named)
+    with pytest.raises(NoSolutionFound) as info:
         solve_qp_arrays(P, r, None, np.ones(1), np.ones(2), -np.ones(2), "daqp")
+    assert str(info.value).endswith(
+        "; no two limits conflict and there are no inequality rows: the QP is numerically out "
+        "of range (max |P| = 0.5, max |r| = 0.25); check the task targets, costs and dt"
+    )
