@@ -12,6 +12,7 @@ import pytest
 
 import taskik
 from taskik import InvalidInput, PostureTask
+from taskik.tasks.posture import actuated_velocity_indices
 
 OFFSET = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
 JOINTS = {
@@ -201,3 +202,12 @@ def test_a_subclass_has_its_own_plan_key_and_no_selection(ur5):
     assert task.selection(conf) is None
     task.set_target(ur5.q0 + 0.1)
     assert np.allclose(task.compute_jacobian(conf), 2.0 * np.eye(6))
+
+
+def test_actuated_velocity_indices_leave_the_base_out_by_default(humanoid, ur5):
+    assert np.array_equal(actuated_velocity_indices(humanoid.model), np.arange(6, 34))
+    assert np.array_equal(actuated_velocity_indices(humanoid.model, True), np.arange(34))
+    assert np.array_equal(actuated_velocity_indices(ur5.model), np.arange(6))
+    planar = chain("planar", "revolute")
+    assert actuated_velocity_indices(planar).tolist() == [3]
+    assert actuated_velocity_indices(planar, include_base=True).tolist() == [0, 1, 2, 3]
