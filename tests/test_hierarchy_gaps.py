@@ -11,7 +11,7 @@ import pytest
 
 import taskik
 from taskik import InvalidInput, NoSolutionFound, PositionTask, PostureTask, VelocityLimit
-from taskik.hierarchy import null_basis
+from taskik.hierarchy import LevelSplit, null_basis
 
 DT = 0.05
 
@@ -168,3 +168,31 @@ def test_rows_that_cannot_hold_at_the_top_level_are_named_in_the_error(ur5):
     wall = Rows(G, [-0.1, -0.1], name="wall")
     with pytest.raises(NoSolutionFound, match=r"limits \['wall'\]"):
         taskik.solve_ik(conf, ur5_levels(conf, ur5), DT, limits=[wall])
+
+
+# ------------------------------------------ LevelSplit when Cholesky cannot factor the system
+def nearly_dependent(shape):
+    """Exactly rank-2 matrices whose second singular value is ~1e-9 of the first: the
+    normal matrix of the independent rows (or columns) rounds to a singular one."""
+    tiny = 1e-9
+    if shape == "rows":  # 2 × 5, independent rows
+        return np.array([[1.0, 0, 0, 0, 0], [1.0, tiny, 0, 0, 0]])
+    if shape == "columns":  # 5 × 2, independent columns
+        return np.array([[1.0, 1.0], [0, tiny], [0, 0], [0, 0], [0, 0]])
+    # 3 × 4 of rank 2: neither rows nor columns independent (the third row is the sum)
+    return np.array([[1.0, 0, 0, 0], [1.0, tiny, 0, 0], [2.0, tiny, 0, 0]])
+
+
+@pytest.mark.parametrize("shape", ["rows", "columns", "general"])
+def test_level_split_without_damping_of_nearly_dependent_rows_is_least_squares(shape):
+    """λ = 0 on a matrix that counts as rank 2 but whose normal matrix rounds to singular:
+    the step is still the least-squares, least-norm one (pinv B · d), to the accuracy the
+    conditioning (1e9) allows."""
+    B = nearly_dependent(shape)
+    d = np.linspace(0.5, -0.3, B.shape[0])
+    split = LevelSplit(B)
+    assert split.rank == 2
+    z = split.solve(d, 0.0, None)
+    expected = np.linalg.pinv(B, rcond=1e-12) @ d
+    assert z.shape == expected.shape
+    assert np.abs(z - expected).max() <= 1e-5 * np.abs(expected).max()
