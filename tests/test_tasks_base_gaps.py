@@ -77,6 +77,24 @@ def test_pinks_pair_is_read_as_a_float_error_vector_and_a_float_jacobian_matrix(
     assert np.allclose(v, expected, rtol=0, atol=1e-9)
 
 
+class WrongRows(taskik.Task):
+    """pink's pair with a Jacobian of 3 rows for an error of 4 (a bug in the task)."""
+
+    def compute_error(self, configuration):
+        return np.full(4, 0.1)
+
+    def compute_jacobian(self, configuration):
+        return selection_jacobian([0, 1, 2], configuration.nv)
+
+
+def test_a_jacobian_with_the_wrong_number_of_rows_is_named_not_reshaped(ur5):
+    conf = ur5.configuration()
+    e, J = WrongRows().compute_error_and_jacobian(conf)
+    assert e.shape == (4,) and J.shape == (3, conf.nv)  # as given: a 2-D J is not reshaped
+    with pytest.raises(taskik.InvalidInput, match=r"Jacobian shape \(3, 6\) does not match"):
+        taskik.solve_ik(conf, [WrongRows()], DT, limits=[])
+
+
 class JointError(taskik.Task):
     """Move the given joints by the given amounts: e = amounts, J = I[joints]."""
 
