@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from task_checks import fd_rate
 
 import taskik
 from taskik import InvalidInput, PostureTask
@@ -51,10 +52,7 @@ def check_posture(model, task, rng, rows):
     assert np.allclose(e, -pin.difference(model, target, q)[rows], atol=1e-12)
     assert J.shape == (len(rows), model.nv)
     v = rng.normal(size=model.nv)
-    eps = 1e-6
-    plus = taskik.Configuration(model, pin.integrate(model, q, eps * v))
-    minus = taskik.Configuration(model, pin.integrate(model, q, -eps * v))
-    fd = -(task.compute_error(plus) - task.compute_error(minus)) / (2 * eps)
+    fd = -fd_rate(task.compute_error, conf, v, eps=1e-6)
     assert np.allclose(J @ v, fd, atol=1e-6)
     return e, J
 
