@@ -140,3 +140,44 @@ def test_a_bad_damping_is_named_in_the_error(ur5, damping):
     task.set_target(ur5.q0)
     with pytest.raises(taskik.InvalidInput, match="^damping "):
         taskik.solve_ik(ur5.configuration(), [task], DT, damping=damping)
+
+
+def posture(ur5):
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 0.1)
+    return task
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        # a generator would be used up by the check: it is refused, never read as no task
+        (lambda t: (x for x in [t]), "^tasks must be a list of Task objects, got generator$"),
+        (lambda t: {t: 1.0}, "^tasks must be a list of Task objects, got dict$"),
+        (lambda t: 5, "^tasks must be a list of Task objects, got int$"),
+        (lambda t: "posture", "^tasks must be a list of Task objects, got str$"),
+        (lambda t: [t, "posture"], "^tasks must contain Task objects, got str$"),
+    ],
+)
+def test_a_task_list_that_is_not_a_list_of_tasks_is_refused_by_name(ur5, make, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        taskik.solve_ik(ur5.configuration(), make(posture(ur5)), DT)
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (lambda lim: (x for x in [lim]), "generator"),
+        (lambda lim: 5, "int"),
+        (lambda lim: {lim: 1.0}, "dict"),
+    ],
+)
+def test_a_limit_list_that_is_not_a_list_is_refused_by_name(ur5, make, kind):
+    limits = make(taskik.VelocityLimit(ur5.model, {"elbow_joint": 0.0}))
+    with pytest.raises(taskik.InvalidInput, match=f"^limits must be a list of Limit .*got {kind}$"):
+        taskik.solve_ik(ur5.configuration(), [posture(ur5)], DT, limits=limits)
+
+
+def test_a_set_of_tasks_is_a_list_of_tasks(ur5):
+    v = taskik.solve_ik(ur5.configuration(), {posture(ur5)}, DT, limits=[])
+    assert np.allclose(v, 0.1 / DT)
