@@ -11,7 +11,7 @@ import pytest
 
 import taskik
 from taskik import InvalidInput, NoSolutionFound, PositionTask, PostureTask, VelocityLimit
-from taskik.hierarchy import LevelSplit, null_basis
+from taskik.hierarchy import LevelSplit, null_basis, solve_hierarchy
 
 DT = 0.05
 
@@ -49,9 +49,18 @@ def test_null_basis_without_a_scale_counts_the_rank_of_a_tiny_matrix(rng):
     assert rank == 3
     assert Z.shape == (5, 2)
     assert np.allclose(B @ Z, 0.0, atol=1e-25)
+    assert LevelSplit(B).rank == 3  # the same default for the factorisation itself
     # on the scale of a level whose own rows are of unit size, it is rounding noise
     Z, rank = null_basis(B, 1.0)
     assert rank == 0 and Z.shape == (5, 5)
+
+
+def test_a_zero_matrix_has_rank_zero_and_leaves_every_direction_free():
+    """All of R-diagonal is 0 (and so is the tolerance): nothing counts as rank."""
+    Z, rank = null_basis(np.zeros((2, 3)))
+    assert rank == 0
+    np.testing.assert_allclose(Z.T @ Z, np.eye(3), atol=1e-15)
+    assert LevelSplit(np.zeros((2, 3))).rank == 0
 
 
 # -------------------------------------------------- a lower level's QP with solver options
@@ -196,3 +205,56 @@ def test_level_split_without_damping_of_nearly_dependent_rows_is_least_squares(s
     expected = np.linalg.pinv(B, rcond=1e-12) @ d
     assert z.shape == expected.shape
     assert np.abs(z - expected).max() <= 1e-5 * np.abs(expected).max()
+
+
+# ------------------------------------------------------- solve_hierarchy called directly
+def test_solve_hierarchy_called_directly_has_solve_ik_defaults_and_checks(ur5):
+    """taskik.hierarchy.solve_hierarchy is public: its defaults give solve_ik's step, and it
+    refuses a step duration of 0 (naming dt) and a negative damping itself."""
+    conf = ur5.configuration()
+    levels = ur5_levels(conf, ur5)
+    v = solve_hierarchy(conf, levels, DT, limits=[])
+    assert np.array_equal(v, taskik.solve_ik(conf, levels, DT, limits=[]))
+    with pytest.raises(InvalidInput, match=r"^dt\b"):
+        solve_hierarchy(conf, levels, 0.0, limits=[])
+    with pytest.raises(InvalidInput, match="damping"):
+        solve_hierarchy(conf, levels, DT, limits=[], damping=-1.0)
+
+
+# --------------------------------------------- a level with no direction of its own
+@pytest.mark.parametrize("limits", ["none", "default", "slow"])
+def test_a_level_repeating_a_higher_one_takes_no_freedom_from_the_levels_below(ur5, limits):
+    """The same tool point asked again at level 1: what is left of its rows in the freedom of
+    level 0 is rounding noise, which must not count as rank (on the level's own scale). The
+    posture level below gets exactly the freedom it had without the repeated level."""
+    conf = ur5.configuration()
+    (tool,), (posture,) = ur5_levels(conf, ur5)
+    again = PositionTask("tool0")
+    again.set_target(tool.target)
+    lim = {"none": [], "default": None, "slow": slow_ur5(ur5)}[limits]
+    v = taskik.solve_ik(conf, [[tool], [posture]], DT, limits=lim)
+    v_again = taskik.solve_ik(conf, [[tool], [again], [posture]], DT, limits=lim)
+    assert np.abs(v_again - v).max() < 1e-9
+
+
+def test_a_third_level_under_a_bound_fixed_at_the_top_keeps_both_levels_above(ur5):
+    """Joint 0 is driven to its cap by the top level (the bound binds: it leaves the lower
+    levels' QPs); the tool level leaves the wrist at -0.045 rad/s; a posture level pulling
+    every joint down then meets the lower bounds measured from that step: it changes neither
+    the top level's residual nor the tool level's."""
+    conf = ur5.configuration()
+    limits = slow_ur5(ur5)
+    top = PostureTask([1.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    top.set_target(ur5.q0 + np.array([0.5, 0.0, 0.0, 0.0, 0.0, 0.0]))
+    tool = PositionTask("tool0")
+    tool.set_target(conf.get_transform_frame_to_world("tool0").translation + [0.0, 0.02, 0.0])
+    down = PostureTask(1.0)
+    down.set_target(ur5.q0 - 0.5)
+    levels = [[top], [tool], [down]]
+    v2 = taskik.solve_ik(conf, levels[:2], DT, limits=limits)
+    v3 = taskik.solve_ik(conf, levels, DT, limits=limits)
+    assert v2[0] == pytest.approx(0.4) and v2[3] < 0.0
+    assert np.count_nonzero(v3 <= -0.4 + 1e-12) >= 3  # the posture level is capped
+    for task in (top, tool):
+        A, c, _ = task.compute_term(conf, DT)
+        assert np.linalg.norm(A @ v3 - c) == pytest.approx(np.linalg.norm(A @ v2 - c), abs=1e-9)
