@@ -81,6 +81,29 @@ class NotWithinConfigurationLimits(TaskikError, ValueError):
     """A configuration violates the model's joint position limits."""
 
 
+def real_array(value: object, name: str, dtype: npt.DTypeLike = float) -> np.ndarray:
+    """``value`` as an array of real numbers (±inf and NaN are let through);
+    :class:`InvalidInput` naming ``name`` for text, booleans, complex numbers, None or
+    anything else numpy would have to guess at."""
+    try:
+        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
+        kind = raw.dtype.kind
+        if kind not in "fiu":
+            what = {"c": "complex", "b": "boolean", "U": "text", "S": "text"}.get(kind)
+            if what is not None:
+                raise InvalidInput(f"{name} must be real numbers, got {what} values")
+            if kind == "O" and not all(  # a list of numbers of mixed types is fine
+                isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
+                for x in raw.ravel()
+            ):
+                raise InvalidInput(f"{name} must be real numbers, got {value!r}")
+        return raw.astype(dtype, copy=False) if dtype is float else np.asarray(raw, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, InvalidInput):
+            raise
+        raise InvalidInput(f"{name} must be numeric, got {type(value).__name__}") from exc
+
+
 def check_finite_array(
     value: npt.ArrayLike,
     name: str,
@@ -98,23 +121,7 @@ def check_finite_array(
         and math.isfinite(sum(value.tolist()))
     ):
         return value
-    try:
-        raw = value if isinstance(value, np.ndarray) else np.asarray(value)
-        kind = raw.dtype.kind
-        if kind not in "fiu":
-            what = {"c": "complex", "b": "boolean", "U": "text", "S": "text"}.get(kind)
-            if what is not None:
-                raise InvalidInput(f"{name} must be real numbers, got {what} values")
-            if kind == "O" and not all(  # a list of numbers of mixed types is fine
-                isinstance(x, numbers.Real) and not isinstance(x, bool | np.bool_)
-                for x in raw.ravel()
-            ):
-                raise InvalidInput(f"{name} must be real numbers, got {value!r}")
-        arr = raw.astype(dtype, copy=False) if dtype is float else np.asarray(raw, dtype=dtype)
-    except (TypeError, ValueError) as exc:
-        if isinstance(exc, InvalidInput):
-            raise
-        raise InvalidInput(f"{name} must be numeric, got {type(value).__name__}") from exc
+    arr = real_array(value, name, dtype)
     if shape is not None and arr.shape != shape:
         raise InvalidInput(f"{name} must have shape {shape}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):

@@ -13,7 +13,7 @@ import numpy as np
 import pinocchio as pin
 
 from .configuration import Configuration
-from .exceptions import InvalidInput, check_scalar
+from .exceptions import InvalidInput, check_scalar, real_array
 from .limits import default_limits
 from .limits.limit import Box, Limit
 from .tasks.task import Task
@@ -88,9 +88,11 @@ def check_box(limit: Limit, box: Box, nv: int) -> Box:
     bounds of the same length, real and not NaN (±inf means unbounded)."""
     try:
         idx, lo, hi = box
-        idx, lo, hi = np.asarray(idx), np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        idx = np.asarray(idx)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"limit {limit.name!r} gave a malformed box: {exc}") from None
+    lo = real_array(lo, f"the lower bounds of limit {limit.name!r}")
+    hi = real_array(hi, f"the upper bounds of limit {limit.name!r}")
     if (
         idx.dtype.kind not in "iu"
         or idx.ndim != 1
@@ -115,9 +117,10 @@ def check_rows(
     """A limit's inequality rows ``(G, h)``, checked: G is k × nv, h has k entries, no NaN."""
     try:
         G, h = rows
-        G, h = np.asarray(G, dtype=float), np.asarray(h, dtype=float)
     except (TypeError, ValueError) as exc:
         raise InvalidInput(f"limit {limit.name!r} gave malformed rows G v <= h: {exc}") from None
+    G = real_array(G, f"the rows G of limit {limit.name!r}")
+    h = real_array(h, f"the right-hand side h of limit {limit.name!r}")
     if G.ndim != 2 or G.shape[1] != nv or h.shape != (G.shape[0],):
         raise InvalidInput(
             f"limit {limit.name!r} gave rows G {G.shape}, h {h.shape}: expected (k, {nv}) and (k,)"

@@ -251,3 +251,28 @@ def test_bounds_on_rows_without_rows_are_ignored_by_the_failure_report():
         "; no two limits conflict and there are no inequality rows: the QP is numerically out "
         "of range (max |P| = 0.5, max |r| = 0.25); check the task targets, costs and dt"
     )
+
+
+@pytest.mark.parametrize("solver", ["daqp", "quadprog"])
+def test_a_nan_bound_the_solver_ignores_is_never_returned_as_a_velocity(solver):
+    """A NaN lower bound on an otherwise feasible box: whatever the solver makes of it, the
+    call raises naming the NaN bounds instead of returning a velocity with NaN in it."""
+    P, r = np.eye(3), -np.ones(3)
+    lb, ub = np.array([np.nan, -1.0, -1.0]), np.full(3, 2.0)
+    with pytest.raises(NoSolutionFound, match="the limits gave NaN bounds"):
+        solve_qp_arrays(P, r, None, None, lb, ub, solver)
+
+
+def test_a_warm_workspace_refuses_crossed_bounds_like_a_cold_one():
+    """Once set up, DAQP would take a crossed pair (lower > upper) as an inactive bound and
+    return the unconstrained minimiser: the workspace refuses it (None, so the checked path
+    names the conflict), for solve and solve_box alike, and then solves from scratch."""
+    P, r = np.eye(3), -np.ones(3)
+    crossed_lo, crossed_hi = np.array([1.0, 0.0, 0.0]), np.array([0.5, 1.0, 1.0])
+    for bound in (False, True):
+        ws = DaqpWorkspace()
+        ws.bound = bound
+        assert np.allclose(ws.solve_box(P, r, np.full(3, -1.0), np.full(3, 0.5)), 0.5)
+        assert ws.solve(P, r, crossed_lo, crossed_hi) is None
+        assert ws.solve_box(P, r, crossed_lo, crossed_hi) is None
+        assert np.allclose(ws.solve(P, r, np.full(3, -1.0), np.full(3, 0.25)), 0.25)

@@ -68,10 +68,19 @@ def test_caps_that_are_not_numbers_are_refused_also_for_a_single_joint(caps):
         VelocityLimit(model, caps)
 
 
-def test_a_cap_given_as_none_is_refused_as_nan_not_taken_for_unbounded(ur5):
+def test_a_cap_given_as_none_is_refused_not_taken_for_unbounded(ur5):
     caps = [1.0, None, 1.0, 1.0, 1.0, 1.0]
-    with pytest.raises(InvalidInput, match=r"velocity limits contain NaN at \[1\]"):
+    with pytest.raises(InvalidInput, match=r"\(the caps must be real numbers, got \[1.0, None"):
         VelocityLimit(ur5.model, caps)
     # unbounded is written inf
     caps[1] = np.inf
     assert VelocityLimit(ur5.model, caps).indices.tolist() == [0, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("caps", "why"), [(["1.5"] * 6, "text"), ([True] * 6, "boolean"), ([1j] * 6, "complex")]
+)
+def test_caps_given_as_text_booleans_or_complex_numbers_are_refused(ur5, caps, why):
+    """numpy reads "1.5" and True as 1.5 and 1.0: the caps are refused, saying why."""
+    with pytest.raises(InvalidInput, match=rf"\(the caps must be real numbers, got {why} values\)"):
+        VelocityLimit(ur5.model, caps)

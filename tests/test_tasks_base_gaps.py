@@ -177,3 +177,15 @@ def test_damping_subclasses_with_their_own_jacobian_are_not_taken_for_the_dampin
     # the three dampings give three different steps (the test can tell them apart)
     a, b, c = steps.values()
     assert min(np.abs(a - b).max(), np.abs(a - c).max(), np.abs(b - c).max()) > 1e-3
+
+
+@pytest.mark.parametrize("cost", ["1.5", None, b"1"])
+def test_a_cost_that_is_not_a_number_names_both_accepted_forms(cost):
+    """A task of fixed size says how many numbers a vector cost takes; a posture task (its
+    size is the model's) says one per row, never a vector of "None" numbers."""
+    with pytest.raises(taskik.InvalidInput, match=r"cost must be a number or a vector of 3 "):
+        taskik.PositionTask("tool0", cost=cost)
+    with pytest.raises(taskik.InvalidInput) as info:
+        taskik.PostureTask(cost=cost)
+    assert str(info.value).startswith("cost must be a number or one number per row, got ")
+    assert "None numbers" not in str(info.value)

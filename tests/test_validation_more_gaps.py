@@ -82,9 +82,9 @@ def test_box_bounds_must_have_one_value_per_index(ur5, lower, upper):
     ("lower", "upper"),
     [([None, -1.0], [1.0, 1.0]), ([-1.0, -1.0], [1.0, None])],
 )
-def test_a_bound_given_as_none_is_refused_as_nan_not_taken_for_unbounded(ur5, lower, upper):
-    """±inf means unbounded; None is not a number (read as NaN), and the limit is named."""
-    with pytest.raises(taskik.InvalidInput, match="'mine'.*gave NaN bounds"):
+def test_a_bound_given_as_none_is_refused_not_taken_for_unbounded(ur5, lower, upper):
+    """±inf means unbounded; None is not a number, and the limit is named."""
+    with pytest.raises(taskik.InvalidInput, match="bounds of limit 'mine' must be real numbers"):
         step(ur5, GivenBox(np.array([1, 2]), lower, upper))
 
 
@@ -124,7 +124,8 @@ def test_rows_must_be_k_by_nv_with_one_bound_each(ur5, G, h):
     ],
 )
 def test_rows_with_a_nan_or_a_none_anywhere_are_refused_by_name(ur5, G, h):
-    with pytest.raises(taskik.InvalidInput, match=r"'mine'.*gave NaN rows G v <= h"):
+    nan_or_none = r"'mine'.*gave NaN rows G v <= h|of limit 'mine' must be real numbers"
+    with pytest.raises(taskik.InvalidInput, match=nan_or_none):
         step(ur5, GivenRows(G, h))
 
 
@@ -181,3 +182,36 @@ def test_a_limit_list_that_is_not_a_list_is_refused_by_name(ur5, make, kind):
 def test_a_set_of_tasks_is_a_list_of_tasks(ur5):
     v = taskik.solve_ik(ur5.configuration(), {posture(ur5)}, DT, limits=[])
     assert np.allclose(v, 0.1 / DT)
+
+
+@pytest.mark.parametrize(
+    ("lower", "upper", "named"),
+    [
+        (["-1.5", "-1.5"], [1.0, 1.0], "lower bounds"),
+        ([-1.0, -1.0], [True, True], "upper bounds"),
+        ([-1.0, -1.0], [1.0 + 0j, 1.0], "upper bounds"),
+    ],
+)
+def test_box_bounds_must_be_real_numbers_not_text_or_booleans(ur5, lower, upper, named):
+    """numpy would read "-1.5" and True as numbers: a limit's box is refused instead, with
+    the side and the limit named."""
+    with pytest.raises(taskik.InvalidInput, match=rf"the {named} of limit 'mine' must be"):
+        step(ur5, GivenBox(np.array([1, 2]), lower, upper))
+
+
+@pytest.mark.parametrize(
+    ("G", "h", "named"),
+    [
+        ([["1"] * NV], [0.1], "rows G"),
+        ([[1.0] * NV], [False], "right-hand side h"),
+    ],
+)
+def test_inequality_rows_must_be_real_numbers(ur5, G, h, named):
+    with pytest.raises(taskik.InvalidInput, match=rf"the {named} of limit 'mine' must be real"):
+        step(ur5, GivenRows(G, h))
+
+
+def test_infinite_box_bounds_still_mean_unbounded(ur5):
+    """Only NaN and non-numbers are refused: ±inf leaves that velocity free."""
+    v = step(ur5, GivenBox(np.array([1, 2]), [-np.inf, -0.5], [np.inf, 0.5]))
+    assert v[1] == pytest.approx(0.1 / DT) and v[2] == pytest.approx(0.5)

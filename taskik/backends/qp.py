@@ -114,6 +114,9 @@ class DaqpWorkspace:
         upper: np.ndarray,
         A: np.ndarray | None = None,
     ) -> np.ndarray | None:
+        if (lower > upper).any():  # a warm DAQP would take crossed bounds as inactive
+            self.model = None
+            return None
         n = len(r)
         rows = _empty_rows(n) if A is None else A
         shape = (n, len(upper), rows.shape[0])
@@ -289,6 +292,8 @@ def solve_qp_arrays(
         np.maximum(v, lb, out=v)
     if ub is not None:
         np.minimum(v, ub, out=v)
+    if not math.isfinite(v @ v):  # the solver ignored a NaN bound, the projection did not
+        raise NoSolutionFound(solver, "non-finite solution", [], "the limits gave NaN bounds")
     return v
 
 

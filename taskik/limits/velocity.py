@@ -9,20 +9,22 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_model
-from ..exceptions import InvalidInput, UnknownName, check_finite_array
+from ..exceptions import InvalidInput, UnknownName, check_finite_array, real_array
 from .limit import Box, Limit, finite_limit_mask
 
 
 def _as_vector(limits: object, nv: int) -> np.ndarray:
     """A vector of nv velocity caps; :class:`InvalidInput` naming the two accepted forms."""
     try:
-        arr = np.asarray(limits, dtype=float)
-    except (TypeError, ValueError):
-        arr = np.empty(0)
+        arr = real_array(limits, "the caps")
+    except InvalidInput as exc:
+        arr, why = np.empty(0), f" ({exc})"
+    else:
+        why = ""
     if arr.shape != (nv,):
         raise InvalidInput(
             f"limits must be a vector of nv = {nv} velocity caps or a mapping "
-            f"joint name -> velocity limit, got {limits!r}"
+            f"joint name -> velocity limit, got {limits!r}{why}"
         )
     return arr
 

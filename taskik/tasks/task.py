@@ -43,7 +43,8 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     if is_plain_cost(cost):
         return np.full(dim, float(cost)) if dim is not None else np.array(float(cost))
     if cost is None or isinstance(cost, str | bytes):
-        raise InvalidInput(f"{name} must be a number or a vector of {dim} numbers, got {cost!r}")
+        vector = "one number per row" if dim is None else f"a vector of {dim} numbers"
+        raise InvalidInput(f"{name} must be a number or {vector}, got {cost!r}")
     arr = check_finite_array(cost, name)
     if arr.ndim == 0 and dim is not None:
         arr = np.full(dim, float(arr))
