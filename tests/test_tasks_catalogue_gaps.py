@@ -161,3 +161,14 @@ def test_integer_frame_costs_are_weights_that_later_fractions_replace():
     task.set_position_cost(0.5)
     task.set_orientation_cost(0.25)
     assert task.cost.tolist() == [0.5, 0.5, 0.5, 0.25, 0.25, 0.25]
+
+
+@pytest.mark.parametrize("task_type", [FrameTask, RelativeFrameTask])
+@pytest.mark.parametrize("costs", [([1.0, 2.0, 3.0], 0.5), (0.5, np.array([1.0, 2.0, 3.0]))])
+def test_vector_frame_costs_keep_the_gain_and_lm_damping(task_type, costs):
+    frames = ("tool0",) if task_type is FrameTask else ("tool0", "shoulder_link")
+    task = task_type(*frames, *costs, gain=0.25, lm_damping=2.0)
+    assert task.gain == 0.25 and task.lm_damping == 2.0
+    position, orientation = costs
+    expected = np.concatenate([np.broadcast_to(position, 3), np.broadcast_to(orientation, 3)])
+    assert np.array_equal(task.cost, expected)
