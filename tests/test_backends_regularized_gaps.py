@@ -15,6 +15,7 @@ from taskik.backends.regularized import (
     RegularizedBlock,
     RegularizedJacobian,
     correction,
+    generic_rank,
     regularization_direction,
 )
 from taskik.backends.unconstrained import regularization_blocks
@@ -263,3 +264,53 @@ def test_regularized_jacobian_defaults_are_those_of_the_backend(planar_2r):
     assert np.allclose(direct, v, rtol=1e-12)
     larger = RegularizedJacobian(sigma_thr=0.5).solve(problem.A, problem.c, [b])
     assert not np.allclose(larger, v)
+
+
+# ------------------------------------------------------------- inputs and reports
+def test_regularize_leaves_the_stacked_matrix_it_is_given_as_it_was():
+    reg = RegularizedJacobian(gamma0=0.5, sigma_thr=0.2)
+    A = np.arange(6.0).reshape(3, 2)
+    before = A.copy()
+    singular = planar_block(0.0)
+    A_reg = reg.regularize(A, [singular])
+    assert not np.allclose(A_reg, before)  # a singular block: rows changed in a copy
+    np.testing.assert_array_equal(A, before)
+    reg.solve(A, np.ones(3), [singular])
+    np.testing.assert_array_equal(A, before)
+
+
+def test_gammas_are_emptied_by_a_solve_without_blocks():
+    """``gammas`` is γ of each block at the *last* solve: none when it had no block."""
+    reg = RegularizedJacobian(gamma0=0.5, sigma_thr=0.2)
+    reg.regularize(np.zeros((3, 2)), [planar_block(0.0)])
+    assert reg.gammas == {"ee": pytest.approx(0.5)}
+    A = np.ones((3, 2))
+    assert reg.regularize(A, []) is A
+    assert reg.gammas == {}
+
+
+# ------------------------------------------------------------------- generic rank
+def test_generic_rank_counts_axes_parallel_within_the_tolerance_as_one():
+    """Axes 1e-8 rad apart are parallel (generic rank 1, as for the regularization
+    direction); 1e-4 rad apart they are not."""
+    assert generic_rank(block("orientation", np.array([Z, about_x(1e-8)]).T)) == 1
+    assert generic_rank(block("orientation", np.array([Z, about_x(1e-4)]).T)) == 2
+
+
+@pytest.mark.parametrize("kind", ["position", "orientation"])
+def test_a_block_without_joint_columns_has_rank_zero_and_no_direction(kind):
+    empty = block(kind, np.zeros((3, 0)), np.zeros((3, 0)))
+    assert generic_rank(empty) == 0
+    assert regularization_direction(empty) is None
+
+
+@pytest.mark.parametrize("unit", [1.0, 1e3])
+def test_which_joints_move_the_point_does_not_depend_on_the_length_unit(unit):
+    """A joint whose linear column is below 1e-9 of the longest one does not move the point,
+    also when lengths are given in millimetres (every linear column × 1000)."""
+    crawl = 5e-10  # relative length of the last joint's column
+    # a revolute joint about z moving the point along y, then a near-still prismatic joint
+    b = block("position", np.array([Z, np.zeros(3)]).T, unit * np.array([Y, crawl * Z]).T)
+    assert generic_rank(b) == 1
+    r, k = regularization_direction(b)
+    assert np.allclose(r, Y) and k == -1
