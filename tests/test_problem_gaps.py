@@ -128,3 +128,92 @@ def test_inequality_rows_of_the_wrong_width_from_a_user_limit_name_the_limit(ur5
     with pytest.raises(InvalidInput, match=r"^limit 'user rows' gave rows G \(1, 7\), h \(1,\)"):
         taskik.build_ik(conf, [task], 0.01, limits=[_Rows(7)])
     assert taskik.build_ik(conf, [task], 0.01, limits=[_Rows(6)]).G.shape == (1, 6)
+
+
+class _StaticCap(taskik.Limit):
+    """A static hard cap on one joint, found by name in the configuration's model."""
+
+    static = True
+    name = "static cap"
+
+    def __init__(self, joint, cap, indices=None):
+        self.joint, self.cap, self.indices = joint, cap, indices
+
+    def compute_box(self, configuration, dt):
+        model = configuration.model
+        idx = model.joints[model.getJointId(self.joint)].idx_v
+        indices = [idx] if self.indices is None else self.indices
+        return np.array(indices), np.array([-self.cap]), np.array([self.cap])
+
+
+def test_a_static_limit_of_ones_own_reads_the_configuration_and_is_checked(ur5):
+    conf = ur5.configuration()
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    v = taskik.solve_ik(conf, [task], 0.01, limits=[_StaticCap("elbow_joint", 0.2)])
+    assert v[2] == pytest.approx(0.2) and v[1] == pytest.approx(50.0)
+    with pytest.raises(InvalidInput, match=r"^limit 'static cap' gave box indices \[7\]"):
+        taskik.build_ik(conf, [task], 0.01, limits=[_StaticCap("elbow_joint", 0.2, [7])])
+
+
+class _SoftCap(taskik.Limit):
+    """A soft limit of one's own: a box on joint 0 and, optionally, a row v0 + v1 ≤ 0.1."""
+
+    hard = False
+    name = "soft cap"
+
+    def __init__(self, box=True, row=True):
+        self.box, self.row = box, row
+
+    def compute_box(self, configuration, dt):
+        if not self.box:
+            return None
+        return np.array([0]), np.array([-0.5]), np.array([0.5])
+
+    def compute_inequalities(self, configuration, dt):
+        if not self.row:
+            return None
+        G = np.zeros((1, configuration.nv))
+        G[0, :2] = 1.0
+        return G, np.array([0.1])
+
+
+def test_the_rows_of_a_single_soft_limit_are_kept_with_its_box(ur5):
+    conf = ur5.configuration()
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[_SoftCap()])
+    assert problem.G.tolist() == [[1.0, 1.0, 0.0, 0.0, 0.0, 0.0]] and problem.h.tolist() == [0.1]
+    assert problem.lb[0] == -0.5 and problem.ub[0] == 0.5
+    v = taskik.solve_ik(conf, [task], 0.01, limits=[_SoftCap()])
+    assert v[0] + v[1] == pytest.approx(0.1, abs=1e-8) and abs(v[0]) <= 0.5
+
+
+def test_a_single_soft_limit_that_gives_nothing_leaves_the_step_free(ur5):
+    conf = ur5.configuration()
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    idle = _SoftCap(box=False, row=False)
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[idle])
+    assert problem.lb is None and problem.G is None
+    assert np.allclose(taskik.solve_ik(conf, [task], 0.01, limits=[idle]), 50.0)
+
+
+def test_a_task_whose_selection_does_not_match_its_jacobian_keeps_its_jacobian(ur5, monkeypatch):
+    """A selection that a task declares but its Jacobian does not follow is not trusted:
+    the rows are those of the Jacobian (at any nv)."""
+    monkeypatch.setattr(taskik.problem, "DIAGONAL_MIN_NV", 1)
+
+    class Doubled(taskik.PostureTask):
+        def compute_error_and_jacobian(self, configuration):
+            e, J = super().compute_error_and_jacobian(configuration)
+            return e, 2.0 * J
+
+        def selection(self, configuration):
+            return np.arange(configuration.nv)
+
+    conf = ur5.configuration()
+    task = Doubled()
+    task.set_target(ur5.q0 + 0.1)
+    problem = taskik.build_ik(conf, [task], 0.01, limits=[])
+    assert np.allclose(problem.P, 4.0 * np.eye(6)) and np.allclose(problem.A, 2.0 * np.eye(6))
