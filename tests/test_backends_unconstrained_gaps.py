@@ -107,3 +107,11 @@ def test_a_joint_outside_its_range_comes_back_at_the_position_limits_gain(ur5, b
     limit = taskik.ConfigurationLimit(ur5.model, gain=0.2)
     v = solve_ik(conf, [task], DT, [limit], backend=backend)
     assert v[1] == pytest.approx(0.2 * (upper - q[1]) / DT)
+
+
+@pytest.mark.parametrize("backend", ["pinv", "dls", "sdls", "transpose", "regularized"])
+def test_a_model_without_joints_gets_an_empty_step(backend):
+    conf = taskik.Configuration(pin.Model(), np.zeros(0))
+    v = solve_ik(conf, [], DT, backend=backend, max_joint_step=0.1)
+    assert v.shape == (0,)
+    assert solve_ik(conf, [], DT, backend=backend).shape == (0,)
