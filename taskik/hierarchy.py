@@ -371,6 +371,10 @@ def solve_hierarchy(
     lams = plan.level_dampings(dt, damping)
     if control is not None:
         lams = control.dampings(configuration, asm, s := asm.weighted_errors(dt), lams)
+    if control is not None and control.resting and control.rests(lb, ub, h):
+        v = np.zeros(configuration.nv)  # the loop is at rest (see taskik.trust_region)
+        control.record(configuration, asm, s, v, dt)
+        return v
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
     workspaces = plan.workspaces if solver == "daqp" and not solver_kwargs else None

@@ -82,7 +82,10 @@ def solve_ik(
             Levenberg–Marquardt damping ``ν ‖W e‖² ‖v‖²`` whose ``ν`` adapts to how well
             each step's linear model predicted the error it reached (:mod:`taskik.trust_region`):
             0 while steps do what they predict, so the step is the plain one; raised when a
-            step overshoots or reverses, so the loop comes to rest instead of cycling.
+            step overshoots or reverses, so the loop comes to rest instead of cycling. And
+            when 10 steps in a row lowered no task error by 0.1 % per second (a target out
+            of reach or blocked by a limit, approached along a flat valley), the loop rests:
+            ``v = 0`` until a target changes or q is set from outside.
             ``False`` gives the plain step every time (the same step as pink's). QP backend
             only.
         solver_kwargs: passed to the QP solver (or options of the chosen backend). pink's
@@ -141,7 +144,9 @@ def solve_ik(
         else:  # (not in a closed loop, ν = 0: nothing to compare or to add)
             control.skip(asm)
     x = None
-    if solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
+    if control is not None and control.resting and control.rests(lb, ub, h):
+        x = np.zeros(len(r))  # the loop is at rest (see taskik.trust_region)
+    elif solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:

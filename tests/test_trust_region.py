@@ -331,3 +331,129 @@ def test_a_level_in_conflict_with_a_higher_one_does_not_hold_back_the_levels_bel
     assert max(speeds[-10:]) < 1e-3
     assert np.linalg.norm(first.compute_error(conf)) < 1e-9
     assert np.linalg.norm(second.compute_error(conf)) == pytest.approx(0.2, abs=1e-6)
+
+
+# ------------------------------------------------------------------------ coming to rest
+def test_steps_without_progress_bring_the_loop_to_rest_after_rest_steps():
+    """The error stays at 1 while v keeps moving (a creep along a flat valley): after
+    REST_STEPS compared steps in a row the loop rests; one step of progress resets the count."""
+    from taskik.trust_region import REST_STEPS
+
+    ad, conf, asm = _loop([slice(0, 1)])
+    _step(ad, conf, asm, [1.0], [[1.0]], [0.01])
+    for _ in range(REST_STEPS - 1):
+        _step(ad, conf, asm, [1.0], [[1.0]], [0.01])
+        assert not ad.resting
+    _step(ad, conf, asm, [1.0], [[1.0]], [0.01])
+    assert ad.resting
+    # at rest (v = 0) W e is exactly what it was: the loop stays at rest
+    _step(ad, conf, asm, [1.0], [[1.0]], [0.0])
+    assert ad.resting
+    # something moved q (W e changed): awake, and counting from zero again
+    _step(ad, conf, asm, [0.9], [[1.0]], [0.01])
+    assert not ad.resting
+
+
+def test_progress_of_a_tenth_of_a_percent_per_second_keeps_the_loop_moving():
+    """REST_RATE · dt · M is the line: a step that lowers M by more keeps the loop moving,
+    however many steps; one that lowers it by less counts towards the rest."""
+    from taskik.trust_region import REST_RATE, REST_STEPS
+
+    dt = 0.1
+    for factor, rests in ((1.5, False), (0.5, True)):
+        ad, conf, asm = _loop([slice(0, 1)])
+        m = 1.0
+        _step(ad, conf, asm, [1.0], [[1.0]], [1e-3], dt)  # (the first step is not compared)
+        for _ in range(REST_STEPS):
+            m *= 1.0 - factor * REST_RATE * dt  # M lowered by factor × the line
+            _step(ad, conf, asm, [np.sqrt(m)], [[1.0]], [1e-3], dt)
+        assert ad.resting is rests
+
+
+def test_a_changed_target_or_a_q_from_outside_wakes_the_loop():
+    from taskik.trust_region import REST_STEPS
+
+    for wake in ("target", "q"):
+        ad, conf, asm = _loop([slice(0, 1)])
+        for _ in range(REST_STEPS + 1):
+            _step(ad, conf, asm, [1.0], [[1.0]], [0.01])
+        assert ad.resting
+        if wake == "target":
+            asm.tasks[0].target = _Target()
+            _step(ad, conf, asm, [1.0], [[1.0]], [0.0])
+        else:
+            conf._updates += 1
+            conf._last_step = None  # conf.update(q_measured)
+            ad.begin(conf, asm)
+            ad.dampings(conf, asm, np.array([1.0]), [0.0])
+        assert not ad.resting
+
+
+def test_a_level_with_progress_keeps_the_levels_moving_but_one_without_a_direction_does_not():
+    """Levels: the rest needs every level with a direction of its own to be without progress;
+    a level with f = 0 (its error only follows the levels above) has no say."""
+    from taskik.trust_region import REST_STEPS
+
+    for share, rests in ((1.0, False), (0.0, True)):
+        ad, conf, asm = _loop([slice(0, 1), slice(1, 2)], n_tasks=2)
+        ad.shares = [1.0, share]
+        e = 1.0
+        _step(ad, conf, asm, [1.0, e], [[1.0], [1.0]], [0.01])
+        for _ in range(REST_STEPS):
+            e *= 0.5  # the second level keeps halving its error
+            _step(ad, conf, asm, [1.0, e], [[1.0], [1.0]], [0.01])
+        assert ad.resting is rests
+
+
+def test_the_rest_step_must_meet_the_limits_else_the_loop_wakes():
+    """v = 0 is the rest step only when it is inside the box and meets G v <= h."""
+    ad, _, _ = _loop([slice(0, 1)])
+    ad.resting = True
+    assert ad.rests(np.array([-1.0, 0.0]), np.array([0.0, 1.0]), np.array([0.0]))
+    assert ad.rests(None, None, None)
+    for lb, ub, h in (
+        (np.array([1e-9, -1.0]), np.array([1.0, 1.0]), None),  # the box excludes 0
+        (np.array([-1.0, -1.0]), np.array([1.0, -1e-9]), None),
+        (None, None, np.array([1.0, -1e-9])),  # a row 0 <= -1e-9 (an obstacle too close)
+    ):
+        ad.resting = True
+        assert not ad.rests(lb, ub, h)
+        assert not ad.resting
+
+
+PANDA_AT_A_JOINT_LIMIT = np.array(
+    [-1.856683481150416, 0.2914773116916294, -0.502566046174207, -0.07625666159662581,
+     -0.4860989758221166, 3.5749286810829313, 1.3424086360192047]
+)  # fmt: skip
+
+
+def test_a_loop_creeping_at_a_joint_limit_comes_to_rest_and_wakes_for_a_new_target(panda):
+    """A B5 episode: levels [[hand A], [hand B], [posture]] with A and B 0.2 m apart and a
+    joint limit in the way of A. Hand A ends 6.4 mm off, at a constrained minimum whose
+    valley the damped step creeps along (|v| ≈ 0.01 rad/s after 1000 steps of 10 ms, and
+    bursts of 2.7 rad/s later, for an error 80 µm lower). The loop now rests (v = 0
+    exactly) within 1000 steps, and moves again once hand A's target changes."""
+    conf = taskik.Configuration(panda.model, PANDA_AT_A_JOINT_LIMIT)
+    start = conf.get_transform_frame_to_world("panda_hand")
+    offset = np.array([0.09831161953241037, -0.01586143196815065, -0.00912361994135624])
+    first, second = taskik.FrameTask("panda_hand", 1.0, 1.0), taskik.FrameTask("panda_hand", 1, 1)
+    first.set_target(pin.SE3(start.rotation, start.translation + offset))
+    second.set_target(pin.SE3(start.rotation, start.translation - offset))
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(PANDA_AT_A_JOINT_LIMIT)
+    levels = [[first], [second], [posture]]
+    speeds = []
+    for _ in range(1000):
+        v = taskik.solve_ik(conf, levels, 0.01)
+        conf.integrate_inplace(v, 0.01)
+        speeds.append(np.linalg.norm(v))
+    assert speeds[-10:] == [0.0] * 10
+    assert 0.00636 < np.linalg.norm(first.compute_error(conf)) < 0.00645
+    assert np.all(conf.q <= panda.model.upperPositionLimit)
+    # hand A asked where hand B is (no conflict left, away from the limit): the loop wakes
+    # and reaches it
+    first.set_target(second.target)
+    for _ in range(300):
+        v = taskik.solve_ik(conf, levels, 0.01)
+        conf.integrate_inplace(v, 0.01)
+    assert np.linalg.norm(first.compute_error(conf)) < 1e-6
