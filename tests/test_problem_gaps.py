@@ -217,3 +217,27 @@ def test_a_task_whose_selection_does_not_match_its_jacobian_keeps_its_jacobian(u
     task.set_target(ur5.q0 + 0.1)
     problem = taskik.build_ik(conf, [task], 0.01, limits=[])
     assert np.allclose(problem.P, 4.0 * np.eye(6)) and np.allclose(problem.A, 2.0 * np.eye(6))
+
+
+class _StaticBoxAndTravel(taskik.Limit):
+    """A static box |v1| ≤ 1 and a row v0 ≤ 0.001 / dt (a travel per step: depends on dt)."""
+
+    static = True
+    name = "travel"
+
+    def compute_box(self, configuration, dt):
+        return np.array([1]), np.array([-1.0]), np.array([1.0])
+
+    def compute_inequalities(self, configuration, dt):
+        G = np.zeros((1, configuration.nv))
+        G[0, 0] = 1.0
+        return G, np.array([0.001 / dt])
+
+
+def test_the_rows_of_a_static_limit_follow_dt(ur5):
+    conf = ur5.configuration()
+    task = taskik.PostureTask()
+    task.set_target(ur5.q0 + 0.5)
+    for dt in (0.01, 0.02):
+        problem = taskik.build_ik(conf, [task], dt, limits=[_StaticBoxAndTravel()])
+        assert problem.h.tolist() == [pytest.approx(0.001 / dt)] and problem.ub[1] == 1.0
