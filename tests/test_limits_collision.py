@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import taskik
@@ -202,6 +202,13 @@ def test_bad_input_is_named():
     radius=st.floats(0.03, 0.15),
     goal=st.tuples(*[st.floats(-0.5, 0.5)] * 3),
 )
+# a start 10.3 mm from a box face, between d_s (10 mm) and d_s + buffer (12 mm): the pair must
+# separate, and with the four tilt rows as well as its damper row the first step had no
+# solution (found by a random run)
+@example(
+    kind="box", centre=(-0.298828125, -0.173828125, -0.09765625), rpy=(-0.5, 0.0, 0.0),
+    radius=0.125, goal=(0.0, 0.0, 0.0),
+)  # fmt: skip
 def test_random_obstacles_and_targets_never_break_the_safety_distance(
     kind, centre, rpy, radius, goal
 ):

@@ -74,7 +74,11 @@ class CollisionLimit(Limit):
     Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
     separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started outside
     its range, the step pushes out instead of failing, and one pair alone never makes the
-    step infeasible. When limits do conflict, :class:`NoSolutionFound` names the pairs.
+    step infeasible (such a pair has no tilt rows). A face contact inside the buffer
+    (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
+    than pushed out: a link that only two joints move cannot separate from a face without
+    a rotation, which its tilt rows forbid at first order. When limits do conflict,
+    :class:`NoSolutionFound` names the pairs.
 
     Face contacts: the damper row is first order in one pair of closest points. When a
     flat face meets a link side on (a box face along a capsule, two mesh hulls), a rotation
@@ -252,13 +256,20 @@ class CollisionLimit(Limit):
         """``(G, h, pair)`` of the near pairs (``pair[i]``: the pair of ``near`` that row ``i``
         keeps); ``motion``: add (and consume) the obstacles' motion.
 
-        Per pair, the damper row and, unless a body is a sphere or the pair must separate,
+        Per pair, the damper row and, unless a body is a sphere or the pair is closer than d_s,
         four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
         against each other must be paid for by moving apart, since a rotation of a face
         contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
         (first order, which the closest points alone do not see). Not with long steps
         (``tilt=False``: ``solve_posture``, whose search halves a step that crosses)."""
         h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
+        # Inside the buffer (d_s ≤ d < d_s + buffer) the tilt rows, which pay for any rotation
+        # of a face contact, may leave no way to separate (a link moved by two joints only):
+        # such a pair is held (h = 0) with its tilt rows; closer than d_s it is pushed out by
+        # its damper row alone (one row: always feasible, see below).
+        inside = near.distance < self.safety_distance
+        if tilt:
+            np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
         if motion:
             h += self.scene.obstacle_motion(near) / dt
         G = -near.gradient
@@ -266,7 +277,7 @@ class CollisionLimit(Limit):
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
         reach = 0.5 * (np.abs(G) @ self._v_max)
         np.maximum(h, -np.minimum(self.speed, reach), out=h)
-        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
+        tilted = np.flatnonzero((near.lever > 0) & ~inside) if tilt else np.zeros(0, dtype=int)
         pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
         if not len(tilted):
             return G, h, pair
