@@ -355,7 +355,10 @@ class Configuration:
 
     def _frame_jacobian(self, fid: int, reference_frame: pin.ReferenceFrame) -> np.ndarray:
         """``pin.getFrameJacobian``, kept until the next update (under ``fid`` for LOCAL)."""
-        J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
+        if not self.model.nv:  # (Pinocchio 4.1 crashes on a model without degrees of freedom)
+            J = np.zeros((6, 0))
+        else:
+            J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)
         if J.ndim == 1:  # one degree of freedom: Pinocchio returns the column as a vector
             J = J.reshape(6, 1)
         self._frame_jacobians[fid if reference_frame is LOCAL else (fid, reference_frame)] = J

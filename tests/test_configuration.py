@@ -147,3 +147,26 @@ def test_custom_configuration_vector_takes_angles_of_continuous_and_planar_joint
     assert np.allclose(q, [1.0, 2.0, np.cos(0.5), np.sin(0.5), np.cos(-0.3), np.sin(-0.3)])
     q = custom_configuration_vector(model, wheel=[0.0, 1.0])  # raw (cos, sin) too
     assert np.allclose(q[4:], [0.0, 1.0])
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_a_model_without_degrees_of_freedom_steps_with_an_empty_velocity(levels):
+    """A model with frames but no joint (nv = 0): frame and CoM tasks have 0-column
+    Jacobians, and the step is the empty velocity (Pinocchio's getFrameJacobian crashes the
+    interpreter on such a model, and LAPACK refuses a 0 × 0 system)."""
+    model = pin.Model()
+    tip = pin.SE3(np.eye(3), np.array([0.1, 0.0, 0.0]))
+    model.addFrame(pin.Frame("tip", 0, 0, tip, pin.FrameType.OP_FRAME))
+    conf = taskik.Configuration(model, np.zeros(0))
+    tasks = [
+        taskik.PositionTask("tip"),
+        taskik.OrientationTask("tip"),
+        taskik.FrameTask("tip", 1, 1),
+    ]
+    for task in tasks:
+        task.set_target_from_configuration(conf)
+        assert task.compute_jacobian(conf).shape == (task.dim, 0)
+    problem = [[t] for t in tasks] if levels else tasks
+    v = taskik.solve_ik(conf, problem, 0.01)
+    assert v.shape == (0,)
+    assert conf.get_transform_frame_to_world("tip") == tip

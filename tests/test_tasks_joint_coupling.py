@@ -128,3 +128,31 @@ def test_continuous_joints_alone_use_their_angle_not_their_cosine():
     task = JointCouplingTask(["left", "right"], [[1.0, -1.0], [2.0, 0.0]])
     assert task.value(conf) == pytest.approx([left - right, 2.0 * left])
     assert task.compute_jacobian(conf) == pytest.approx(np.array([[1.0, -1.0], [2.0, 0.0]]))
+
+
+def test_a_new_matrix_reference_or_joint_list_after_first_use_takes_effect(ur5, rng):
+    """A, q_ref and joints assigned after the task was used are read at the next use, in the
+    error and in the Jacobian alike (both checked against finite differences); in-place
+    edits of A or q_ref are refused rather than ignored."""
+    conf = ur5.configuration(rng.uniform(-1.0, 1.0, 6))
+    task = JointCouplingTask(["shoulder_pan_joint", "shoulder_lift_joint"], [[1.0, -1.0]])
+    task.compute_error_and_jacobian(conf)  # bound to the model
+    q = conf.q
+    task.A = [[2.0, -1.0]]
+    e, J = task.compute_error_and_jacobian(conf)
+    assert e[0] == pytest.approx(-(2.0 * q[0] - q[1]))
+    assert np.array_equal(J[0], [2.0, -1.0, 0.0, 0.0, 0.0, 0.0])
+    task.q_ref = np.full(6, 0.25)
+    e, J = task.compute_error_and_jacobian(conf)
+    assert e[0] == pytest.approx(-(2.0 * (q[0] - 0.25) - (q[1] - 0.25)))
+    task.joints = ["elbow_joint", "wrist_1_joint"]
+    e, J = task.compute_error_and_jacobian(conf)
+    assert e[0] == pytest.approx(-(2.0 * (q[2] - 0.25) - (q[3] - 0.25)))
+    assert np.array_equal(J[0], [0.0, 0.0, 2.0, -1.0, 0.0, 0.0])
+    assert_jacobian_matches(task, conf, rng)
+    with pytest.raises(ValueError, match="read-only"):
+        task.A[0, 0] = 3.0
+    with pytest.raises(ValueError, match="read-only"):
+        task.q_ref[0] = 3.0
+    with pytest.raises(InvalidInput, match="A must be a matrix of 1 rows"):
+        task.A = [[1.0, 1.0], [1.0, -1.0]]

@@ -100,3 +100,17 @@ def test_the_kinematics_cache_is_left_as_it_was(humanoid, rng):
     conf._frame_jacobians.clear()  # read the Jacobian again from data
     assert np.array_equal(conf.get_frame_jacobian("rarm_effector_body"), J)
     assert np.array_equal(conf.get_transform_frame_to_world("rarm_effector_body").homogeneous, oMf)
+
+
+def test_the_gradient_follows_a_change_of_rows_or_frame_at_the_same_configuration(panda, rng):
+    """The cached (m, ∇m) of a configuration is not reused after ``rows`` or ``frame``
+    changed: it is the value a new task with those rows and frame gives."""
+    conf = panda.configuration(panda.random_configuration(rng))
+    task = ManipulabilityTask("panda_hand")
+    task.gradient(conf)
+    for rows, frame in (("position", "panda_hand"), ("position", "panda_link5")):
+        task.rows, task.frame = rows, frame
+        m, grad = task.gradient(conf)
+        fresh = ManipulabilityTask(frame, rows=rows)
+        assert m == fresh.manipulability(conf)
+        np.testing.assert_array_equal(grad, fresh.gradient(conf)[1])

@@ -93,6 +93,8 @@ class DaqpWorkspace:
         the rounding of the factorisation. DAQP's answer is projected onto the box (it
         meets bounds to its tolerance, 1e-6), so the bounds hold exactly either way.
         """
+        if not len(r):  # a model without degrees of freedom (LAPACK refuses 0 × 0)
+            return np.zeros(0)
         if not self.bound:
             _, x, info = dposv(P, -r)
             # (an overflowed P, costs near the float range, is left to the checked path)

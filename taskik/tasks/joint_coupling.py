@@ -47,27 +47,66 @@ class JointCouplingTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        if isinstance(joints, str) or not all(isinstance(j, str) for j in joints):
-            raise InvalidInput(f"joints must be a list of joint names, got {joints!r}")
-        if len(set(joints)) != len(joints) or not joints:
-            raise InvalidInput(f"joints must be distinct and not empty, got {list(joints)}")
-        self.joints = list(joints)
+        self._model: pin.Model | None = None
+        self.joints = joints
         A = check_finite_array(A, "A")
         if A.ndim != 2:
             raise InvalidInput(f"A must be a matrix (m × k), got shape {A.shape}")
-        self.A = A.copy()
         self._m: int = A.shape[0]
+        self.A = A
         self.dim = self._m
         self.target = np.zeros(self._m)
         if b is not None:
             self.set_target(b)
-        self.q_ref = None if q_ref is None else check_finite_array(q_ref, "q_ref").copy()
-        self._model: pin.Model | None = None
+        self.q_ref = q_ref
         self._v_idx: np.ndarray  # velocity indices of the joints, set by _bind
         self._q_idx: np.ndarray | None  # their q indices when every joint is 1-DoF
         self._J: np.ndarray
         self._q_ref: np.ndarray  # q_ref, or the neutral configuration of the model
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    @property
+    def joints(self) -> list[str]:
+        """The coupled joints (a copy; assign a new list to change them)."""
+        return list(self._joints)
+
+    @joints.setter
+    def joints(self, joints: Sequence[str]) -> None:
+        if isinstance(joints, str) or not all(isinstance(j, str) for j in joints):
+            raise InvalidInput(f"joints must be a list of joint names, got {joints!r}")
+        if len(set(joints)) != len(joints) or not joints:
+            raise InvalidInput(f"joints must be distinct and not empty, got {list(joints)}")
+        self._joints = tuple(joints)
+        self._model = None  # bound again at the next use
+
+    @property
+    def A(self) -> np.ndarray:
+        """The coupling matrix, m × k (read-only; assign a new one of m rows to change it)."""
+        return self._A
+
+    @A.setter
+    def A(self, A: npt.ArrayLike) -> None:
+        arr = check_finite_array(A, "A")
+        if arr.shape[:1] != (self._m,) or arr.ndim != 2:
+            raise InvalidInput(f"A must be a matrix of {self._m} rows, got shape {arr.shape}")
+        arr = arr.copy()
+        arr.flags.writeable = False
+        self._A = arr
+        self._model = None
+
+    @property
+    def q_ref(self) -> np.ndarray | None:
+        """The reference configuration (read-only), or None for the model's neutral one."""
+        return self._q_ref_given
+
+    @q_ref.setter
+    def q_ref(self, q_ref: npt.ArrayLike | None) -> None:
+        arr = None
+        if q_ref is not None:
+            arr = check_finite_array(q_ref, "q_ref").copy()
+            arr.flags.writeable = False
+        self._q_ref_given = arr
+        self._model = None
 
     def set_target(self, b: npt.ArrayLike) -> None:
         """Right-hand side ``b`` of the relation, shape (m,)."""

@@ -61,7 +61,8 @@ class ManipulabilityTask(Task):
         self.target: float | None = None
         if target is not None:
             self.set_target(target)
-        self._key: tuple[weakref.ref[Configuration], int] | None = None
+        # (configuration, its update count, rows, frame) of the cached value
+        self._key: tuple[weakref.ref[Configuration], int, str, str] | None = None
         self._value = (0.0, np.empty((1, 0)))
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
@@ -82,7 +83,11 @@ class ManipulabilityTask(Task):
     def gradient(self, configuration: Configuration) -> tuple[float, np.ndarray]:
         """``(m, ∇m)`` with ``∇m`` of shape (1, nv): ``ṁ = ∇m · v``."""
         key = self._key
-        if key is not None and key[0]() is configuration and key[1] == configuration._updates:
+        if (
+            key is not None
+            and key[0]() is configuration
+            and key[1:] == (configuration._updates, self.rows, self.frame.name)
+        ):
             return self._value
         model, data = configuration.model, configuration.data
         fid = self.frame.id(configuration)
@@ -102,7 +107,7 @@ class ManipulabilityTask(Task):
             B = np.linalg.pinv(A) @ J
         grad = m * np.einsum("ai,aik->k", B, H)
         self._value = (m, grad.reshape(1, -1))
-        self._key = (weakref.ref(configuration), configuration._updates)
+        self._key = (weakref.ref(configuration), configuration._updates, self.rows, self.frame.name)
         return self._value
 
     def compute_error_and_jacobian(
