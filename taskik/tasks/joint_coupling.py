@@ -80,12 +80,12 @@ class JointCouplingTask(Task):
         self._model = None  # bound again at the next use
 
     @property
-    def A(self) -> np.ndarray:
+    def A(self) -> np.ndarray:  # noqa: N802 (the matrix of the docstring)
         """The coupling matrix, m × k (read-only; assign a new one of m rows to change it)."""
         return self._A
 
     @A.setter
-    def A(self, A: npt.ArrayLike) -> None:
+    def A(self, A: npt.ArrayLike) -> None:  # noqa: N802
         arr = check_finite_array(A, "A")
         if arr.shape[:1] != (self._m,) or arr.ndim != 2:
             raise InvalidInput(f"A must be a matrix of {self._m} rows, got shape {arr.shape}")
