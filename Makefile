@@ -63,7 +63,8 @@ MUTATE_SOURCES := taskik/problem.py taskik/validation.py taskik/solve.py taskik/
 MUTATE_TESTS := tests/test_problem.py tests/test_tasks.py tests/test_limits.py \
 	tests/test_backends_*.py tests/test_hierarchy.py tests/test_solve.py \
 	tests/test_configuration.py tests/test_steps.py tests/test_robots.py \
-	tests/test_bad_input.py tests/test_limits_*.py tests/test_tasks_*.py tests/test_*_gaps.py
+	tests/test_bad_input.py tests/test_limits_*.py tests/test_tasks_*.py tests/test_*_gaps.py \
+	tests/test_plan_cache.py tests/test_trust_region.py
 MUTANTS ?=
 define MUTATE_SCORE
 import collections, glob, json
@@ -96,7 +97,7 @@ mutate: $(VENV)/.installed-mutate
 		'do_not_mutate_patterns = ^\s*raise\b' 'only_mutate =' \
 		$(foreach s,$(MUTATE_SOURCES),'    $(s)') 'pytest_add_cli_args_test_selection =' \
 		$(foreach t,$(wildcard $(MUTATE_TESTS)),'    $(t)') > $(MUTATE_DIR)/setup.cfg
-	cd $(MUTATE_DIR) && ../$(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS) \
+	cd $(MUTATE_DIR) && HYPOTHESIS_PROFILE=ci ../$(VENV)/bin/mutmut run --max-children $(MUTATE_JOBS) $(MUTANTS) \
 		| tr '\r' '\n' | tail -n 2
 	cd $(MUTATE_DIR) && ../$(PY) -c "$$MUTATE_SCORE"
 
