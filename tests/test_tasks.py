@@ -189,9 +189,15 @@ def test_bad_parameters_are_rejected(kwargs, message):
 def test_frame_task_costs_are_checked():
     with pytest.raises(InvalidInput, match="orientation_cost must be >= 0"):
         FrameTask("tool0", orientation_cost=-1.0)
-    for bad in (float("inf"), float("nan"), True, "1"):
+    for bad in (float("inf"), float("nan"), True, "1", None):
         with pytest.raises(InvalidInput, match="position_cost"):
             FrameTask("tool0", bad, 1.0)
+        with pytest.raises(InvalidInput, match="orientation_cost"):
+            taskik.RelativeFrameTask("tool0", "base_link", 1.0, bad)
+    # (None is a cost in no constructor; in set_costs it leaves that cost unchanged)
+    task = FrameTask("tool0", [1.0, 2.0, 3.0], 0.5)
+    task.set_costs(orientation_cost=0.25)
+    assert task.cost.tolist() == [1.0, 2.0, 3.0, 0.25, 0.25, 0.25]
 
 
 def test_frame_task_scalar_costs_fill_three_rows_each():

@@ -49,9 +49,10 @@ class FrameTask(Task):
             self._cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
             self.gain = gain
             self.lm_damping = lm_damping
-        else:
+        else:  # (None is refused here: in set_costs it means "unchanged")
             super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
-            self.set_costs(position_cost, orientation_cost)
+            self._cost[:3] = check_cost(pc, 3, "position_cost")
+            self._cost[3:] = check_cost(oc, 3, "orientation_cost")
 
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""
