@@ -130,7 +130,7 @@ def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(
     r = rng.standard_normal(5)
     free = np.linalg.solve(P, -r)
     calls = {"dposv": 0, "daqp": 0}
-    real_dposv, real_solve = qp.dposv, qp.DaqpWorkspace.solve
+    real_dposv, real_solve = qp.dposv, qp.DaqpWorkspace._solve
 
     def dposv(*args):
         calls["dposv"] += 1
@@ -141,7 +141,7 @@ def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(
         return real_solve(self, *args)
 
     monkeypatch.setattr(qp, "dposv", dposv)
-    monkeypatch.setattr(qp.DaqpWorkspace, "solve", solve)
+    monkeypatch.setattr(qp.DaqpWorkspace, "_solve", solve)  # (DAQP, without solve's checks)
     ws = qp.DaqpWorkspace()
     wide = np.abs(free).max() + 1.0
     x = ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))

@@ -100,10 +100,15 @@ class DaqpWorkspace:
             # (an overflowed P, costs near the float range, is left to the checked path)
             if info == 0 and (x >= lower).all() and (x <= upper).all() and isfinite(P.trace()):
                 return x
-        x = self.solve(P, r, lower, upper)
+        x = self._solve(P, r, lower, upper, None)
         if x is not None:
             # (count_nonzero is cheaper than .any() for small n)
             self.bound = self.lam is not None and int(np.count_nonzero(self.lam)) > 0
+            if not self.bound and not ((x >= lower).all() and (x <= upper).all()):
+                # no bound active, yet outside the box: the bounds cross (a warm DAQP takes a
+                # crossed pair as inactive); the checked path names the conflict
+                self.model = None
+                return None
             np.maximum(x, lower, out=x)
             np.minimum(x, upper, out=x)
         return x
@@ -119,6 +124,16 @@ class DaqpWorkspace:
         if (lower > upper).any():  # a warm DAQP would take crossed bounds as inactive
             self.model = None
             return None
+        return self._solve(P, r, lower, upper, A)
+
+    def _solve(
+        self,
+        P: np.ndarray,
+        r: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+        A: np.ndarray | None,
+    ) -> np.ndarray | None:
         n = len(r)
         rows = _empty_rows(n) if A is None else A
         shape = (n, len(upper), rows.shape[0])
