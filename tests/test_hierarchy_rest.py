@@ -1,0 +1,99 @@
+"""Priority levels in a closed loop that comes to rest (taskik.trust_region): solved again at
+the same q it stays at rest, a limit that v = 0 would break wakes it, and a new task list of
+the same structure steps toward its own targets."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from test_trust_region import PANDA_AT_A_JOINT_LIMIT
+
+import taskik
+
+DT = 0.01
+
+
+class MovableBox(taskik.Limit):
+    """A limit of one's own on joint 0 that the test sets: ``v_0 ≥ lower``, ``v_0 ≤ upper``
+    (a box) or ``v_0 ≤ row`` (an inequality row); None: nothing."""
+
+    name = "movable"
+
+    def __init__(self):
+        self.kind, self.value = None, 0.0
+
+    def compute_box(self, configuration, dt):
+        if self.kind == "lower":
+            return np.array([0]), np.array([self.value]), np.array([np.inf])
+        if self.kind == "upper":
+            return np.array([0]), np.array([-np.inf]), np.array([self.value])
+        return None
+
+    def compute_inequalities(self, configuration, dt):
+        if self.kind == "row":
+            G = np.zeros((1, configuration.nv))
+            G[0, 0] = 1.0
+            return G, np.array([self.value])
+        return None
+
+
+def resting_loop(panda, limit):
+    """The B5 Panda episode of test_trust_region (hand A blocked by a joint limit, hand B
+    0.2 m away on the level below, a posture last), run until it rests."""
+    conf = taskik.Configuration(panda.model, PANDA_AT_A_JOINT_LIMIT)
+    start = conf.get_transform_frame_to_world("panda_hand")
+    offset = np.array([0.09831161953241037, -0.01586143196815065, -0.00912361994135624])
+    first, second = taskik.FrameTask("panda_hand", 1.0, 1.0), taskik.FrameTask("panda_hand", 1, 1)
+    first.set_target(pin.SE3(start.rotation, start.translation + offset))
+    second.set_target(pin.SE3(start.rotation, start.translation - offset))
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(PANDA_AT_A_JOINT_LIMIT)
+    levels = [[first], [second], [posture]]
+    limits = [taskik.ConfigurationLimit(panda.model), taskik.VelocityLimit(panda.model), limit]
+    for _ in range(1000):
+        v = taskik.solve_ik(conf, levels, DT, limits=limits)
+        conf.integrate_inplace(v, DT)
+    assert not v.any()  # at rest
+    return conf, levels, limits
+
+
+def test_levels_solved_again_at_the_same_q_stay_at_rest(panda):
+    conf, levels, limits = resting_loop(panda, MovableBox())
+    for _ in range(3):
+        assert not taskik.solve_ik(conf, levels, DT, limits=limits).any()
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"), [("lower", 0.05), ("upper", -0.05), ("row", -0.05), ("lower", -1.0)]
+)
+def test_a_limit_that_excludes_zero_wakes_levels_at_rest(panda, kind, value):
+    """At rest, joint 0 is then asked to move (v_0 >= 0.05, v_0 <= -0.05 by the box or by a
+    row G v <= h): v = 0 would break the limit, so the levels are solved again and the limit
+    holds. A box that contains 0 keeps the rest."""
+    limit = MovableBox()
+    conf, levels, limits = resting_loop(panda, limit)
+    limit.kind, limit.value = kind, value
+    v = taskik.solve_ik(conf, levels, DT, limits=limits)
+    if value < -0.5:
+        assert not v.any()
+    elif kind == "lower":
+        assert v[0] >= value - 1e-12
+    else:
+        assert v[0] <= value + 1e-9
+
+
+def test_a_new_level_list_of_the_same_structure_steps_toward_its_own_target(panda):
+    """The plan of [[FrameTask(hand)]] is reused by a list built anew with another target:
+    the step heads for the new target, as a first step on a fresh configuration does."""
+    conf = panda.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand")
+    steps = []
+    for dz in (0.05, -0.05):
+        task = taskik.FrameTask("panda_hand", 1.0, 1.0)
+        task.set_target(pin.SE3(hand.rotation, hand.translation + np.array([0.0, 0.0, dz])))
+        v = taskik.solve_ik(conf, [[task]], DT, limits=[])
+        fresh = taskik.solve_ik(panda.configuration(), [[task]], DT, limits=[])
+        np.testing.assert_allclose(v, fresh, atol=1e-12)
+        steps.append(v)
+    assert not np.allclose(steps[0], steps[1])
