@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from test_trust_region import PANDA_AT_A_JOINT_LIMIT
+from test_trust_region import panda_hands_apart_at_a_joint_limit
 
 import taskik
 
@@ -40,16 +40,8 @@ class MovableBox(taskik.Limit):
 
 def resting_loop(panda, limit):
     """The B5 Panda episode of test_trust_region (hand A blocked by a joint limit, hand B
-    0.2 m away on the level below, a posture last), run until it rests."""
-    conf = taskik.Configuration(panda.model, PANDA_AT_A_JOINT_LIMIT)
-    start = conf.get_transform_frame_to_world("panda_hand")
-    offset = np.array([0.09831161953241037, -0.01586143196815065, -0.00912361994135624])
-    first, second = taskik.FrameTask("panda_hand", 1.0, 1.0), taskik.FrameTask("panda_hand", 1, 1)
-    first.set_target(pin.SE3(start.rotation, start.translation + offset))
-    second.set_target(pin.SE3(start.rotation, start.translation - offset))
-    posture = taskik.PostureTask(1e-3)
-    posture.set_target(PANDA_AT_A_JOINT_LIMIT)
-    levels = [[first], [second], [posture]]
+    0.2 m away on the level below, a posture last) with ``limit`` too, run until it rests."""
+    conf, levels = panda_hands_apart_at_a_joint_limit(panda)
     limits = [taskik.ConfigurationLimit(panda.model), taskik.VelocityLimit(panda.model), limit]
     for _ in range(1000):
         v = taskik.solve_ik(conf, levels, DT, limits=limits)

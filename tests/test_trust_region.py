@@ -427,12 +427,9 @@ PANDA_AT_A_JOINT_LIMIT = np.array(
 )  # fmt: skip
 
 
-def test_a_loop_creeping_at_a_joint_limit_comes_to_rest_and_wakes_for_a_new_target(panda):
-    """A B5 episode: levels [[hand A], [hand B], [posture]] with A and B 0.2 m apart and a
-    joint limit in the way of A. Hand A ends 6.4 mm off, at a constrained minimum whose
-    valley the damped step creeps along (|v| ≈ 0.01 rad/s after 1000 steps of 10 ms, and
-    bursts of 2.7 rad/s later, for an error 80 µm lower). The loop now rests (v = 0
-    exactly) within 1000 steps, and moves again once hand A's target changes."""
+def panda_hands_apart_at_a_joint_limit(panda):
+    """The B5 episode (panda conflicting random 0.01 levels 0): ``(configuration, levels)``
+    with levels [[hand A], [hand B], [posture]], A and B 0.2 m apart."""
     conf = taskik.Configuration(panda.model, PANDA_AT_A_JOINT_LIMIT)
     start = conf.get_transform_frame_to_world("panda_hand")
     offset = np.array([0.09831161953241037, -0.01586143196815065, -0.00912361994135624])
@@ -441,7 +438,17 @@ def test_a_loop_creeping_at_a_joint_limit_comes_to_rest_and_wakes_for_a_new_targ
     second.set_target(pin.SE3(start.rotation, start.translation - offset))
     posture = taskik.PostureTask(1e-3)
     posture.set_target(PANDA_AT_A_JOINT_LIMIT)
-    levels = [[first], [second], [posture]]
+    return conf, [[first], [second], [posture]]
+
+
+def test_a_loop_creeping_at_a_joint_limit_comes_to_rest_and_wakes_for_a_new_target(panda):
+    """A B5 episode: levels [[hand A], [hand B], [posture]] with A and B 0.2 m apart and a
+    joint limit in the way of A. Hand A ends 6.4 mm off, at a constrained minimum whose
+    valley the damped step creeps along (|v| ≈ 0.01 rad/s after 1000 steps of 10 ms, and
+    bursts of 2.7 rad/s later, for an error 80 µm lower). The loop now rests (v = 0
+    exactly) within 1000 steps, and moves again once hand A's target changes."""
+    conf, levels = panda_hands_apart_at_a_joint_limit(panda)
+    (first,), (second,), _ = levels
     speeds = []
     for _ in range(1000):
         v = taskik.solve_ik(conf, levels, 0.01)
