@@ -89,3 +89,19 @@ def test_a_new_level_list_of_the_same_structure_steps_toward_its_own_target(pand
         np.testing.assert_allclose(v, fresh, atol=1e-12)
         steps.append(v)
     assert not np.allclose(steps[0], steps[1])
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [({"solver": "nosuch"}, "'nosuch' is not available"), ({"bogus": 1}, r"options \['bogus'\]")],
+)
+def test_a_cascade_without_limits_still_checks_its_solver_and_options(ur5, options, named):
+    """method='cascade' solves every level as a QP even with limits=[]: a solver that does
+    not exist, or an option the solver does not take, is refused as for any QP step."""
+    conf = ur5.configuration()
+    tool = taskik.PositionTask("tool0")
+    tool.set_target(conf.get_transform_frame_to_world("tool0").translation + 0.01)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(ur5.q0)
+    with pytest.raises(taskik.InvalidInput, match=named):
+        taskik.solve_ik(conf, [[tool], [posture]], DT, limits=[], method="cascade", **options)
