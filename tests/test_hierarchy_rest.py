@@ -105,3 +105,19 @@ def test_a_cascade_without_limits_still_checks_its_solver_and_options(ur5, optio
     posture.set_target(ur5.q0)
     with pytest.raises(taskik.InvalidInput, match=named):
         taskik.solve_ik(conf, [[tool], [posture]], DT, limits=[], method="cascade", **options)
+
+
+def test_a_cascade_whose_top_level_is_met_exactly_leaves_the_lower_levels_free(ur5):
+    """The tool point already at its target (error exactly 0): the top level's QP has
+    nothing to do and no bound is active, so none becomes an equality for the posture level,
+    which moves in the point's null space exactly as without the cascade."""
+    conf = ur5.configuration()
+    tool = taskik.PositionTask("tool0")
+    tool.set_target_from_configuration(conf)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(ur5.q0 + 0.1)
+    levels = [[tool], [posture]]
+    v = taskik.solve_ik(conf, levels, DT, method="cascade")
+    assert np.linalg.norm(v) > 1.0  # the posture level moves (3 free directions)
+    np.testing.assert_allclose(v, taskik.solve_ik(conf, levels, DT), atol=1e-9)
+    assert np.abs(tool.compute_jacobian(conf) @ v).max() < 1e-9
