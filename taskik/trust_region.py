@@ -120,6 +120,11 @@ def _same_target(a: object, b: object) -> bool:
     return False
 
 
+def _unchanged(s: np.ndarray, s0: np.ndarray) -> bool:
+    """Whether ``W e`` is exactly what it was (the test that keeps a loop at rest)."""
+    return s.shape == s0.shape and bool((s == s0).all())
+
+
 class AdaptiveDamping:
     """State of one closed loop (one task list or list of levels on one configuration).
 
@@ -256,8 +261,7 @@ class AdaptiveDamping:
             self._s is not None
             and self._prev is not None
             and all(map(operator.is_, targets, self._prev))
-            and s.shape == self._s.shape
-            and (s == self._s).all()
+            and _unchanged(s, self._s)
         ):
             self.wake()  # solved again at the same q, but a target or a weight changed
         self._prev = targets
@@ -332,7 +336,7 @@ class AdaptiveDamping:
         At rest, stay while ``W e`` is exactly what it was (nothing moved q, targets or
         weights). Returns whether the loop was at rest."""
         if self.resting:
-            if s.shape == s0.shape and (s == s0).all():
+            if _unchanged(s, s0):
                 return True
             self.wake()
             return False
