@@ -365,12 +365,12 @@ def solve_hierarchy(
         )
     always_qp = method == "cascade"
     use_qp = always_qp or constrained
-    qp_solver = ""  # the QP solver (set when a level may need one)
+    qp_solver: str  # the QP solver (set when a level may need one)
     if use_qp:
         solver = qp_solver = default_solver() if solver is None else check_solver(solver)
     lams = plan.level_dampings(dt, damping)
     if control is not None:
-        lams = control.dampings(configuration, asm, s := asm.weighted_errors(dt), lams)
+        lams = control.dampings(asm, s := asm.weighted_errors(dt), lams)
     if control is not None and control.resting and control.rests(lb, ub, h):
         v = np.zeros(configuration.nv)  # the loop is at rest (see taskik.trust_region)
         control.record(configuration, asm, s, v, dt)

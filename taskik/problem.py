@@ -96,7 +96,6 @@ class Assembler:
     def __init__(
         self, configuration: Configuration, tasks: list[Task], limits: list[Limit]
     ) -> None:
-        self.model = configuration.model
         self.tasks = tasks
         self.limits = limits
         nv = configuration.nv
@@ -217,7 +216,7 @@ class Assembler:
                 )
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
-        self._dynamic_boxes: list[tuple[Limit, Box]] = []
+        self._dynamic_boxes: list[tuple[Limit, Box]]  # (set by every assembly)
 
     def rebind(self, tasks: Sequence[Task]) -> bool:
         """Point the assembly at ``tasks``, a list with the same structure as the one it was

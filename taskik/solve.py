@@ -138,7 +138,7 @@ def solve_ik(
     if control is not None:
         if control.needs_errors():
             s = asm.weighted_errors(dt)
-            extra = control.dampings(configuration, asm, s, [0.0])[0]
+            extra = control.dampings(asm, s, [0.0])[0]
             if extra:
                 asm._P_diag += extra
         else:  # (not in a closed loop, ν = 0: nothing to compare or to add)

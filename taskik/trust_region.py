@@ -243,9 +243,7 @@ class AdaptiveDamping:
         self._prev = [getattr(task, "target", None) for task in asm.tasks]
         self._ss_now = None
 
-    def dampings(
-        self, configuration: Any, asm: Any, s: np.ndarray, base: list[float]
-    ) -> list[float]:
+    def dampings(self, asm: Any, s: np.ndarray, base: list[float]) -> list[float]:
         """After the step's assembly: update ``ν`` from the last step (after :meth:`begin`);
         return each group's damping ``base[g]`` plus ``ν M_g``, its own merit (``base`` itself
         when ``ν`` is 0; the hierarchy adds the higher levels' merits).

@@ -37,7 +37,7 @@ def _step(ad, conf, asm, s, A, v, dt=0.1, base=None):
     s, v = np.asarray(s, float), np.asarray(v, float)
     ad.begin(conf, asm)  # before the assembly: asm.A holds the last step's rows
     asm.A, asm.assembles = np.asarray(A, float), asm.assembles + 1  # the assembly
-    out = ad.dampings(conf, asm, s, base or [0.0] * len(ad.groups))
+    out = ad.dampings(asm, s, base or [0.0] * len(ad.groups))
     ad.record(conf, asm, s, v, dt)
     conf._updates += 1
     conf._last_step = (conf._updates, v, dt)  # the v returned is the v integrated
@@ -89,7 +89,7 @@ def test_a_reversal_of_v_counts_as_a_failure():
 def test_each_level_gets_the_merit_of_its_own_rows():
     ad, conf, asm = _loop([slice(0, 1), slice(1, 2), slice(2, 3)], n_tasks=3)
     ad.nu = 3.0
-    out = ad.dampings(conf, asm, np.array([0.0, 2.0, 1.0]), [1e-12, 0.5, 0.0])
+    out = ad.dampings(asm, np.array([0.0, 2.0, 1.0]), [1e-12, 0.5, 0.0])
     # level 0 met: undamped; level 1: ν · 4; level 2: ν · 1 (the hierarchy adds the merits
     # of the higher levels that have a direction of their own)
     assert out == [1e-12, pytest.approx(0.5 + 12.0), pytest.approx(3.0)]
@@ -119,7 +119,7 @@ def test_q_set_from_outside_or_another_v_integrated_is_not_compared():
     conf._updates += 1
     conf._last_step = None  # conf.update(q_measured)
     ad.begin(conf, asm)
-    ad.dampings(conf, asm, np.array([3.0]), [0.0])
+    ad.dampings(asm, np.array([3.0]), [0.0])
     assert ad.nu == 0.0
     v = np.array([1.0])
     ad.record(conf, asm, np.array([3.0]), v, 0.1)
@@ -127,7 +127,7 @@ def test_q_set_from_outside_or_another_v_integrated_is_not_compared():
     conf._updates += 1
     conf._last_step = (conf._updates, v, 0.1)
     ad.begin(conf, asm)
-    ad.dampings(conf, asm, np.array([9.0]), [0.0])
+    ad.dampings(asm, np.array([9.0]), [0.0])
     assert ad.nu == 0.0
 
 
@@ -301,7 +301,7 @@ def test_a_step_that_skipped_its_errors_is_compared_from_the_assembled_rows():
                 ad.skip(asm)
                 ad.record(conf, asm, None, v, 0.1)
             else:
-                ad.dampings(conf, asm, s, [0.0])
+                ad.dampings(asm, s, [0.0])
                 ad.record(conf, asm, s, v, 0.1)
             conf._updates += 1
             conf._last_step = (conf._updates, v, 0.1)
@@ -385,7 +385,7 @@ def test_a_changed_target_or_a_q_from_outside_wakes_the_loop():
             conf._updates += 1
             conf._last_step = None  # conf.update(q_measured)
             ad.begin(conf, asm)
-            ad.dampings(conf, asm, np.array([1.0]), [0.0])
+            ad.dampings(asm, np.array([1.0]), [0.0])
         assert not ad.resting
 
 

@@ -102,8 +102,6 @@ class AccelerationLimit(Limit):
         ks = [where[int(self.indices[j])] for j in rows]
         self._brake_rows = np.array(rows, dtype=int)  # positions in self.indices
         self._brake_q = ranges.q_indices[ks]
-        self._brake_lower = ranges.lower[ks]
-        self._brake_upper = ranges.upper[ks]
         self._brake_a = self.a_max[self._brake_rows]
         # distances to [upper; lower] limits: D − S q (2 × k); contiguous runs as slices
         self._limits_stacked = np.vstack([ranges.upper[ks], -ranges.lower[ks]])

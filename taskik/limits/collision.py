@@ -194,7 +194,7 @@ class CollisionLimit(Limit):
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
         self._last: PairDistances | None = None
-        self._row_pairs = np.zeros(0, dtype=int)  # the pair (in _last) of each row
+        self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
 
     # --------------------------------------------------------------- obstacles
     @property

@@ -33,7 +33,7 @@ class KineticEnergyTask(Task):
     def __init__(self, cost: float = 1.0) -> None:
         # the configuration and update count of the cached factor
         self._key: tuple[weakref.ref[Configuration], int] | None = None
-        self._U = np.empty((0, 0))
+        self._U: np.ndarray  # (computed with _key)
         self._zeros = np.empty(0)
         super().__init__(cost=cost)
 

@@ -63,7 +63,7 @@ class ManipulabilityTask(Task):
             self.set_target(target)
         # (configuration, its update count, rows, frame) of the cached value
         self._key: tuple[weakref.ref[Configuration], int, str, str] | None = None
-        self._value = (0.0, np.empty((1, 0)))
+        self._value: tuple[float, np.ndarray]  # (computed with _key)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_target(self, target: float) -> None:
