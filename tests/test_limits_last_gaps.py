@@ -149,3 +149,81 @@ def test_the_position_box_reads_q_as_is_when_every_joint_has_a_range(ur5):
     expected = limit.gain / DT * (np.vstack([limit.q_min, limit.q_max]) - conf.q)
     np.testing.assert_allclose(np.asarray(bounds), expected)
     assert np.array_equal(np.arange(ur5.model.nv)[idx], np.arange(6))
+
+
+def test_a_face_contact_exactly_at_the_safety_distance_is_held_not_pushed():
+    """``d = d_s`` is inside the buffer (``d_s ≤ d < d_s + buffer``), not closer than
+    ``d_s``: the face contact keeps its four tilt rows and is held (h = 0)."""
+    conf, probe, pair = ur5_facing("box", 0.011)
+    for _ in range(3):  # the distance query settles (warm start) after the first call
+        d = float(probe.distances(conf).distance[-1])
+    robot = taskik.robots.load("ur5")
+    limit = CollisionLimit(
+        robot, obstacles=probe.obstacles, self_collision=False, safety_distance=d
+    )
+    for _ in range(2):
+        limit.distances(conf)
+    names = [limit.scene.names[p] for p in limit.distances(conf).pairs]
+    if limit.distances(conf).distance[names.index(pair)] != limit.safety_distance:
+        pytest.skip("the distance query does not repeat its value to the last bit here")
+    distance, lever, h = rows_of(limit, conf, pair)
+    assert distance == limit.safety_distance and lever > 0.0
+    assert len(h) == 5 and np.all(h == 0.0)
+
+
+def test_a_step_whose_cap_equals_the_damper_rate_is_a_short_step(ur5):
+    """``gain / dt`` equal to the damper rate (1/s here, exactly) does not cap ``k``: the
+    step is a short one, with rows for the pairs within ``d_i`` only, and tilt rows; a
+    longer step watches every pair, without tilt rows."""
+    conf = ur5.configuration()
+    centre = conf.get_transform_frame_to_world("tool0").translation + [0.0, 0.33, 0.0]
+    box = geometry.box("block", [0.16, 0.16, 0.16], centre)
+    limit = CollisionLimit(
+        ur5,
+        obstacles=[box],
+        self_collision=False,
+        safety_distance=0.0,
+        buffer=0.0,
+        detection_distance=0.125,
+        speed=0.125,
+        gain=0.5,
+    )
+    assert limit.damper_rate == 1.0 == limit.gain / 0.5
+    every = limit.distances(conf, all_pairs=True)
+    within = int((every.distance < limit.detection_distance).sum())
+    assert 0 < within < len(every.pairs)
+    _, h = limit.compute_inequalities(conf, 0.5)
+    assert len(h) == 5 * within  # a damper row and four tilt rows per near pair
+    _, h_long = limit.compute_inequalities(conf, 0.51)
+    assert len(h_long) == len(every.pairs)
+
+
+def test_a_step_exactly_on_the_reported_tolerance_makes_its_row_active():
+    """``report`` flags a pair when its row holds with ``G v ≥ h − 1e-9``: a step with
+    ``G v = h − 1e-9`` exactly is active, the same step 0.1 % shorter is not."""
+    robot = taskik.robots.load("ur5")
+    conf = robot.configuration()
+    centre = conf.get_transform_frame_to_world("tool0").translation + [0.0, 0.16, 0.0]
+    ball = geometry.sphere("ball", 0.08, centre)
+    limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+    pair = "wrist_3_joint_link / ball"
+    G, h = limit.compute_inequalities(conf, DT)  # static ball: the rows report reads
+    i = limit.row_names().index(pair)
+    j = int(np.argmax(np.abs(G[i])))
+    target = h[i] - 1e-9
+    v = np.zeros(robot.model.nv)
+    v[j] = target / G[i, j]
+    for _ in range(8):  # the nearest float that lands on the target
+        if (G @ v)[i] == target:
+            break
+        up = ((G @ v)[i] < target) == (G[i, j] > 0)
+        v[j] = np.nextafter(v[j], np.inf if up else -np.inf)
+    if (G @ v)[i] != target:
+        pytest.skip("no step lands on the tolerance exactly")
+
+    def active(step):
+        report = limit.report(conf, step, DT)
+        return bool(report.active[report.names.index(pair)])
+
+    assert active(v)
+    assert not active(0.999 * v)
