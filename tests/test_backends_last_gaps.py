@@ -18,11 +18,22 @@ from taskik.backends.qp import DaqpWorkspace, solve_qp_arrays
 from taskik.backends.regularized import (
     RegularizedBlock,
     RegularizedJacobian,
+    correction,
     generic_rank,
     regularization_direction,
 )
+from taskik.backends.unconstrained import regularization_blocks
 
 DT = 0.01
+
+
+def planar_block(q2: float) -> RegularizedBlock:
+    """The position block of the planar 2R arm's end point at ``(0, q2)`` (stretched at 0)."""
+    conf = taskik.robots.load("planar_2r").configuration(np.array([0.0, q2]))
+    task = taskik.PositionTask("ee")
+    task.set_target(np.zeros(3))
+    (_, L, J, Jw) = regularization_blocks(task, conf)[0]
+    return RegularizedBlock("position", slice(0, 3), L, Jw, J, key="ee")
 
 
 def block(kind: str, angular, linear=None) -> RegularizedBlock:
@@ -241,3 +252,28 @@ def test_the_unconstrained_backends_share_the_plan_of_a_step_without_limits(ur5)
     for backend in ("dls", "pinv"):
         taskik.solve_ik(conf, tasks, DT, [], backend=backend)
     assert len(conf.plans) == 1
+
+
+# ------------------------------------------------------------ the tie on entry
+def branch_sigmas(q2: float, reg: RegularizedJacobian) -> tuple[float, float]:
+    """σ (index rank − 1) of ``J ± |γ| ΔJ`` for the planar arm's end point at ``(0, q2)``."""
+    b = planar_block(q2)
+    rank = generic_rank(b)
+    sigma = np.linalg.svd(b.linear, compute_uv=False)[rank - 1]
+    magnitude = abs(reg.gamma0) * (1.0 - sigma / reg.sigma_thr) ** 2
+    dJ = correction(b, *regularization_direction(b))
+    s = [np.linalg.svd(b.linear + k * magnitude * dJ, compute_uv=False)[rank - 1] for k in (1, -1)]
+    return float(s[0]), float(s[1])
+
+
+@pytest.mark.parametrize(("q2", "sign"), [(1.25e-9, -1.0), (2.2e-9, 1.0)])
+def test_two_branches_within_1e_9_times_1_plus_sigma_are_a_tie(q2, sign):
+    """Entering the singular region, the branches' σ must differ by more than
+    ``1e-9 (1 + σ)`` (here 1.256e-9) for the better one to be chosen: 1.0e-9 apart is a
+    tie (the sign of γ0, negative here), 1.75e-9 apart the better branch (+)."""
+    reg = RegularizedJacobian(gamma0=-0.5)
+    s_plus, s_minus = branch_sigmas(q2, reg)
+    gap, tolerance = s_plus - s_minus, 1e-9 * (1.0 + max(s_plus, s_minus))
+    assert 0.0 < gap < tolerance if sign < 0 else tolerance < gap < 1.5 * tolerance
+    gamma, _ = reg.block_gamma(planar_block(q2))
+    assert np.sign(gamma) == sign
