@@ -9,11 +9,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pinocchio as pin
 import pytest
 
 import taskik
 from taskik import Limit, NoSolutionFound
-from taskik.backends import regularized
+from taskik.backends import regularized, unconstrained
 from taskik.backends.qp import DaqpWorkspace, solve_qp_arrays
 from taskik.backends.regularized import (
     RegularizedBlock,
@@ -277,3 +278,56 @@ def test_two_branches_within_1e_9_times_1_plus_sigma_are_a_tie(q2, sign):
     assert 0.0 < gap < tolerance if sign < 0 else tolerance < gap < 1.5 * tolerance
     gamma, _ = reg.block_gamma(planar_block(q2))
     assert np.sign(gamma) == sign
+
+
+# ------------------------------------------------------------ joints held at their limits
+def planar_chain(lengths, lower, upper) -> pin.Model:
+    """A planar chain of revolute z joints with these link lengths and position ranges,
+    and a frame ``tip`` at the end of the last link."""
+    model = pin.Model()
+    parent = 0
+    for k in range(len(lengths)):
+        offset = np.array([0.0 if k == 0 else lengths[k - 1], 0.0, 0.0])
+        parent = model.addJoint(
+            parent,
+            pin.JointModelRZ(),
+            pin.SE3(np.eye(3), offset),
+            f"j{k}",
+            np.array([1e3]),
+            np.array([10.0]),
+            np.array([lower[k]]),
+            np.array([upper[k]]),
+        )
+        model.appendBodyToJoint(parent, pin.Inertia.FromSphere(1.0, 0.05), pin.SE3.Identity())
+    tip = pin.SE3(np.eye(3), np.array([lengths[-1], 0.0, 0.0]))
+    model.addFrame(pin.Frame("tip", parent, 0, tip, pin.FrameType.OP_FRAME))
+    return model
+
+
+def test_joints_driven_into_their_limits_are_re_solved_without_at_most_three_times(
+    monkeypatch,
+):
+    """Six joints at a limit, each re-solve driving one more into its limit: the step is
+    solved again without the held joints three times (the held set growing), not more, and
+    stays within the position limits."""
+    lower = [-0.52, -1.25, -1.45, -1.16, -1.53, -1.27]
+    upper = [1.2, 0.79, 0.68, 1.95, 1.13, 1.94]
+    model = planar_chain([0.63, 0.17, 0.56, 0.63, 0.41, 0.78], lower, upper)
+    q = np.array(lower[:4] + upper[4:])
+    conf = taskik.Configuration(model, q)
+    task = taskik.PositionTask("tip")
+    task.set_target(np.array([0.7, -1.35, 0.0]))
+    kept = []
+    real = unconstrained._dispatch
+
+    def recording(*args):
+        kept.append(args[-1])
+        return real(*args)
+
+    monkeypatch.setattr(unconstrained, "_dispatch", recording)
+    v = taskik.solve_ik(conf, [task], DT, [taskik.ConfigurationLimit(model)], backend="dls")
+    assert kept[0] is None and len(kept) == 4
+    free = [int(k.sum()) for k in kept[1:]]
+    assert free == sorted(free, reverse=True) and len(set(free)) == 3
+    after = q + v * DT
+    assert np.all(after >= np.array(lower) - 1e-12) and np.all(after <= np.array(upper) + 1e-12)
