@@ -331,3 +331,29 @@ def test_joints_driven_into_their_limits_are_re_solved_without_at_most_three_tim
     assert free == sorted(free, reverse=True) and len(set(free)) == 3
     after = q + v * DT
     assert np.all(after >= np.array(lower) - 1e-12) and np.all(after <= np.array(upper) + 1e-12)
+
+
+def point_beside_an_axis(x: float) -> RegularizedBlock:
+    """A hand-made block: a z joint whose linear column is ``(x, 0, 0)`` and a prismatic
+    joint along y of speed 10 (singular values ``|x|`` and 10, generic rank 2); its
+    correction is ``−1`` on the first entry per unit γ."""
+    linear = np.array([[x, 0.0], [0.0, 10.0], [0.0, 0.0]])
+    angular = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0]])
+    return RegularizedBlock("position", slice(0, 3), np.eye(3), angular, linear, key="p")
+
+
+def test_a_held_branch_switches_only_below_half_the_other_branch():
+    """With ``|γ| = 0.125`` (σ_thr = 0.75, γ0 = 0.5, σ = 0.375): on the − side of the axis
+    the + branch is better (0.5 against 0.25) and is taken; across the axis it gives exactly
+    half the other branch's σ (0.25 against 0.5) and is still held; further across, less
+    than half (0.12 against 0.48), the sign follows the arm."""
+    reg = RegularizedJacobian(gamma0=0.5, sigma_thr=0.75)
+    gamma, dJ = reg.block_gamma(point_beside_an_axis(-0.375))
+    assert gamma == 0.125
+    crossed = point_beside_an_axis(0.375)
+    s_plus, s_minus = (
+        np.linalg.svd(crossed.linear + k * 0.125 * dJ, compute_uv=False)[1] for k in (1, -1)
+    )
+    assert (s_plus, s_minus) == (0.25, 0.5)
+    assert reg.block_gamma(crossed)[0] == 0.125
+    assert reg.block_gamma(point_beside_an_axis(0.3))[0] == pytest.approx(-0.18)
