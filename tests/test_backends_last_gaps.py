@@ -357,3 +357,24 @@ def test_a_held_branch_switches_only_below_half_the_other_branch():
     assert (s_plus, s_minus) == (0.25, 0.5)
     assert reg.block_gamma(crossed)[0] == 0.125
     assert reg.block_gamma(point_beside_an_axis(0.3))[0] == pytest.approx(-0.18)
+
+
+def test_branches_exactly_1e_9_times_1_plus_sigma_apart_are_a_tie():
+    """The better branch must be better by more than ``1e-9 (1 + σ)``: the point of
+    :func:`point_beside_an_axis` 3.7e-9 from the axis, whose two branches differ by exactly
+    that much, enters on the sign of γ0 (+), not on the better branch (−)."""
+    reg = RegularizedJacobian(gamma0=2.0**-10, sigma_thr=2.0**-20)
+    near = point_beside_an_axis(2.0**-28 + 2.0**-38)
+    near.angular[2, 0] = 5.160275147604508e-07  # |γ| ΔJ = 2.4e-10 on the first entry
+    rank = generic_rank(near)
+    sigma = np.linalg.svd(near.linear, compute_uv=False)[rank - 1]
+    magnitude = reg.gamma0 * (1.0 - sigma / reg.sigma_thr) ** 2
+    dJ = correction(near, *regularization_direction(near))
+    s_plus, s_minus = (
+        np.linalg.svd(near.linear + k * magnitude * dJ, compute_uv=False)[rank - 1] for k in (1, -1)
+    )
+    if abs(s_plus - s_minus) != 1e-9 * (1.0 + max(s_plus, s_minus)):
+        pytest.skip("this platform's arithmetic does not reach the exact tie")
+    assert s_minus > s_plus
+    gamma, _ = reg.block_gamma(near)
+    assert gamma == magnitude > 0.0
