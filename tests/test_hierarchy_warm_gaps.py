@@ -212,6 +212,26 @@ def test_an_inequality_row_a_middle_level_holds_strongly_leaves_the_lowest_qp(ur
     assert [(n, m) for _, n, m in work.warm] == [(6, 7), (3, 7), (1, 5)]
 
 
+def test_each_strong_limit_leaves_the_lower_qps_only_if_the_basis_keeps_it(ur5, monkeypatch):
+    """The middle level asks joints 0 and 5 to move 1 rad in one step: it holds the velocity
+    bound of joint 4 and a row ``1e4 v_5 + 3e-9 v_2 ≤ 5e3`` strongly. The basis handed down
+    keeps the bound exactly but that row, nearly parallel to the level's own row (its rank
+    tolerance takes them as one), only to about 1e-9: the bound leaves the posture level's
+    QP and the row stays in it."""
+    conf, (tool, wrist, posture) = ur5_wrist(ur5)
+    wrist = [taskik.PostureTask([1.0, 0, 0, 0, 0, 1.0])]
+    wrist[0].set_target(ur5.q0 + 1.0)
+    g = np.array([0, 0, 3e-9, 0, 0, 1e4])
+    limits = [taskik.VelocityLimit(ur5.model), Rows([g], [5e3])]
+    work = Work(monkeypatch)
+    v = taskik.solve_ik(
+        conf, [tool, wrist, posture], DT, limits=limits, method="cascade", solver="daqp"
+    )
+    assert g @ v == pytest.approx(5e3, abs=1e-8)
+    assert v[4] == pytest.approx(-ur5.model.velocityLimit[4], abs=1e-9)
+    assert [(n, m) for _, n, m in work.warm] == [(6, 7), (3, 7), (1, 6)]
+
+
 def test_bounds_fixed_at_the_top_level_need_no_residue_check(ur5, monkeypatch):
     """A top level that drives one joint to its bound: the joint leaves the basis exactly
     (its row of Z is zero), so no constraint row is formed to check what the basis keeps."""
