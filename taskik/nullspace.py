@@ -115,7 +115,7 @@ class LevelSplit:
             if lam and w1 is not None:
                 rhs -= lam * w1
             _, a, info = _dposv(M, rhs)
-            if info:  # pragma: no cover - C has full column rank
+            if info:  # CᵀC underflows (tiny costs, no damping): least squares on C itself
                 a = np.linalg.lstsq(C, d, rcond=None)[0]
         else:
             a, w1 = np.zeros(0), None if w is None else np.zeros(0)
