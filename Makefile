@@ -64,7 +64,8 @@ MUTATE_TESTS := tests/test_problem.py tests/test_tasks.py tests/test_limits.py \
 	tests/test_backends_*.py tests/test_hierarchy.py tests/test_solve.py \
 	tests/test_configuration.py tests/test_steps.py tests/test_robots.py \
 	tests/test_bad_input.py tests/test_limits_*.py tests/test_tasks_*.py tests/test_*_gaps.py \
-	tests/test_plan_cache.py tests/test_trust_region.py
+	tests/test_plan_cache.py tests/test_trust_region.py tests/test_hierarchy_rest.py \
+	tests/test_coming_from_pink.py
 MUTANTS ?=
 define MUTATE_SCORE
 import collections, glob, json
