@@ -93,8 +93,8 @@ export MUTATE_SCORE
 
 mutate: $(VENV)/.installed-mutate
 	rm -rf $(MUTATE_DIR) && mkdir -p $(MUTATE_DIR)
-	cp -r taskik tests examples $(MUTATE_DIR)/
-	printf '%s\n' '[mutmut]' 'source_paths = taskik/' 'also_copy = examples/' \
+	cp -r taskik tests examples docs $(MUTATE_DIR)/
+	printf '%s\n' '[mutmut]' 'source_paths = taskik/' 'also_copy =' '    examples/' '    docs/' \
 		'do_not_mutate_patterns = ^\s*raise\b' 'only_mutate =' \
 		$(foreach s,$(MUTATE_SOURCES),'    $(s)') 'pytest_add_cli_args_test_selection =' \
 		$(foreach t,$(wildcard $(MUTATE_TESTS)),'    $(t)') > $(MUTATE_DIR)/setup.cfg
