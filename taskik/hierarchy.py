@@ -44,7 +44,8 @@ Mansard and Wieber, "Hierarchical quadratic programming: fast online humanoid-ro
 generation", IJRR 2014). This makes the lower QPs smaller, and it keeps every level exactly
 optimal: a lower level can no longer move a coordinate off a bound that a higher level
 needs by trading a sliver of that level's optimum within the solver's tolerance. A
-multiplier counts when it exceeds ``STRONG_RTOL`` times the level's gradient scale.
+multiplier counts when it exceeds ``STRONG_RTOL`` times the level's gradient scale plus
+the damping's share, ``2λ‖v‖`` (a bound that only the damping pushes against stays free).
 
 ``method="nullspace"`` computes only that (no QP); ``method="cascade"`` calls the QP solver at
 every level; ``method="auto"`` (default) takes the null-space path when no limit gives an
@@ -231,9 +232,9 @@ def _level_qp(
     return z, lam
 
 
-#: A constraint whose multiplier exceeds ``STRONG_RTOL ‖A_k‖ ‖c_k − A_k v_{k−1}‖`` (a bound
-#: on the level's gradient) is active at every optimum of the level, hence kept as an
-#: equality by the lower levels.
+#: A constraint whose multiplier exceeds ``STRONG_RTOL ‖A_k‖ ‖c_k − A_k v_{k−1}‖ + 2λ‖v‖`` (a
+#: bound on the level's gradient, plus the damping's share) is active at every optimum of
+#: the level, hence kept as an equality by the lower levels.
 STRONG_RTOL = 1e-7
 
 #: A constraint whose row in the lower levels' coordinates is below this (the basis is
@@ -436,8 +437,10 @@ def solve_hierarchy(
         # of the level: the lower levels keep them as equalities, in the basis Z.
         strong = None
         if mult is not None:
-            # multipliers: gradient components, ≤ ‖A_k‖‖d‖; the damping's share (≤ λ‖v‖) holds none
-            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d) + lam * _fro(v))
+            # multipliers: gradient components, ≤ ‖A_k‖‖d‖. The damping's share holds nothing: λv
+            # directly, and as much again through the residual it leaves (damped least squares:
+            # Bᵀ(d − Bz) = λz), so up to 2λ‖v‖
+            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d) + 2.0 * lam * _fro(v))
             if not strong.size:
                 strong = None
             elif keep is not None:

@@ -366,13 +366,16 @@ def test_an_optimum_exactly_on_a_limit_is_taken_without_a_qp(conf, monkeypatch, 
     np.testing.assert_array_equal(v, free)
 
 
-def test_a_bound_held_only_by_the_damping_leaves_the_levels_below_free_at_a_large_cost(conf):
-    """A top level of cost 1000 asks v0 + v1/2 = 1 with v0 ≤ 0.5: it could meet that
-    anywhere on its line, and only its damping (0.1) puts it on the bound (v = (0.5, 1)), so
-    the bound is not handed down as an equality: the level below, asking v1 = 3, slides
-    along the line off the bound, and the top level keeps what it had."""
+@pytest.mark.parametrize("cost", [1e3, 1.0])
+def test_a_bound_held_only_by_the_damping_leaves_the_levels_below_free(conf, cost):
+    """A top level asks v0 + v1/2 = 1 with v0 ≤ 0.5: it could meet that anywhere on its
+    line, and only its damping (0.1) puts it on the bound (near v = (0.5, 1)), so the bound
+    is not handed down as an equality: the level below, asking v1 = 3, slides along the
+    line off the bound, and the top level keeps what it had. At cost 1 the damping moves
+    the top level off its line too, and its multiplier on the bound (0.093) exceeds λ‖v‖
+    (0.087): the damping's share of a multiplier reaches 2λ‖v‖."""
     nv = conf.nv
-    top = Rows(e(nv, (0, 1.0), (1, 0.5)), 0.1, cost=1e3)
+    top = Rows(e(nv, (0, 1.0), (1, 0.5)), 0.1, cost=cost)
     levels = [[top], [Rows(e(nv, (1, 1.0)), 0.3)]]
     limits = [Box([0], [-np.inf], [0.5])]
     alone = solve_hierarchy(conf, levels[:1], DT, limits=limits, damping=0.1)
