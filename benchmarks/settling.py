@@ -857,6 +857,7 @@ def unsettled_causes(rows: list[Row]) -> list[str]:
             f"  {mode:6s} {len(left):3d} of {n} unsettled after 10 s; {len(at_limit)} of them "
             f"with a joint at its velocity limit on the last step ({detail})"
         )
+        out += [f"    not at a limit: --case {ep.case}" for ep, _ in left if ep not in at_limit]
     return out
 
 
