@@ -415,6 +415,7 @@ class Result:
     mean_error: float = float("nan")  # mean goal error over the episode (moving targets)
     settled_long: bool = False  # settled after STEPS steps, or by LONG_SECONDS of simulated time
     saturated: bool = False  # the last step taken had a joint at its velocity limit
+    at_range: bool = False  # after the last step, a joint within 1e-3 rad (m) of its range's end
     plain: Result | None = None  # taskik only: the same episode with adaptive=False
     speeds: np.ndarray = field(default_factory=lambda: np.zeros(0))  # ‖v_k‖, last 100 steps
     cosines: np.ndarray = field(default_factory=lambda: np.zeros(0))  # cos(v_k, v_k−1), idem
@@ -483,7 +484,14 @@ def run_loop(
         res.settled_long, res.saturated = _extended(
             info, targets, step, set_step_targets, q_of, extend_to
         )
+    res.at_range = at_range_end(info.ranges, q_of())
     return res
+
+
+def at_range_end(ranges: PositionRanges, q: np.ndarray) -> bool:
+    """Whether a joint with a finite range is within 1e-3 of one of its ends (or past it)."""
+    qs = q[ranges.q_indices]
+    return bool(((qs <= ranges.lower + 1e-3) | (qs >= ranges.upper - 1e-3)).any())
 
 
 def at_velocity_limit(model: pin.Model, v: np.ndarray) -> bool:
@@ -857,7 +865,12 @@ def unsettled_causes(rows: list[Row]) -> list[str]:
             f"  {mode:6s} {len(left):3d} of {n} unsettled after 10 s; {len(at_limit)} of them "
             f"with a joint at its velocity limit on the last step ({detail})"
         )
-        out += [f"    not at a limit: --case {ep.case}" for ep, _ in left if ep not in at_limit]
+        out += [
+            f"    not at a velocity limit: --case {ep.case}"
+            + (" (a joint at the end of its range)" if r.at_range else "")
+            for ep, r in left
+            if ep not in at_limit
+        ]
     return out
 
 
