@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pinocchio as pin
 import pytest
+from test_backends_regularized_gaps import planar_block
 
 import taskik
 from taskik import Limit, NoSolutionFound
@@ -23,18 +24,8 @@ from taskik.backends.regularized import (
     generic_rank,
     regularization_direction,
 )
-from taskik.backends.unconstrained import regularization_blocks
 
 DT = 0.01
-
-
-def planar_block(q2: float) -> RegularizedBlock:
-    """The position block of the planar 2R arm's end point at ``(0, q2)`` (stretched at 0)."""
-    conf = taskik.robots.load("planar_2r").configuration(np.array([0.0, q2]))
-    task = taskik.PositionTask("ee")
-    task.set_target(np.zeros(3))
-    (_, L, J, Jw) = regularization_blocks(task, conf)[0]
-    return RegularizedBlock("position", slice(0, 3), L, Jw, J, key="ee")
 
 
 def block(kind: str, angular, linear=None) -> RegularizedBlock:

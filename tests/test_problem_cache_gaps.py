@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from spies import counting
 
 import taskik
 from taskik import solve as solve_module
@@ -21,19 +22,6 @@ from taskik.problem import DIAGONAL_MIN_NV, Assembler, get_assembler
 from taskik.tasks.frame import FrameTask
 
 DT = 0.01
-
-
-def counting(monkeypatch, owner, name):
-    """Replace ``owner.name`` by a wrapper that counts its calls; return the count list."""
-    calls = []
-    original = getattr(owner, name)
-
-    def wrapper(*args, **kwargs):
-        calls.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, wrapper)
-    return calls
 
 
 def reach(ur5, offset=(0.1, 0.0, -0.1)):

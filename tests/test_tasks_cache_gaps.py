@@ -12,25 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from spies import counting
 
 from taskik import Configuration, FrameTask, InvalidInput, PostureTask
 from taskik.tasks import _frames, posture, task
 from taskik.tasks._frames import FrameRef
 from taskik.tasks.joint_coupling import JointCouplingTask
 from taskik.tasks.manipulability import ManipulabilityTask
-
-
-def counting(monkeypatch, owner, name):
-    """Replace ``owner.name`` by a wrapper that counts its calls; return the count list."""
-    calls = []
-    original = getattr(owner, name)
-
-    def wrapper(*args, **kwargs):
-        calls.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(owner, name, wrapper)
-    return calls
 
 
 # ------------------------------------------------------------------ frame references
