@@ -20,6 +20,7 @@ in the configuration's plan cache.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
@@ -150,6 +151,8 @@ class Assembler:
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
         ]
         self._versions: list[int | None] = [None] * len(tasks)
+        # per task: (gain, lm_damping, costs) the stacked weights were last built from
+        self._weights_of: list[tuple[float, float, Any] | None] = [None] * len(tasks)
         # (λ_i Kp_i², c_i, W_i) of the tasks with a Levenberg–Marquardt term
         self._lm_tasks: list[tuple[float, np.ndarray, np.ndarray]] = []
         self.P = np.empty((nv, nv))
@@ -224,22 +227,17 @@ class Assembler:
         Their costs and gains are read at the next :meth:`assemble`. False when they are
         the tasks it has."""
         old = self.tasks
-        if len(tasks) == len(old) and all(a is b for a, b in zip(tasks, old, strict=True)):
+        if len(tasks) == len(old) and all(map(operator.is_, tasks, old)):
             return False
-        self.tasks = list(tasks)
+        self.tasks = tasks = list(tasks)
         self.slices = [
             (t, A_i, c_i, rows) for t, (_, A_i, c_i, rows) in zip(tasks, self.slices, strict=True)
         ]
-        # a task with its predecessor's weights keeps them; the others are refreshed at the
-        # next assembly (their version is not the recorded one)
+        # a task with the gain, LM damping and costs the stacked weights were built from keeps
+        # them; the others are refreshed at the next assembly (their version is not recorded)
         self._versions = [
-            new._version
-            if version == prev._version
-            and new._gain == prev._gain
-            and new._lm_damping == prev._lm_damping
-            and new._cost.tolist() == prev._cost.tolist()
-            else None
-            for new, prev, version in zip(tasks, old, self._versions, strict=True)
+            new._version if (new._gain, new._lm_damping, new._cost.tolist()) == built else None
+            for new, built in zip(tasks, self._weights_of, strict=True)
         ]
         self.unconstrained_plan = None
         return True
@@ -266,6 +264,7 @@ class Assembler:
             self.wk[rows] = task._cost * task._gain
             self.inv_gain[rows] = 1.0 / task._gain
             self._versions[k] = task._version
+            self._weights_of[k] = (task._gain, task._lm_damping, task._cost.tolist())
         self._diagonal_P.fill(0.0)
         for idx, w_i, _, A_i in self._diagonal:
             A_i.fill(0.0)

@@ -21,7 +21,7 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         (a, b, c, x), (d, e, f, y), (g, h, i, z) = H[0], H[1], H[2]
         total = a + b + c + d + e + f + g + h + i + x + y + z
         if math.isfinite(total) and _is_rotation(a, b, c, d, e, f, g, h, i):
-            return pin.SE3(target)
+            return target.copy()
     if isinstance(target, pin.SE3):
         R, p = target.rotation, target.translation
     else:

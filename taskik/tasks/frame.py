@@ -7,7 +7,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
-from ._frames import FrameName, as_se3, require_target, target_alias
+from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias
 from .task import Task, check_cost, is_plain_cost
 
 
@@ -31,6 +31,7 @@ class FrameTask(Task):
 
     dim = 6
     frame = FrameName()
+    _frame: FrameRef  # (the name with its cached index, set through `frame`)
     transform_target_to_world = target_alias("transform_target_to_world")
 
     def __init__(
@@ -47,8 +48,7 @@ class FrameTask(Task):
         pc, oc = position_cost, orientation_cost
         if is_plain_cost(pc) and is_plain_cost(oc):  # (the common case, without array checks)
             self._cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
-            self.gain = gain
-            self.lm_damping = lm_damping
+            self._set_gains(gain, lm_damping)
         else:  # (None is refused here: in set_costs it means "unchanged")
             super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
             self._cost[:3] = check_cost(pc, 3, "position_cost")
@@ -56,7 +56,7 @@ class FrameTask(Task):
 
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""
-        return (FrameTask, self.frame) if type(self) is FrameTask else id(self)
+        return (FrameTask, self._frame) if type(self) is FrameTask else id(self)
 
     def set_costs(
         self,

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, check_rotation, require_target
+from ._frames import FrameName, FrameRef, check_rotation, require_target
 from .task import Task
 
 
@@ -25,6 +25,7 @@ class OrientationTask(Task):
 
     dim = 3
     frame = FrameName()
+    _frame: FrameRef  # (the name with its cached index, set through `frame`)
 
     def __init__(
         self,
@@ -40,7 +41,7 @@ class OrientationTask(Task):
 
     def plan_key(self) -> object:
         """``(OrientationTask, frame)`` (see :meth:`Task.plan_key`)."""
-        return (OrientationTask, self.frame) if type(self) is OrientationTask else id(self)
+        return (OrientationTask, self._frame) if type(self) is OrientationTask else id(self)
 
     def set_target(self, target: npt.ArrayLike | pin.SE3 | pin.Quaternion) -> None:
         """Target rotation: a 3×3 rotation matrix, a ``pin.SE3`` or a ``pin.Quaternion``."""

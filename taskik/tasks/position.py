@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, require_target
+from ._frames import FrameName, FrameRef, require_target
 from .task import Task
 
 
@@ -33,6 +33,7 @@ class PositionTask(Task):
 
     dim = 3
     frame = FrameName()
+    _frame: FrameRef  # (the name with its cached index, set through `frame`)
 
     def __init__(
         self,
@@ -54,7 +55,7 @@ class PositionTask(Task):
 
     def plan_key(self) -> object:
         """``(PositionTask, frame)`` (see :meth:`Task.plan_key`)."""
-        return (PositionTask, self.frame) if type(self) is PositionTask else id(self)
+        return (PositionTask, self._frame) if type(self) is PositionTask else id(self)
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target point in the world frame (m), shape (3,)."""

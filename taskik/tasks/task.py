@@ -41,7 +41,8 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     vector is kept as given; its length is checked when the model is known.
     """
     if is_plain_cost(cost):
-        return np.full(dim, float(cost)) if dim is not None else np.array(float(cost))
+        # (a tuple is turned into an array faster than np.full fills one)
+        return np.array((float(cost),) * dim) if dim is not None else np.array(float(cost))
     if cost is None or isinstance(cost, str | bytes):
         vector = "one number per row" if dim is None else f"a vector of {dim} numbers"
         raise InvalidInput(f"{name} must be a number or {vector}, got {cost!r}")
@@ -78,8 +79,23 @@ class Task:
         self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
     ) -> None:
         self.cost = cost
-        self.gain = gain
-        self.lm_damping = lm_damping
+        self._set_gains(gain, lm_damping)
+
+    def _set_gains(self, gain: float, lm_damping: float) -> None:
+        """Set ``gain`` and ``lm_damping`` through their checks, or at once when both are
+        plain floats in range (the common case of a task list built anew every step)."""
+        if (
+            type(gain) is float
+            and 0.0 < gain <= 1.0
+            and type(lm_damping) is float
+            and 0.0 <= lm_damping < math.inf
+        ):
+            self._gain = gain
+            self._lm_damping = lm_damping
+            self._bump()
+        else:
+            self.gain = gain
+            self.lm_damping = lm_damping
 
     # ------------------------------------------------------------ parameters
     @property
