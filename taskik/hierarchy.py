@@ -88,7 +88,7 @@ from .problem import Assembler
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
-from .validation import check_damping, check_levels, resolve_limits
+from .validation import check_damping, check_levels, level_overflow, resolve_limits
 
 _Arr: TypeAlias = np.ndarray  # (short names for the helpers' many arrays)
 _OptArr: TypeAlias = np.ndarray | None  # the box lb, ub and the rows G, h may be None
@@ -394,6 +394,8 @@ def solve_hierarchy(
     for k, rows in enumerate(plan.rows):
         A, lam = A_all[rows], lams[k] + nu * carried
         norm_a = _fro(A)
+        if not norm_a < math.inf:  # (inf or NaN: rows too large to square, or not finite)
+            raise level_overflow(k, plan.tasks_rows[k], A_all, c_all)
         if Z is None:
             B, d = A, c_all[rows]
         else:

@@ -194,3 +194,23 @@ def box_conflicts(boxes: list[BoxBound], nv: int) -> list[str]:
                 f"{bhi.limit.name} limit upper bound {hi:.6g}"
             )
     return out
+
+
+def level_overflow(
+    level: int, entries: Sequence[tuple[Task, slice]], A: np.ndarray, c: np.ndarray
+) -> InvalidInput:
+    """The error of a priority level whose stacked rows ``W J`` have no finite norm: name
+    the tasks whose rows hold NaN/inf or are too large to square in floating point
+    (entries beyond ~1e154, e.g. costs of 1e160)."""
+    culprits = []
+    for task, rows in entries:
+        a = A[rows]
+        if not np.isfinite(a).all() or not np.isfinite(c[rows]).all():
+            culprits.append(f"{task!r} (NaN or inf in its rows)")
+        elif not np.isfinite(float(np.square(a).sum())):
+            culprits.append(f"{task!r} (max |W J| = {np.abs(a).max():.3g})")
+    named = "; ".join(culprits) if culprits else "its tasks together"
+    return InvalidInput(
+        f"priority level {level}: the weighted rows W J cannot be used in floating point: "
+        f"{named}; lower the costs (weights above ~1e150 overflow when squared)"
+    )

@@ -126,6 +126,47 @@ def test_an_out_of_range_problem_does_not_blame_inequality_rows(ur5):
     assert "check the task targets, costs and dt" in str(err.value)
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.parametrize("limits", [None, []])
+def test_priority_levels_with_costs_too_large_to_square_name_the_task(ur5, limits):
+    """A weight of 1e160 makes ‖W J‖² overflow: the level used to return v = 0 silently."""
+    conf = ur5.configuration()
+    target = conf.get_transform_frame_to_world("tool0")
+    target.translation += 0.1
+    hand = taskik.FrameTask("tool0", 1e160, 1e160)
+    hand.set_target(target)
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(conf.q)
+    with pytest.raises(taskik.InvalidInput, match="priority level 0") as err:
+        taskik.solve_ik(conf, [[hand], [posture]], DT, limits=limits)
+    assert "FrameTask('tool0'" in str(err.value)
+    assert "max |W J| = 1e+160" in str(err.value)
+    assert "lower the costs" in str(err.value)
+
+
+def test_a_lower_level_with_costs_too_large_to_square_is_named(ur5):
+    conf = ur5.configuration()
+    target = conf.get_transform_frame_to_world("tool0")
+    target.translation += 0.1
+    hand = taskik.FrameTask("tool0", 1.0, 0.0)  # three rows: the posture level still moves
+    hand.set_target(target)
+    posture = taskik.PostureTask(1e160)
+    posture.set_target(conf.q + 0.1)
+    with pytest.warns(RuntimeWarning), pytest.raises(taskik.InvalidInput, match="priority level 1"):
+        taskik.solve_ik(conf, [[hand], [posture]], DT, limits=[])
+
+
+def test_level_overflow_names_non_finite_rows():
+    """A task whose rows hold NaN is named as such (a custom task computing NaN)."""
+    from taskik.validation import level_overflow
+
+    task = taskik.DampingTask()
+    A = np.array([[np.nan, 0.0], [0.0, 1.0]])
+    err = level_overflow(2, [(task, slice(0, 2))], A, np.zeros(2))
+    assert "priority level 2" in str(err)
+    assert "NaN or inf in its rows" in str(err)
+
+
 # ---------------------------------------------------------------- configurations
 def test_configuration_needs_q_and_a_matching_data(ur5, humanoid):
     with pytest.raises(taskik.InvalidConfiguration, match="got None"):
