@@ -59,11 +59,15 @@ hand held 6.4 mm off by a joint limit moved at 0.01 rad/s after 1000 steps of 10
 bursts of 2.7 rad/s later, for 80 µm of error). So the progress of each compared step is
 measured too: when for ``REST_STEPS`` (10) steps in a row no level with a direction of its
 own lowered its ``M`` by ``REST_RATE · dt · M`` (0.1 % per second) or more, and no target
-changed, the loop *rests*: the step is ``v = 0``. It stays at rest while ``W e`` is exactly
-the same (nothing moved q, a target or a weight) and ``v = 0`` meets the limits; anything
-else wakes it. A reachable target is met at the Gauss–Newton rate long before (its error
-falls by a factor ``1 − Kp`` per step), a moving target is never at rest, and a velocity-
-limited approach lowers its error by far more than 0.1 % per second.
+changed, the loop *rests*: the step is ``v = 0``. After a reversal (a step that took the
+loop back), a level's fall counts only when it takes its ``M`` below the lowest it reached
+since the loop woke: a Panda whose hand a joint at its range end held 0.12 m off, with
+levels, cycled for ever through 9 steps of a falling posture error and one step back to
+where the cycle began, and every fall had counted as progress. The loop stays at rest
+while ``W e`` is exactly the same (nothing moved q, a target or a weight) and ``v = 0``
+meets the limits; anything else wakes it. A reachable target is met at the Gauss–Newton
+rate long before (its error falls by a factor ``1 − Kp`` per step), a moving target is never
+at rest, and a velocity-limited approach lowers its error by far more than 0.1 % per second.
 
 The comparison needs the configuration the previous step led to: it is made only when the
 configuration moved by ``integrate_inplace(v, dt)`` with the ``v`` returned by the last
@@ -151,6 +155,8 @@ class AdaptiveDamping:
         "shares",
         "resting",
         "_calm",
+        "_lows",
+        "_undone",
     )
 
     def __init__(self, groups: Sequence[slice]) -> None:
@@ -176,6 +182,8 @@ class AdaptiveDamping:
         #: whether the loop is at rest: the step is ``v = 0`` (see the module docstring)
         self.resting = False
         self._calm = 0  # steps in a row without progress
+        self._lows: list[float] | None = None  # per group, the lowest M since the loop woke
+        self._undone = False  # a reversal since the last new low: only new lows are progress
 
     def reset(self) -> None:
         """Forget the loop: the next step is the plain one and is not compared."""
@@ -189,6 +197,8 @@ class AdaptiveDamping:
         """Leave the rest (or stop counting towards it): the next steps are solved."""
         self.resting = False
         self._calm = 0
+        self._lows = None
+        self._undone = False
 
     def rests(self, lb: np.ndarray | None, ub: np.ndarray | None, h: np.ndarray | None) -> bool:
         """Whether this step is ``v = 0``: the loop is at rest and ``v = 0`` meets the
@@ -340,14 +350,27 @@ class AdaptiveDamping:
             return False
         shares = self.shares
         limit = REST_RATE * self._dt
+        lows = self._lows
+        if lows is None:
+            lows = self._lows = [float(a.dot(a)) for a in (s0[rows] for rows in self.groups)]
+        progress = record_low = False
+        undone = self._undone
         for g, rows in enumerate(self.groups):
+            a, n = s0[rows], s[rows]
+            m0, m1, low = float(a.dot(a)), float(n.dot(n)), lows[g]
+            if m1 < low:
+                lows[g] = m1
             if shares is not None and not shares[g]:
                 continue
-            a, n = s0[rows], s[rows]
-            m0 = float(a.dot(a))
-            if m0 > MEASURABLE and m0 - float(n.dot(n)) >= limit * m0:
-                self._calm = 0
-                return False
+            if low > MEASURABLE and low - m1 >= limit * low:
+                progress = record_low = True
+            elif not undone and m0 > MEASURABLE and m0 - m1 >= limit * m0:
+                progress = True
+        if record_low:
+            self._undone = False
+        if progress:
+            self._calm = 0
+            return False
         self._calm += 1
         if self._calm >= REST_STEPS:
             self.resting = True
@@ -365,6 +388,7 @@ class AdaptiveDamping:
             v0v0 = self._vv
             if float(v.dot(v0)) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
+                self._undone = True
         self._steps = configuration._updates
         self._assembles = asm.assembles
         self._ss = self._ss_now if s is not None else None

@@ -354,6 +354,48 @@ def test_steps_without_progress_bring_the_loop_to_rest_after_rest_steps():
     assert not ad.resting
 
 
+@pytest.mark.parametrize("reverses", [True, False])
+def test_progress_that_a_reversal_undid_does_not_keep_the_loop_awake(reverses):
+    """A B5 cycle (Panda, levels, a reachable hand held 0.12 m off by a joint at its range
+    end): the posture level's error fell for 9 steps, then one step reversing v jumped back
+    to where the cycle began, for ever; every fall counted as progress and the loop never
+    rested. After a reversal only an error below the lowest since the loop woke is progress.
+    The same falls without the reversal (a loop that keeps moving forward) stay progress."""
+    ad, conf, asm = _loop([slice(0, 1)])
+    errors = [1.0, 0.99, 0.98, 0.97, 0.96]
+    rested_at = None
+    for k in range(40):
+        last = k % len(errors) == len(errors) - 1
+        v = [-0.04] if last and reverses else [0.01]
+        _step(ad, conf, asm, [errors[k % len(errors)]], [[0.0]], v)
+        if ad.resting:
+            rested_at = k
+            break
+    if reverses:
+        # the first cycle ends with the first reversal; the next ones make no new low
+        assert rested_at is not None and rested_at < 3 * len(errors)
+    else:
+        assert rested_at is None
+
+
+def test_a_new_low_after_a_reversal_counts_and_restores_the_step_to_step_rule():
+    from taskik.trust_region import REST_STEPS
+
+    ad, conf, asm = _loop([slice(0, 1)])
+    _step(ad, conf, asm, [1.0], [[0.0]], [0.01])
+    _step(ad, conf, asm, [0.9], [[0.0]], [-0.01])  # a reversal
+    _step(ad, conf, asm, [0.95], [[0.0]], [0.01])  # back up
+    _step(ad, conf, asm, [0.92], [[0.0]], [0.01])  # falls, but not below 0.9: no progress
+    assert ad._calm == 2
+    _step(ad, conf, asm, [0.8], [[0.0]], [0.01])  # a new low: progress
+    assert ad._calm == 0
+    _step(ad, conf, asm, [0.85], [[0.0]], [0.01])
+    for k in range(REST_STEPS):  # falls above the low count again, step to step
+        _step(ad, conf, asm, [0.84 - 0.01 * k], [[0.0]], [0.01])
+        assert ad._calm == 0
+    assert not ad.resting
+
+
 def test_progress_of_a_tenth_of_a_percent_per_second_keeps_the_loop_moving():
     """REST_RATE · dt · M is the line: a step that lowers M by more keeps the loop moving,
     however many steps; one that lowers it by less counts towards the rest."""
