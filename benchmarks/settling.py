@@ -725,19 +725,24 @@ def table(rows: list[Row], robots: tuple[str, ...]) -> list[str]:
         "taskik flat": [m for ep, m, _ in rows if ep.setup.mode == "flat"],
         "taskik levels": [m for ep, m, _ in rows if ep.setup.mode == "levels"],
         "pink (flat)": [p for _, _, p in rows if p is not None],
-        "taskik flat, dt 0.01": [
-            m for ep, m, _ in rows if ep.setup.mode == "flat" and ep.setup.dt == 0.01
-        ],
-        "taskik flat, dt 0.001": [
-            m for ep, m, _ in rows if ep.setup.mode == "flat" and ep.setup.dt == 0.001
-        ],
+        **{
+            f"taskik {mode}, dt {dt:g}": [
+                m for ep, m, _ in rows if ep.setup.mode == mode and ep.setup.dt == dt
+            ]
+            for mode in MODES
+            for dt in DTS
+        },
+        **{
+            f"pink, dt {dt:g}": [p for ep, _, p in rows if p is not None and ep.setup.dt == dt]
+            for dt in DTS
+        },
         "plain flat": [m.plain for ep, m, _ in rows if ep.setup.mode == "flat" and m.plain],
         "plain levels": [m.plain for ep, m, _ in rows if ep.setup.mode == "levels" and m.plain],
     }
-    lines += ["", f"{'total':21s} | {HEADER}{DV}"]
+    lines += ["", f"{'total':23s} | {HEADER}{DV}"]
     for name, res in groups.items():
         if res:
-            lines.append(f"{name:21s} | {_cell(res, with_dv=name.startswith('pink'))}")
+            lines.append(f"{name:23s} | {_cell(res, with_dv=name.startswith('pink'))}")
     return lines + ["", *versus_plain(rows)]
 
 
