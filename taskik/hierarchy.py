@@ -327,8 +327,10 @@ def solve_hierarchy(
     every limit while keeping ``A_j v`` of every higher level ``j < k`` at what that level
     achieved (see the module docstring). A lower level therefore never changes what a
     higher level achieves; it only uses the directions (and the room within the limits)
-    the higher levels leave free. Costs weight tasks within a level; they do not matter
-    across levels. Usually called as ``solve_ik(conf, levels, dt, ...)``.
+    the higher levels leave free. Costs weight tasks within a level; across levels only their
+    size against ``damping`` matters (absolute, as in a weighted step): a level whose costs
+    are 1 is exact to 1e-11, 1e-3 to 1e-5, but 1e-5 leaves 8 % of the level's request unmet
+    (UR5, default damping). Usually called as ``solve_ik(conf, levels, dt, ...)``.
 
     Args:
         configuration: robot configuration (kinematics up to date).

@@ -745,3 +745,23 @@ def test_a_bound_held_only_by_the_damping_does_not_bind_the_lower_levels():
     assert v[3] == pytest.approx(ref[3], abs=1e-6)  # off the lower bound 0.5, as the cascade
     p = taskik.build_ik(conf, [posture], dt, limits=[])
     assert np.linalg.norm(p.A @ v - p.c) <= np.linalg.norm(p.A @ ref - p.c) + 1e-6
+
+
+@pytest.mark.parametrize(
+    "cost, low, high", [(1.0, 0.0, 1e-10), (1e-3, 1e-6, 1e-4), (1e-5, 0.05, 0.1), (1e-6, 0.8, 0.9)]
+)
+@pytest.mark.parametrize("limits", [None, []])
+def test_the_damping_is_absolute_at_every_level(ur5, cost, low, high, limits):
+    """The figures of docs/concepts/priorities.md: a level's costs count against the step's
+    damping (1e-12, absolute, as in a weighted step), so small costs leave a level inexact."""
+    conf = ur5.configuration()
+    target = conf.get_transform_frame_to_world("tool0")
+    target.translation += 0.01
+    hand = FrameTask("tool0", cost, cost)
+    hand.set_target(target)
+    posture = PostureTask(1e-3)
+    posture.set_target(conf.q + 0.1)
+    v = taskik.solve_ik(conf, [[hand], [posture]], DT, limits=limits, adaptive=False)
+    e, J = hand.compute_error_and_jacobian(conf)
+    unmet = np.linalg.norm(J @ v - e / DT) / np.linalg.norm(e / DT)
+    assert low <= unmet <= high
