@@ -340,7 +340,8 @@ class AdaptiveDamping:
 
     def _settle(self, s0: np.ndarray, s: np.ndarray) -> bool:
         """Count the steps without progress (targets unchanged): no level with a direction of
-        its own lowered its ``M`` by ``REST_RATE · dt · M``; after ``REST_STEPS`` of them, rest.
+        its own lowered its ``M`` by ``REST_RATE · dt · M`` (after a reversal: below the lowest
+        ``M`` since the loop woke, by as much); after ``REST_STEPS`` of them, rest.
         At rest, stay while ``W e`` is exactly what it was (nothing moved q, targets or
         weights). Returns whether the loop was at rest."""
         if self.resting:
@@ -356,16 +357,18 @@ class AdaptiveDamping:
         progress = record_low = False
         undone = self._undone
         for g, rows in enumerate(self.groups):
-            a, n = s0[rows], s[rows]
-            m0, m1, low = float(a.dot(a)), float(n.dot(n)), lows[g]
+            n = s[rows]
+            m1, low = float(n.dot(n)), lows[g]
             if m1 < low:
                 lows[g] = m1
             if shares is not None and not shares[g]:
                 continue
             if low > MEASURABLE and low - m1 >= limit * low:
                 progress = record_low = True
-            elif not undone and m0 > MEASURABLE and m0 - m1 >= limit * m0:
-                progress = True
+            elif not (undone or progress):
+                a = s0[rows]
+                m0 = float(a.dot(a))
+                progress = m0 > MEASURABLE and m0 - m1 >= limit * m0
         if record_low:
             self._undone = False
         if progress:
