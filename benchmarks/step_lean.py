@@ -178,8 +178,7 @@ def main() -> None:
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"daqp {version('daqp')}, pink {version('pin-pink')}, {args.calls} timed calls per "
         "contender, interleaved in 5 rounds",
-        f"{'robot':<7}{'variant':<24}{'median µs':>10}{'p95 µs':>10}{'pink/x':>11}"
-        f"{'x/lean':>11}",
+        f"{'robot':<7}{'variant':<24}{'median µs':>10}{'p95 µs':>10}{'pink/x':>11}{'x/lean':>11}",
     ]
     for name in args.robots:
         lines += run(name, args.calls)
