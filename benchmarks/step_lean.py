@@ -1,16 +1,16 @@
-"""How fast can a Python step be? B1's arm scenes solved by a hand-fused step written for
-that one scene, against taskik and pink in the same run.
+"""How fast can a Python step be? B1's scenes solved by a hand-fused step written for each
+scene, against taskik and pink in the same run.
 
-The *lean step* is the least Python we could write that solves exactly taskik's QP of the B1
-scene (one ``FrameTask`` with unit costs, ``PostureTask(1e-3)``, ``ConfigurationLimit``
-gain 0.5, ``VelocityLimit``, damping 1e-12, dt = 0.01 s, DAQP): the Pinocchio calls of the
-step's floor (``benchmarks/step_floor.py``), then every product written into preallocated
-arrays, the posture's ``WᵀW`` added to P's diagonal, the box from two subtractions and four
-clips, one warm ``daqp.Model`` update and solve, the answer clipped into the box. It has
-nothing a library needs: no check of q, dt or targets, no task objects, no plan look-up, no
-adaptive damping, no unconstrained shortcut, no failure path, and a posture error
-``q* − q`` valid only for revolute joints. Its velocity is compared with taskik's plain
-step (``adaptive=False``) at 50 configurations of the path.
+The *lean step* is the least Python we could write that solves exactly taskik's QP of a B1
+scene (``FrameTask``s with unit costs, the CoM task of the humanoids, the posture,
+``ConfigurationLimit`` gain 0.5, ``VelocityLimit``, damping 1e-12, dt = 0.01 s, DAQP): the
+Pinocchio calls of the step's floor (``benchmarks/step_floor.py``), then every product
+written into preallocated arrays, the posture's ``WᵀW`` added to P's diagonal, the box from
+two subtractions and four clips, one warm ``daqp.Model`` update and solve, the answer
+clipped into the box. It has nothing a library needs: no check of q, dt or targets, no task
+objects, no plan look-up, no adaptive damping, no unconstrained shortcut, no failure path,
+and a posture error ``q* − q`` valid only for 1-DoF joints. Its velocity is compared with
+taskik's plain step (``adaptive=False``) at 50 configurations of the path.
 
 The result bounds what B1's target (pink/taskik ≥ 5×) asks of a step written in Python:
 taskik's step (general task lists, checked inputs, defaults) would have to be as fast as
@@ -19,7 +19,7 @@ and pink include their kinematics pass, taskik's ``conf.update(q_k)`` is timed w
 step as in ``step_floor.py``; contenders interleaved in rounds. Writes
 benchmarks/results/step_lean.txt.
 
-    python benchmarks/step_lean.py [--calls N] [--robots ur5 panda]
+    python benchmarks/step_lean.py [--calls N] [--robots ur5 panda talos g1]
 """
 
 from __future__ import annotations
@@ -44,56 +44,85 @@ DAMPING = 1e-12
 CONFIGURATION_GAIN = 0.5
 
 
-def lean_step(model: pin.Model, q0: np.ndarray, frame: str, target: pin.SE3, posture_cost: float):
-    """The hand-fused step of one arm scene: a function ``q ↦ v``."""
+def lean_step(model: pin.Model, q0: np.ndarray, frames, goals, com_goal, posture_cost: float):
+    """The hand-fused step of one B1 scene: a function ``q ↦ v``. ``frames``: the frame
+    tasks (unit costs), ``com_goal``: the CoM target or None; the posture drives the joints
+    after the base (1-DoF joints only: its error is ``q* − q`` on their coordinates)."""
     nv = model.nv
-    if model.nq != nv:
-        raise ValueError("the lean step's posture error assumes revolute joints (nq = nv)")
     data = model.createData()
-    fid = model.getFrameId(frame)
-    A = np.empty((6, nv))
-    c = np.empty(6)
+    base = taskik.configuration.base_velocity_count(model)
+    joints = [j for j in model.joints[1:] if j.idx_v >= base]
+    if any(j.nq != 1 or j.nv != 1 for j in joints):
+        raise ValueError("the lean step's posture error assumes 1-DoF joints after the base")
+    q_rows = np.array([j.idx_q for j in joints], dtype=int)
+    fids = [model.getFrameId(f) for f, _, _ in frames]
+    targets_ = [goals[f] for f, _, _ in frames]
+    m = 6 * len(fids) + (3 if com_goal is not None else 0)
+    A = np.empty((m, nv))
+    c = np.empty(m)
+    rows = [(A[6 * k : 6 * k + 6], c[6 * k : 6 * k + 6]) for k in range(len(fids))]
+    A_com, c_com = A[m - 3 :], c[m - 3 :]
     P = np.empty((nv, nv))
     r = np.empty(nv)
     P_diag = P.reshape(-1)[:: nv + 1]
-    w2 = posture_cost**2
-    q_min = np.array(model.lowerPositionLimit, dtype=float)
-    q_max = np.array(model.upperPositionLimit, dtype=float)
-    v_max = np.array(model.velocityLimit, dtype=float)
-    v_min = -v_max
-    lb, ub, tmp = np.empty(nv), np.empty(nv), np.empty(nv)
+    w2 = np.zeros(nv)
+    w2[base:] = posture_cost**2
+    w2 += DAMPING
+    r_posture = r[base:]
+    # the box: the velocity limits (hard, constant), the position limits' soft box clipped
+    # into it on their joints
+    velocity = taskik.VelocityLimit(model)
+    hard_lo, hard_hi = np.full(nv, -np.inf), np.full(nv, np.inf)
+    hard_lo[velocity.indices], hard_hi[velocity.indices] = -velocity.v_max, velocity.v_max
+    position = taskik.ConfigurationLimit(model)
+    q_idx, v_idx = position.q_indices, position.indices
+    q_min, q_max = position.q_min, position.q_max
+    lo_hard, hi_hard = hard_lo[v_idx], hard_hi[v_idx]
+    lb, ub = hard_lo.copy(), hard_hi.copy()
+    lo, hi = np.empty(len(v_idx)), np.empty(len(v_idx))
+    tmp = np.empty(len(q_rows))
     k_dt, inv_dt = CONFIGURATION_GAIN / DT, 1.0 / DT
-    q_ref = np.array(q0, dtype=float)
+    q_ref = np.array(q0, dtype=float)[q_rows]
     no_rows = np.zeros((0, nv))
     qp = daqp.Model()
     ready = [False]
-    cjj, ufp = pin.computeJointJacobians, pin.updateFramePlacements
+    cjj, ufp, jcom = pin.computeJointJacobians, pin.updateFramePlacements, pin.jacobianCenterOfMass
     log6, jlog6, gfj, local = pin.log6, pin.Jlog6, pin.getFrameJacobian, pin.LOCAL
     oMf = data.oMf
     add, sub, mul, dot = np.add, np.subtract, np.multiply, np.dot
     vmax, vmin = np.maximum, np.minimum
+    pairs = list(zip(fids, targets_, rows, strict=True))
+    with_com = com_goal is not None
 
     def step(q: np.ndarray) -> np.ndarray:
         cjj(model, data, q)
         ufp(model, data)
-        M = target.actInv(oMf[fid])
-        mul(log6(M).vector, -inv_dt, out=c)  # Kp e / dt, e = −log6(T*⁻¹ T)
-        dot(jlog6(M), gfj(model, data, fid, local), out=A)
+        for fid, target, (A_i, c_i) in pairs:
+            M = target.actInv(oMf[fid])
+            mul(log6(M).vector, -inv_dt, out=c_i)  # Kp e / dt, e = −log6(T*⁻¹ T)
+            dot(jlog6(M), gfj(model, data, fid, local), out=A_i)
+        if with_com:
+            A_com[:] = jcom(model, data, False)
+            sub(com_goal, data.com[0], out=c_com)
+            mul(c_com, inv_dt, out=c_com)
         dot(A.T, A, out=P)
         dot(c, A, out=r)
-        add(P_diag, w2 + DAMPING, out=P_diag)
-        sub(q_ref, q, out=tmp)
-        mul(tmp, w2 * inv_dt, out=tmp)
-        add(r, tmp, out=r)
+        add(P_diag, w2, out=P_diag)
+        sub(q_ref, q[q_rows], out=tmp)
+        mul(tmp, posture_cost**2 * inv_dt, out=tmp)
+        add(r_posture, tmp, out=r_posture)
         np.negative(r, out=r)
-        sub(q_min, q, out=lb)
-        mul(lb, k_dt, out=lb)
-        vmax(lb, v_min, out=lb)
-        vmin(lb, v_max, out=lb)
-        sub(q_max, q, out=ub)
-        mul(ub, k_dt, out=ub)
-        vmin(ub, v_max, out=ub)
-        vmax(ub, v_min, out=ub)
+        q_lim = q[q_idx]
+        sub(q_min, q_lim, out=lo)
+        mul(lo, k_dt, out=lo)
+        vmax(lo, lo_hard, out=lo)
+        vmin(lo, hi_hard, out=lo)
+        sub(q_max, q_lim, out=hi)
+        mul(hi, k_dt, out=hi)
+        vmin(hi, hi_hard, out=hi)
+        vmax(hi, lo_hard, out=hi)
+        lb[v_idx] = lo
+        ub[v_idx] = hi
         if ready[0]:
             qp.update(H=P, f=r, bupper=ub, blower=lb)
         else:
@@ -111,16 +140,16 @@ def run(name: str, calls: int) -> list[str]:
     import pink
 
     robot, q0, frames, with_com, posture_cost = robot_scenario(name)
-    if with_com or len(frames) != 1 or frames[0][1:] != (1.0, 1.0):
-        raise ValueError(f"{name}: the lean step is written for one frame task with unit costs")
+    if any((pc, oc) != (1.0, 1.0) for _, pc, oc in frames):
+        raise ValueError(f"{name}: the lean step is written for frame tasks with unit costs")
     model = robot.model
     path = moving_path(model, q0, max(calls, 400))
     m = len(path)
     conf, tasks, limits = build_taskik(model, q0, frames, with_com, posture_cost)
     plain_conf, plain_tasks, plain_limits = build_taskik(model, q0, frames, with_com, posture_cost)
     pconf, ptasks, plimits = build_pink(model, q0, frames, with_com, posture_cost)
-    frame = frames[0][0]
-    lean = lean_step(model, q0, frame, targets(model, q0, frames)[0][frame], posture_cost)
+    goals, com_goal = targets(model, q0, frames)
+    lean = lean_step(model, q0, frames, goals, com_goal if with_com else None, posture_cost)
     at = [0]
 
     def mark(k: int) -> None:
@@ -169,11 +198,11 @@ def run(name: str, calls: int) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000, help="timed calls per contender")
-    parser.add_argument("--robots", nargs="+", default=["ur5", "panda"])
+    parser.add_argument("--robots", nargs="+", default=["ur5", "panda", "talos", "g1"])
     parser.add_argument("--out", default=str(Path(__file__).parent / "results/step_lean.txt"))
     args = parser.parse_args()
     lines = [
-        "B1's arm scenes: a hand-fused Python step written for the one scene (same QP as "
+        "B1's scenes: a hand-fused Python step written for each scene (same QP as "
         "taskik's plain step) vs taskik and pink; DAQP for all, dt = 0.01 s, moving q",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"daqp {version('daqp')}, pink {version('pin-pink')}, {args.calls} timed calls per "
