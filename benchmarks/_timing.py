@@ -109,6 +109,22 @@ def time_steps(
     return out
 
 
+def largest_difference(
+    mark: Callable[[int], object],
+    a: Callable[[], np.ndarray],
+    b: Callable[[], np.ndarray],
+    m: int,
+    samples: int = 50,
+) -> float:
+    """The largest ``max |a() − b()|`` over about ``samples`` indices of a path of ``m``
+    configurations (``mark(k)`` selects index k): two steps that must give the same v."""
+    worst = 0.0
+    for k in range(0, m, max(1, m // samples)):
+        mark(k)
+        worst = max(worst, float(np.abs(a() - b()).max()))
+    return worst
+
+
 def interleaved_steps(
     contenders: dict[str, tuple[Callable[[int], object] | None, Callable[[], object]]],
     n: int,

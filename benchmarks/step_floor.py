@@ -33,7 +33,13 @@ import numpy as np
 import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import interleaved_steps, moving_path, publish, stats  # noqa: E402
+from _timing import (  # noqa: E402
+    interleaved_steps,
+    largest_difference,
+    moving_path,
+    publish,
+    stats,
+)
 from step_vs_pink import DT, build_taskik, robot_scenario, targets  # noqa: E402
 
 import taskik  # noqa: E402
@@ -118,10 +124,7 @@ def main() -> None:
     uconf = taskik.Configuration(model, q0)
 
     # the floor solves taskik's QP: same v
-    agree = 0.0
-    for k in range(0, m, max(1, m // 50)):
-        mark(k)
-        agree = max(agree, float(np.abs(floor() - taskik_plain()).max()))
+    agree = largest_difference(mark, floor, taskik_plain, m)
 
     contenders = {
         "floor": floor,

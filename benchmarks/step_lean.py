@@ -35,7 +35,7 @@ import numpy as np
 import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _timing import interleaved_steps, moving_path, publish, stats  # noqa: E402
+import _timing as timing  # noqa: E402
 from step_vs_pink import DT, build_pink, build_taskik, robot_scenario, targets  # noqa: E402
 
 import taskik  # noqa: E402
@@ -143,7 +143,7 @@ def run(name: str, calls: int) -> list[str]:
     if any((pc, oc) != (1.0, 1.0) for _, pc, oc in frames):
         raise ValueError(f"{name}: the lean step is written for frame tasks with unit costs")
     model = robot.model
-    path = moving_path(model, q0, max(calls, 400))
+    path = timing.moving_path(model, q0, max(calls, 400))
     m = len(path)
     conf, tasks, limits = build_taskik(model, q0, frames, with_com, posture_cost)
     plain_conf, plain_tasks, plain_limits = build_taskik(model, q0, frames, with_com, posture_cost)
@@ -174,18 +174,15 @@ def run(name: str, calls: int) -> list[str]:
     def lean_call():
         return lean(path[at[0]])
 
-    agree = 0.0
-    for k in range(0, m, max(1, m // 50)):
-        mark(k)
-        agree = max(agree, float(np.abs(lean_call() - taskik_plain()).max()))
+    agree = timing.largest_difference(mark, lean_call, taskik_plain, m)
     contenders = {
         "lean step": lean_call,
         "taskik": taskik_step,
         "taskik adaptive=False": taskik_plain,
         "pink": pink_step,
     }
-    res = interleaved_steps({k: (mark, fn) for k, fn in contenders.items()}, calls)
-    med = {k: stats(v) for k, v in res.items()}
+    res = timing.interleaved_steps({k: (mark, fn) for k, fn in contenders.items()}, calls)
+    med = {k: timing.stats(v) for k, v in res.items()}
     lines = [f"{name} (nv {model.nv}): max |v_lean - v_taskik(adaptive=False)| = {agree:.1e}"]
     for key, (mm, p95) in med.items():
         lines.append(
@@ -211,7 +208,7 @@ def main() -> None:
     ]
     for name in args.robots:
         lines += run(name, args.calls)
-    publish("\n".join(lines), args.out)
+    timing.publish("\n".join(lines), args.out)
 
 
 if __name__ == "__main__":
