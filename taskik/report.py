@@ -26,12 +26,18 @@ class TaskStatus:
         error_norm: ``‖e‖`` before the step (m or rad, mixed for pose tasks).
         weighted_error: ``‖W e‖²``, the task's share of the objective at zero velocity.
         step_residual: ``‖W (J v − Kp e / dt)‖²``, what the step left unachieved.
+        descent: :func:`descent` of the task's rows ``W J`` and weighted error ``W e``: near
+            0 when no joint motion reduces the error to first order (a singular
+            configuration or a local minimum of the task), 1 when the error lies along the
+            task's best-conditioned direction; limits aside (they show as active bounds).
+            None when the error is zero.
     """
 
     name: str
     error_norm: float
     weighted_error: float
     step_residual: float
+    descent: float | None = None
 
 
 @dataclass
@@ -43,6 +49,33 @@ class ActiveBound:
     side: str  # "lower" or "upper"
     bound: float
     value: float
+
+
+def descent(A: np.ndarray, c: np.ndarray) -> float | None:
+    """How well joint motion can reduce an error: ``‖Aᵀc‖ / (σ_max(A) ‖c‖)``, in [0, 1].
+
+    ``A = W J`` (a task's weighted rows) and ``c ∝ W e`` (its weighted error; the factor
+    ``Kp / dt`` cancels). ``−Aᵀc`` is the steepest-descent direction of ``½‖W e‖²`` in v,
+    and ``‖Aᵀc‖ ≤ σ_max(A) ‖c‖``, with equality when the error lies along the task's
+    best-conditioned direction. Near 0: the error is (nearly) orthogonal to every task
+    velocity the joints can make, so no motion reduces it to first order (a stretched arm
+    asked to reach farther, a local minimum of the task); 1: the joints reduce it as well
+    as they can move the task at all. None when ``c = 0`` (or not finite); 0 when ``A = 0``.
+    """
+    big = float(np.abs(c).max()) if c.size else 0.0
+    if big == 0.0:
+        return None
+    u = c / big  # (scaled first: ‖c‖ of large entries would overflow)
+    u /= np.linalg.norm(u)
+    sigma = float(np.linalg.norm(A, 2)) if A.size else 0.0
+    if sigma == 0.0:
+        return 0.0
+    value = float(np.linalg.norm((A / sigma).T @ u))
+    return min(1.0, value) if math.isfinite(value) else None
+
+
+def _fmt_descent(value: float | None) -> str:
+    return f"{'—':>8}" if value is None else f"{value:>8.3f}"
 
 
 def format_active_bounds(active: list[ActiveBound]) -> list[str]:
@@ -63,11 +96,11 @@ class StepReport:
     active: list[ActiveBound]
 
     def __str__(self) -> str:
-        lines = [f"{'task':<48} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
+        lines = [f"{'task':<48} {'descent':>8} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
         for t in self.tasks:
             lines.append(
-                f"{t.name[:48]:<48} {t.error_norm:>10.3e} {t.weighted_error:>10.3e} "
-                f"{t.step_residual:>10.3e}"
+                f"{t.name[:48]:<48} {_fmt_descent(t.descent)} {t.error_norm:>10.3e} "
+                f"{t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
         return "\n".join(lines + format_active_bounds(self.active))
 
@@ -94,10 +127,17 @@ def report(
     for task in check_tasks(tasks):
         e = task.compute_error(configuration)
         we = task.cost * e
-        res = residual[start : start + len(e)]
+        rows = slice(start, start + len(e))
+        res = residual[rows]
         start += len(e)
         statuses.append(
-            TaskStatus(repr(task), float(np.linalg.norm(e)), float(we @ we), float(res @ res))
+            TaskStatus(
+                repr(task),
+                float(np.linalg.norm(e)),
+                float(we @ we),
+                float(res @ res),
+                descent(problem.A[rows], task.cost * e),
+            )
         )
     _check_finite_report([s.step_residual for s in statuses], "v, dt or the targets")
     active = []
@@ -139,6 +179,10 @@ class LevelStatus:
             the higher levels).
         free_dofs: directions left to the lower levels after this one.
         error_norm: ``‖e‖`` of the level's stacked task errors before the step.
+        descent: :func:`descent` of the level within what the levels above leave free
+            (``A_k Z``, ``Z`` a basis of their null space): near 0 when no motion the levels
+            above allow reduces the level's error to first order. None when the level
+            asks for nothing.
     """
 
     index: int
@@ -149,6 +193,7 @@ class LevelStatus:
     rank: int
     free_dofs: int
     error_norm: float
+    descent: float | None = None
 
 
 @dataclass
@@ -161,14 +206,14 @@ class HierarchyReport:
     def __str__(self) -> str:
         lines = [
             f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
-            f"{'free':>5} {'|e|':>10}  tasks"
+            f"{'free':>5} {'|e|':>10} {'descent':>8}  tasks"
         ]
         for s in self.levels:
             names = ", ".join(t.split("(")[0] for t in s.tasks)
             lines.append(
                 f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
-                f"{s.error_norm:>10.3e}  {names}"
+                f"{s.error_norm:>10.3e} {_fmt_descent(s.descent)}  {names}"
             )
         return "\n".join(lines + format_active_bounds(self.active))
 
@@ -201,7 +246,9 @@ def hierarchy_report(
         e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
         residual = float(np.linalg.norm(A @ v - c))
         requested = float(np.linalg.norm(c))
-        null, rank = null_basis(A @ Z, float(np.linalg.norm(A)))
+        AZ = A @ Z
+        level_descent = descent(AZ, c)
+        null, rank = null_basis(AZ, float(np.linalg.norm(A)))
         Z = Z @ null
         statuses.append(
             LevelStatus(
@@ -213,6 +260,7 @@ def hierarchy_report(
                 rank,
                 Z.shape[1],
                 float(np.linalg.norm(e)),
+                level_descent,
             )
         )
     _check_finite_report(

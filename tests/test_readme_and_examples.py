@@ -197,3 +197,15 @@ def test_readme_lists_every_public_name():
 def test_demo_module_has_main():
     module = runpy.run_path(str(ROOT / "examples" / "demo.py"), run_name="not_main")
     assert callable(module["main"])
+
+
+def test_readme_report_snippet_shows_no_descent_for_a_stretched_arm(capsys):
+    import numpy as np
+
+    ns = run_snippet('robot = taskik.robots.load("planar_3r")')
+    capsys.readouterr()
+    conf, tip, v = ns["configuration"], ns["tip"], ns["v"]
+    assert np.abs(v).max() < 1e-9  # every joint moves the tip across the error, none along it
+    status = ns["taskik"].report(conf, [tip], 0.01, v).tasks[0]
+    assert status.descent == 0.0 or status.descent < 1e-12
+    assert abs(status.error_norm - 0.8) < 1e-12
