@@ -26,18 +26,18 @@ class TaskStatus:
         error_norm: ``‖e‖`` before the step (m or rad, mixed for pose tasks).
         weighted_error: ``‖W e‖²``, the task's share of the objective at zero velocity.
         step_residual: ``‖W (J v − Kp e / dt)‖²``, what the step left unachieved.
-        descent: :func:`descent` of the task's rows ``W J`` and weighted error ``W e``: near
-            0 when no joint motion reduces the error to first order (a singular
-            configuration or a local minimum of the task), 1 when the error lies along the
-            task's best-conditioned direction; limits aside (they show as active bounds).
-            None when the error is zero.
+        reducible: :func:`reducible` of the task's rows ``W J`` and weighted error ``W e``:
+            the fraction of the error that joint motion can reduce to first order. Near 0
+            for a task at a singular configuration or a local minimum of its own; 1 when
+            only limits (the active bounds) or the other tasks hold it. None when the error
+            is zero.
     """
 
     name: str
     error_norm: float
     weighted_error: float
     step_residual: float
-    descent: float | None = None
+    reducible: float | None = None
 
 
 @dataclass
@@ -51,31 +51,41 @@ class ActiveBound:
     value: float
 
 
-def descent(A: np.ndarray, c: np.ndarray) -> float | None:
-    """How well joint motion can reduce an error: ``‖Aᵀc‖ / (σ_max(A) ‖c‖)``, in [0, 1].
+#: Task directions whose singular value is below this fraction of the largest count as
+#: directions no joint moves the task in (see :func:`reducible`).
+REDUCIBLE_RCOND = 1e-3
+
+
+def reducible(A: np.ndarray, c: np.ndarray) -> float | None:
+    """The fraction of an error that joint motion can reduce to first order, in [0, 1].
 
     ``A = W J`` (a task's weighted rows) and ``c ∝ W e`` (its weighted error; the factor
-    ``Kp / dt`` cancels). ``−Aᵀc`` is the steepest-descent direction of ``½‖W e‖²`` in v,
-    and ``‖Aᵀc‖ ≤ σ_max(A) ‖c‖``, with equality when the error lies along the task's
-    best-conditioned direction. Near 0: the error is (nearly) orthogonal to every task
-    velocity the joints can make, so no motion reduces it to first order (a stretched arm
-    asked to reach farther, a local minimum of the task); 1: the joints reduce it as well
-    as they can move the task at all. None when ``c = 0`` (or not finite); 0 when ``A = 0``.
+    ``Kp / dt`` cancels): ``‖U_kᵀ c‖ / ‖c‖``, with ``U_k`` the left singular vectors of
+    ``A`` whose singular values exceed ``REDUCIBLE_RCOND · σ_max``, the task directions the
+    joints move it in. 1: every component of the error can be reduced (what still holds the
+    task is a limit or the other tasks); near 0: none can (a stretched arm asked to reach
+    farther, a singular configuration, a local minimum of the task). None when ``c = 0`` or
+    not finite; 0 when ``A = 0``.
     """
     big = float(np.abs(c).max()) if c.size else 0.0
-    if big == 0.0:
+    if not 0.0 < big < math.inf:
         return None
     u = c / big  # (scaled first: ‖c‖ of large entries would overflow)
     u /= np.linalg.norm(u)
-    sigma = float(np.linalg.norm(A, 2)) if A.size else 0.0
-    if sigma == 0.0:
+    if A.size == 0:
+        return 0.0  # (no direction left to the task)
+    scale = float(np.abs(A).max())
+    if scale == 0.0:
         return 0.0
-    value = float(np.linalg.norm((A / sigma).T @ u))
-    return min(1.0, value) if math.isfinite(value) else None
+    if not scale < math.inf:
+        return None
+    U, sigma, _ = np.linalg.svd(A / scale, full_matrices=False)
+    kept = U[:, sigma > REDUCIBLE_RCOND * sigma[0]]
+    return min(1.0, float(np.linalg.norm(kept.T @ u)))
 
 
-def _fmt_descent(value: float | None) -> str:
-    return f"{'—':>8}" if value is None else f"{value:>8.3f}"
+def _fmt_fraction(value: float | None) -> str:
+    return f"{'—':>9}" if value is None else f"{value:>9.3f}"
 
 
 def format_active_bounds(active: list[ActiveBound]) -> list[str]:
@@ -96,10 +106,10 @@ class StepReport:
     active: list[ActiveBound]
 
     def __str__(self) -> str:
-        lines = [f"{'task':<48} {'descent':>8} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
+        lines = [f"{'task':<48} {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
         for t in self.tasks:
             lines.append(
-                f"{t.name[:48]:<48} {_fmt_descent(t.descent)} {t.error_norm:>10.3e} "
+                f"{t.name[:48]:<48} {_fmt_fraction(t.reducible)} {t.error_norm:>10.3e} "
                 f"{t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
         return "\n".join(lines + format_active_bounds(self.active))
@@ -136,7 +146,7 @@ def report(
                 float(np.linalg.norm(e)),
                 float(we @ we),
                 float(res @ res),
-                descent(problem.A[rows], task.cost * e),
+                reducible(problem.A[rows], task.cost * e),
             )
         )
     _check_finite_report([s.step_residual for s in statuses], "v, dt or the targets")
@@ -179,7 +189,7 @@ class LevelStatus:
             the higher levels).
         free_dofs: directions left to the lower levels after this one.
         error_norm: ``‖e‖`` of the level's stacked task errors before the step.
-        descent: :func:`descent` of the level within what the levels above leave free
+        reducible: :func:`reducible` of the level within what the levels above leave free
             (``A_k Z``, ``Z`` a basis of their null space): near 0 when no motion the levels
             above allow reduces the level's error to first order. None when the level
             asks for nothing.
@@ -193,7 +203,7 @@ class LevelStatus:
     rank: int
     free_dofs: int
     error_norm: float
-    descent: float | None = None
+    reducible: float | None = None
 
 
 @dataclass
@@ -206,14 +216,14 @@ class HierarchyReport:
     def __str__(self) -> str:
         lines = [
             f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
-            f"{'free':>5} {'|e|':>10} {'descent':>8}  tasks"
+            f"{'free':>5} {'|e|':>10} {'reducible':>9}  tasks"
         ]
         for s in self.levels:
             names = ", ".join(t.split("(")[0] for t in s.tasks)
             lines.append(
                 f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
-                f"{s.error_norm:>10.3e} {_fmt_descent(s.descent)}  {names}"
+                f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}  {names}"
             )
         return "\n".join(lines + format_active_bounds(self.active))
 
@@ -247,7 +257,7 @@ def hierarchy_report(
         residual = float(np.linalg.norm(A @ v - c))
         requested = float(np.linalg.norm(c))
         AZ = A @ Z
-        level_descent = descent(AZ, c)
+        level_reducible = reducible(AZ, c)
         null, rank = null_basis(AZ, float(np.linalg.norm(A)))
         Z = Z @ null
         statuses.append(
@@ -260,7 +270,7 @@ def hierarchy_report(
                 rank,
                 Z.shape[1],
                 float(np.linalg.norm(e)),
-                level_descent,
+                level_reducible,
             )
         )
     _check_finite_report(
