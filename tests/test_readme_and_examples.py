@@ -109,7 +109,7 @@ def test_readme_priorities_snippet_holds_the_feet_and_comes_to_rest(capsys):
         M = conf.get_transform_frame_to_world(foot.frame.name)
         assert np.linalg.norm(M.translation - M0.translation) < 1e-6, foot
         assert np.linalg.norm(pin.log3(M0.rotation.T @ M.rotation)) < 1e-6, foot
-    assert not v.any()  # at rest: v = 0 exactly (from step 270, measured)
+    assert not v.any()  # at rest: v = 0 exactly (from step 302, measured)
     # solved again at the same q and targets: still at rest
     assert not taskik.solve_ik(conf, levels, 0.01).any()
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line[:1].isdigit()}
