@@ -26,11 +26,11 @@ class TaskStatus:
         error_norm: ``‖e‖`` before the step (m or rad, mixed for pose tasks).
         weighted_error: ``‖W e‖²``, the task's share of the objective at zero velocity.
         step_residual: ``‖W (J v − Kp e / dt)‖²``, what the step left unachieved.
-        reducible: :func:`reducible` of the task's rows ``W J`` and weighted error ``W e``:
-            the fraction of the error that joint motion can reduce to first order. Near 0
-            for a task at a singular configuration or a local minimum of its own; 1 when
-            only limits (the active bounds) or the other tasks hold it. None when the error
-            is zero.
+        reducible: :func:`taskik.report.reducible` of the task's rows ``W J`` and weighted
+            error ``W e``: the fraction of the error that joint motion can reduce to first
+            order. Near 0 for a task at a singular configuration or a local minimum of its
+            own; 1 when only limits (the active bounds) or the other tasks hold it. None
+            when the error is zero.
     """
 
     name: str
@@ -52,7 +52,7 @@ class ActiveBound:
 
 
 #: Task directions whose singular value is below this fraction of the largest count as
-#: directions no joint moves the task in (see :func:`reducible`).
+#: directions no joint moves the task in (see :func:`taskik.report.reducible`).
 REDUCIBLE_RCOND = 1e-3
 
 
@@ -189,10 +189,10 @@ class LevelStatus:
             the higher levels).
         free_dofs: directions left to the lower levels after this one.
         error_norm: ``‖e‖`` of the level's stacked task errors before the step.
-        reducible: :func:`reducible` of the level within what the levels above leave free
-            (``A_k Z``, ``Z`` a basis of their null space): near 0 when no motion the levels
-            above allow reduces the level's error to first order. None when the level
-            asks for nothing.
+        reducible: :func:`taskik.report.reducible` of the level within what the levels
+            above leave free (``A_k Z``, ``Z`` a basis of their null space): near 0 when no
+            motion the levels above allow reduces the level's error to first order. None
+            when the level asks for nothing.
     """
 
     index: int
