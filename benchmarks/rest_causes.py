@@ -15,7 +15,14 @@ by :func:`taskik.report` at its last step:
 
 Also printed per class: the range of ``reducible``, the largest hand error, and the smallest
 singular value of the hand's LOCAL frame Jacobian (an independent check of "singular").
-Writes benchmarks/results/rest_causes.txt.
+
+Then the same targets by **solve, then drive**: ``solve_posture(conf, [hand], tol=1e-10)``
+from the start (seeded per target) finds a configuration q* that reaches the target
+(globally: seed memory, restarts), and the loop drives the joints there with
+``PostureTask(1)`` on q* alone (default limits, same dt and steps). Printed: how many reach
+the target, the median and largest steps to reach (against the direct loop's on the
+targets it reaches), and the median ``solve_posture`` time. Writes
+benchmarks/results/rest_causes.txt.
 
     python benchmarks/rest_causes.py [--robots ur5 panda] [--targets N] [--steps N]
 """
@@ -56,6 +63,8 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         "other tasks": [],
     }
     reached = 0
+    direct_steps: list[int] = []
+    goals: list[tuple[np.ndarray, pin.SE3]] = []
     for _ in range(targets):
         q_start, q_goal = rng.uniform(lo, hi), rng.uniform(lo, hi)
         pin.framesForwardKinematics(model, data, q_goal)
@@ -65,14 +74,20 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         posture = taskik.PostureTask(1e-3)
         posture.set_target(q_start)
         tasks = [task, posture]
+        goals.append((q_start, task.target))
         v = np.zeros(model.nv)
-        for _ in range(steps):
+        first = None
+        for k in range(steps):
             v = taskik.solve_ik(conf, tasks, DT)
             conf.integrate_inplace(v, DT)
+            if first is None and hand_error(model, data, fid, conf.q, task.target) < REACHED:
+                first = k + 1
         status = taskik.report(conf, tasks, DT, v)
         hand_status = status.tasks[0]
         if hand_status.error_norm < REACHED:
             reached += 1
+            if first is not None:
+                direct_steps.append(first)
             continue
         fraction = hand_status.reducible if hand_status.reducible is not None else 1.0
         position_bound = any(b.limit == "configuration" for b in status.active)
@@ -86,7 +101,10 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
             else "other tasks"
         )
         classes[kind].append((fraction, hand_status.error_norm, smin))
-    lines = [f"{robot}: {reached}/{targets} reached (hand error < {REACHED:g})"]
+    lines = [
+        f"{robot}: direct loop: {reached}/{targets} reached (hand error < {REACHED:g}); "
+        f"steps to reach: median {np.median(direct_steps):.0f}, largest {max(direct_steps)}"
+    ]
     for kind, rows in classes.items():
         if not rows:
             lines.append(f"  {kind:<12} {0:>3}")
@@ -96,7 +114,39 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
             f"  {kind:<12} {len(rows):>3}  reducible {fr.min():.4f}–{fr.max():.4f}  "
             f"largest error {err.max():.3g}  smallest σ_min {sm.min():.1e}, largest {sm.max():.1e}"
         )
-    return lines
+    return lines + solve_then_drive(model, data, hand, fid, goals, steps)
+
+
+def hand_error(model, data, fid: int, q: np.ndarray, target: pin.SE3) -> float:
+    pin.framesForwardKinematics(model, data, q)
+    return float(np.linalg.norm(pin.log6(target.actInv(data.oMf[fid])).vector))
+
+
+def solve_then_drive(model, data, hand: str, fid: int, goals, steps: int) -> list[str]:
+    """``solve_posture`` from the start, then ``PostureTask(1)`` on its answer."""
+    reached, found, to_reach, seconds = 0, 0, [], []
+    for i, (q_start, target) in enumerate(goals):
+        conf = taskik.Configuration(model, q_start)
+        task = taskik.FrameTask(hand, 1.0, 1.0)
+        task.set_target(target)
+        result = taskik.solve_posture(conf, [task], tol=1e-10, rng=i)
+        seconds.append(result.time)
+        if not result.success:
+            continue
+        found += 1
+        drive = taskik.PostureTask(1.0)
+        drive.set_target(result.q)
+        for k in range(steps):
+            conf.integrate_inplace(taskik.solve_ik(conf, [drive], DT), DT)
+            if hand_error(model, data, fid, conf.q, target) < REACHED:
+                reached += 1
+                to_reach.append(k + 1)
+                break
+    return [
+        f"  solve, then drive: solve_posture found {found}/{len(goals)} (median "
+        f"{1e3 * np.median(seconds):.2f} ms); {reached}/{len(goals)} reached; steps to reach: "
+        f"median {np.median(to_reach):.0f}, largest {max(to_reach)}"
+    ]
 
 
 def main() -> None:
