@@ -146,7 +146,7 @@ def report(
                 float(np.linalg.norm(e)),
                 float(we @ we),
                 float(res @ res),
-                reducible(problem.A[rows], task.cost * e),
+                reducible(problem.A[rows], we),
             )
         )
     _check_finite_report([s.step_residual for s in statuses], "v, dt or the targets")
