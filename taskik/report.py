@@ -123,7 +123,8 @@ def report(
     limits: Sequence[Limit] | None = None,
     tol: float = 1e-6,
 ) -> StepReport:
-    """Explain a step ``v``: each task's error and residual, and every active bound.
+    """Explain a step ``v``: each task's error, residual and reducible fraction (why a task
+    is not met: its own geometry, a limit or the other tasks), and every active bound.
 
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
@@ -237,7 +238,8 @@ def hierarchy_report(
     tol: float = 1e-6,
 ) -> HierarchyReport:
     """Explain a prioritized step ``v``: each level's residual, whether it was satisfied,
-    the directions it used and left, and every active bound.
+    the directions it used and left, the fraction of its error those directions can reduce,
+    and every active bound.
 
     Call it with the same arguments as :func:`taskik.solve_ik` plus the returned ``v``.
     """
