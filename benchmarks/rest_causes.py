@@ -80,14 +80,14 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         for k in range(steps):
             v = taskik.solve_ik(conf, tasks, DT)
             conf.integrate_inplace(v, DT)
-            if first is None and hand_error(model, data, fid, conf.q, task.target) < REACHED:
+            if first is None and np.linalg.norm(task.compute_error(conf)) < REACHED:
                 first = k + 1
         status = taskik.report(conf, tasks, DT, v)
         hand_status = status.tasks[0]
         if hand_status.error_norm < REACHED:
             reached += 1
-            if first is not None:
-                direct_steps.append(first)
+            assert first is not None  # (the same error: set at the last step at the latest)
+            direct_steps.append(first)
             continue
         fraction = hand_status.reducible if hand_status.reducible is not None else 1.0
         position_bound = any(b.limit == "configuration" for b in status.active)
@@ -114,15 +114,10 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
             f"  {kind:<12} {len(rows):>3}  reducible {fr.min():.4f}–{fr.max():.4f}  "
             f"largest error {err.max():.3g}  smallest σ_min {sm.min():.1e}, largest {sm.max():.1e}"
         )
-    return lines + solve_then_drive(model, data, hand, fid, goals, steps)
+    return lines + solve_then_drive(model, hand, goals, steps)
 
 
-def hand_error(model, data, fid: int, q: np.ndarray, target: pin.SE3) -> float:
-    pin.framesForwardKinematics(model, data, q)
-    return float(np.linalg.norm(pin.log6(target.actInv(data.oMf[fid])).vector))
-
-
-def solve_then_drive(model, data, hand: str, fid: int, goals, steps: int) -> list[str]:
+def solve_then_drive(model, hand: str, goals, steps: int) -> list[str]:
     """``solve_posture`` from the start, then ``PostureTask(1)`` on its answer."""
     reached, found, to_reach, seconds = 0, 0, [], []
     for i, (q_start, target) in enumerate(goals):
@@ -138,7 +133,7 @@ def solve_then_drive(model, data, hand: str, fid: int, goals, steps: int) -> lis
         drive.set_target(result.q)
         for k in range(steps):
             conf.integrate_inplace(taskik.solve_ik(conf, [drive], DT), DT)
-            if hand_error(model, data, fid, conf.q, target) < REACHED:
+            if np.linalg.norm(task.compute_error(conf)) < REACHED:
                 reached += 1
                 to_reach.append(k + 1)
                 break
