@@ -164,3 +164,77 @@ def test_at_velocity_limit_sees_a_joint_at_its_limit_and_ignores_unlimited_ones(
     assert settling.at_velocity_limit(model, v)
     v[4], v[0] = 0.0, 2.0
     assert settling.at_velocity_limit(model, v)
+
+
+def _load(name: str):
+    """A benchmark module by file name (its own imports of sibling scripts resolved)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_speed_ratio_is_the_joint_speed_that_moves_the_hand_with_the_target(settling):
+    """On the UR5 (six joints, J invertible away from singularities) the programme has one
+    feasible v: the ratio must be max_i |v_i| / vmax_i of that v, and v must move the hand at
+    ṗ without turning it (checked by finite differences: a wrong frame, sign or vmax factor
+    fails)."""
+    import pinocchio as pin
+
+    moving = _load("settling_moving")
+    bounds = sys.modules["settling_bounds"]
+    info = settling.robot_info("ur5")
+    model = info.robot.model
+    q_start = info.robot.q0.copy()
+    fid = model.getFrameId(info.hand)
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q_start)
+    G = bounds.GoalSet(model, q_start, [(fid, pin.SE3(data.oMf[fid]), None)])
+    x = np.array([0.1, -0.3, 0.4, 0.2, -0.5, 0.3])  # a displacement from q0, not singular
+    pdot = np.array([0.3, -0.2, 0.1])  # m/s
+    rho = moving.speed_ratio(G, x, pdot)
+
+    q = G.q(x)
+    J = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL_WORLD_ALIGNED)
+    v = np.linalg.solve(J, np.concatenate([pdot, np.zeros(3)]))
+    assert rho == pytest.approx(np.max(np.abs(v) / model.velocityLimit), rel=1e-7)
+
+    h = 1e-6
+    before = pin.SE3(pin.updateFramePlacement(model, data, fid))
+    pin.forwardKinematics(model, data, pin.integrate(model, q, h * v))
+    after = pin.updateFramePlacement(model, data, fid)
+    assert np.allclose((after.translation - before.translation) / h, pdot, atol=1e-5)
+    turn = pin.log3(before.rotation.T @ after.rotation) / h
+    assert np.abs(turn).max() < 1e-5
+
+
+def test_speed_ratio_uses_redundancy_and_holds_the_feet_still(settling):
+    """With more joints than rows the programme picks the v that needs the least fraction
+    of the limits: never more than the least-norm solution's, and exactly feasible; a frame
+    listed after the hand (a foot) is held: J_foot v = 0."""
+    import pinocchio as pin
+
+    moving = _load("settling_moving")
+    bounds = sys.modules["settling_bounds"]
+    info = settling.robot_info("panda")
+    model = info.robot.model
+    q_start = info.robot.q0.copy()
+    fid = model.getFrameId(info.hand)
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q_start)
+    G = bounds.GoalSet(model, q_start, [(fid, pin.SE3(data.oMf[fid]), None)])
+    pdot = np.array([0.0, 0.4, -0.1])
+    rho = moving.speed_ratio(G, np.zeros(model.nv), pdot)
+    J = pin.computeFrameJacobian(model, data, q_start, fid, pin.LOCAL_WORLD_ALIGNED)
+    vmax = model.velocityLimit[: model.nv]
+    least_norm = np.linalg.pinv(J) @ np.concatenate([pdot, np.zeros(3)])
+    assert 0 < rho < np.max(np.abs(least_norm) / vmax)
+    # a hand frame also listed as a second ("foot") frame must both move and stay: infeasible
+    G.frames.append((fid, pin.SE3(data.oMf[fid]), None))
+    assert moving.speed_ratio(G, np.zeros(model.nv), pdot) == np.inf
