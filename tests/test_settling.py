@@ -180,6 +180,25 @@ def _load(name: str):
     return module
 
 
+def _hand_at_start(settling, robot: str):
+    """settling_moving, a GoalSet holding the robot's hand at its pose at q0, the hand's
+    frame id."""
+    import pinocchio as pin
+
+    moving = _load("settling_moving")
+    info = settling.robot_info(robot)
+    model = info.robot.model
+    fid = model.getFrameId(info.hand)
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, info.robot.q0)
+    target = pin.SE3(data.oMf[fid])
+    return (
+        moving,
+        sys.modules["settling_bounds"].GoalSet(model, info.robot.q0.copy(), [(fid, target, None)]),
+        fid,
+    )
+
+
 def test_speed_ratio_is_the_joint_speed_that_moves_the_hand_with_the_target(settling):
     """On the UR5 (six joints, J invertible away from singularities) the programme has one
     feasible v: the ratio must be max_i |v_i| / vmax_i of that v, and v must move the hand at
@@ -187,15 +206,8 @@ def test_speed_ratio_is_the_joint_speed_that_moves_the_hand_with_the_target(sett
     fails)."""
     import pinocchio as pin
 
-    moving = _load("settling_moving")
-    bounds = sys.modules["settling_bounds"]
-    info = settling.robot_info("ur5")
-    model = info.robot.model
-    q_start = info.robot.q0.copy()
-    fid = model.getFrameId(info.hand)
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q_start)
-    G = bounds.GoalSet(model, q_start, [(fid, pin.SE3(data.oMf[fid]), None)])
+    moving, G, fid = _hand_at_start(settling, "ur5")
+    model, data = G.model, G.model.createData()
     x = np.array([0.1, -0.3, 0.4, 0.2, -0.5, 0.3])  # a displacement from q0, not singular
     pdot = np.array([0.3, -0.2, 0.1])  # m/s
     rho = moving.speed_ratio(G, x, pdot)
@@ -220,15 +232,8 @@ def test_speed_ratio_uses_redundancy_and_holds_the_feet_still(settling):
     listed after the hand (a foot) is held: J_foot v = 0."""
     import pinocchio as pin
 
-    moving = _load("settling_moving")
-    bounds = sys.modules["settling_bounds"]
-    info = settling.robot_info("panda")
-    model = info.robot.model
-    q_start = info.robot.q0.copy()
-    fid = model.getFrameId(info.hand)
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q_start)
-    G = bounds.GoalSet(model, q_start, [(fid, pin.SE3(data.oMf[fid]), None)])
+    moving, G, fid = _hand_at_start(settling, "panda")
+    model, data, q_start = G.model, G.model.createData(), G.q_start
     pdot = np.array([0.0, 0.4, -0.1])
     rho = moving.speed_ratio(G, np.zeros(model.nv), pdot)
     J = pin.computeFrameJacobian(model, data, q_start, fid, pin.LOCAL_WORLD_ALIGNED)
