@@ -54,6 +54,7 @@ per thread, so that threads may solve at once).
 from .formulas import DEFAULT_DAMPING, METHODS, damping_matrix, step_direction
 from .joint_limits import JOINT_LIMIT_POLICIES
 from .result import PostureResult
+from .select import SELECTS
 from .solve import POSE_ERRORS, solve_posture
 from .starts import STARTS
 
@@ -62,6 +63,7 @@ __all__ = [
     "JOINT_LIMIT_POLICIES",
     "METHODS",
     "POSE_ERRORS",
+    "SELECTS",
     "STARTS",
     "PostureResult",
     "damping_matrix",

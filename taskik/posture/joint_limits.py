@@ -101,6 +101,21 @@ class JointLimits:
         out = np.where(self.rev & self.bounded & ~inside, np.where(x_inside, x, moved), w)
         q[self.idx] = out
 
+    def nearest_to(self, q: np.ndarray, ref: np.ndarray) -> None:
+        """Move each revolute angle of ``q`` by a multiple of 2π to the representative
+        nearest ``ref`` among those within its range (unbounded: the nearest); an angle
+        with no other representative in its range stays. The kinematics do not change."""
+        if not self.any_rev:
+            return
+        x, r = q[self.idx], ref[self.idx]
+        near = x + _TWO_PI * np.round((r - x) / _TWO_PI)
+        best = x.copy()
+        for cand in (near, near - _TWO_PI, near + _TWO_PI):
+            fits = (cand >= self.lo - 1e-12) & (cand <= self.hi + 1e-12)
+            better = self.rev & fits & (np.abs(cand - r) < np.abs(best - r))
+            best = np.where(better, cand, best)
+        q[self.idx] = best
+
     def clip(self, q: np.ndarray) -> None:
         """Project q into the joint ranges (every iterate of the ``"clip"`` policy): bounded
         revolute angles by a multiple of 2π into ``[mid − π, mid + π)``, then every bounded

@@ -59,13 +59,17 @@ def search_loop(
     q_first: np.ndarray,
     start: Start | None,
     restarts: Callable[[], Callable[[], np.ndarray]],
+    distance: Callable[[np.ndarray], float] | None = None,
 ) -> tuple[np.ndarray, bool, int, int, float, str]:
     """Run up to ``max_searches`` searches, the first from ``q_first`` (``start``: its frame
     pose and Jacobian when known), the next ones from the starts ``restarts()`` makes (on
     first need); return ``(q, success, iterations, searches, E, reason)``.
 
     A converged q is wrapped by the policy (``"reject"``: refused when it stays outside the
-    limits, and the search restarts). ``q_first`` is never modified.
+    limits, and the search restarts). ``q_first`` is never modified. Without ``distance``
+    the first converged q ends the solve; with it (``select="nearest"``) every search runs
+    and the converged q of least ``distance(q)`` is returned (``distance`` may move its
+    revolute angles by 2π).
     """
     total = 0
     best_q: np.ndarray | None = None
@@ -79,6 +83,9 @@ def search_loop(
     deadline = options.deadline
     next_start: Callable[[], np.ndarray] | None = None
     searches = 0
+    solution: np.ndarray | None = None  # select="nearest": the nearest converged q so far
+    solution_E = solution_d = math.inf
+    found = 0
     for search in range(max_searches):
         if search and deadline is not None and time.perf_counter() > deadline:
             last_end = "time budget exhausted"  # (the first search always runs)
@@ -108,7 +115,14 @@ def search_loop(
                 limits.wrap_angles(q)
             bad = limits.violation(q) if policy == "reject" else None
             if bad is None:
-                return q, True, total, searches, E, converged_reason(options.tol)
+                if distance is None:
+                    return q, True, total, searches, E, converged_reason(options.tol)
+                found += 1
+                q = q.copy()  # (the search's own array, or q_first)
+                d = distance(q)
+                if d < solution_d or solution is None:
+                    solution, solution_E, solution_d = q, E, d
+                continue
             rejected += 1
             last_end = f"converged but {bad}"
             E_cmp = math.inf
@@ -121,6 +135,12 @@ def search_loop(
             best_q, best_E = q.copy(), E
         if end == "time budget exhausted":
             break
+    if solution is not None:
+        reason = (
+            f"{converged_reason(options.tol)}; the nearest of {found} solution(s) found in "
+            f"{searches} search(es): {solution_d:.3g} s from the start at the velocity limits"
+        )
+        return solution, True, total, searches, solution_E, reason
     assert best_q is not None, "the first search always runs (max_searches >= 1)"
     if policy != "ignore":
         limits.wrap(best_q)

@@ -28,6 +28,7 @@ from .general import GeneralSearch
 from .joint_limits import JOINT_LIMIT_POLICIES
 from .result import PostureResult
 from .search import SearchOptions, search_loop
+from .select import SELECTS, time_from
 from .starts import STARTS, NearestStarts, RandomStarts, SeedMemory, memory_weights
 
 #: Pose errors of the single-pose loop (``pose_error`` of :func:`solve_posture`).
@@ -60,6 +61,7 @@ def solve_posture(
     time_budget: float | None = None,
     pose_error: str = "log6",
     limits: Sequence[Limit] | None = None,
+    select: str = "first",
 ) -> PostureResult:
     """Find a configuration ``q`` at which every goal task's weighted error is (near) zero.
 
@@ -141,6 +143,16 @@ def solve_posture(
             E: ``"log6"`` (the task's own error ``log6(T⁻¹T*)`` with the frame Jacobian) or
             ``"world"`` (Haviland & Corke eq. 37: ``[p* − p; α(R* Rᵀ)]`` with the
             world-aligned Jacobian), used to reproduce their Table 1.
+        select: which solution to return, one of :data:`SELECTS`. ``"first"`` (default):
+            the first search that converges ends the solve. ``"nearest"``: every search
+            runs (``max_searches`` of them, or until ``time_budget``) and, of the solutions
+            found, the one a motion within the model's velocity limits reaches soonest from
+            the start: least ``max_i |Δq_i| / v_max,i`` (s), ``Δq = q ⊖ q_start``,
+            ``v_max = model.velocityLimit`` (joints without a finite one not counted), each
+            revolute angle at its representative within range nearest the start. Needs a
+            start (a :class:`Configuration` or ``q0``). For a loop that then drives the
+            joints to ``q`` at their velocity limits (a ``PostureTask(1)`` on it), this is
+            the solution it reaches first; it costs every search instead of one.
 
     Returns:
         A :class:`PostureResult`; never raises for an unreachable target (``success`` is
@@ -167,6 +179,8 @@ def solve_posture(
             method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
             pose_error,
         )  # fmt: skip
+    if select != "first" and select not in SELECTS:
+        raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
     if not (type(patience) is int and patience >= 1):
         patience = _check_count(patience, "patience")
     if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):
@@ -247,6 +261,13 @@ def solve_posture(
     if q_first is not None:
         q_first = conf.check_q(q_first)
     deadline = None if time_budget is None else t_start + float(time_budget)
+    distance = None
+    if select == "nearest":
+        if q_first is None:
+            raise InvalidInput(
+                "select='nearest' measures from the start: give a Configuration or q0"
+            )
+        distance = time_from(model, ranges, q_first)
 
     task = task_list[0]
     frame_task = task if len(task_list) == 1 and isinstance(task, FrameTask) else None
@@ -308,7 +329,7 @@ def solve_posture(
         method, damping, tol, max_iterations, stagnation, patience, deadline
     )  # fmt: skip
     q, success, iterations, searches, E, reason = search_loop(
-        runner, options, joint_limits, ranges, max_searches, q_first, start, restarts
+        runner, options, joint_limits, ranges, max_searches, q_first, start, restarts, distance
     )
     residuals = (E,) if fast else runner.residuals(q)
     return PostureResult(
