@@ -21,8 +21,9 @@ from the start (seeded per target) finds a configuration q* that reaches the tar
 (globally: seed memory, restarts), and the loop drives the joints there with
 ``PostureTask(1)`` on q* alone (default limits, same dt and steps). Printed: how many reach
 the target, the median and largest steps to reach (against the direct loop's on the
-targets it reaches), and the median ``solve_posture`` time. Writes
-benchmarks/results/rest_causes.txt.
+targets it reaches), and the median ``solve_posture`` time. Then the same with
+``select="nearest", max_searches=40``: of the solutions 40 searches find, the one the
+velocity-limited drive reaches soonest. Writes benchmarks/results/rest_causes.txt.
 
     python benchmarks/rest_causes.py [--robots ur5 panda] [--targets N] [--steps N]
 """
@@ -47,6 +48,7 @@ HANDS = {"ur5": "tool0", "panda": "panda_hand"}
 DT = 0.01
 REACHED = 1e-4
 SINGULAR = 0.1  # reducible below this: the task itself cannot move toward its target
+NEAREST_SEARCHES = 40  # select="nearest": searches per target
 
 
 def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
@@ -63,7 +65,7 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         "other tasks": [],
     }
     reached = 0
-    direct_steps: list[int] = []
+    direct_steps: dict[int, int] = {}  # target index -> steps to reach (reached ones)
     goals: list[tuple[np.ndarray, pin.SE3]] = []
     for _ in range(targets):
         q_start, q_goal = rng.uniform(lo, hi), rng.uniform(lo, hi)
@@ -87,7 +89,7 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         if hand_status.error_norm < REACHED:
             reached += 1
             assert first is not None  # (the same error: set at the last step at the latest)
-            direct_steps.append(first)
+            direct_steps[len(goals) - 1] = first
             continue
         fraction = hand_status.reducible if hand_status.reducible is not None else 1.0
         position_bound = any(b.limit == "configuration" for b in status.active)
@@ -103,7 +105,8 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
         classes[kind].append((fraction, hand_status.error_norm, smin))
     lines = [
         f"{robot}: direct loop: {reached}/{targets} reached (hand error < {REACHED:g}); "
-        f"steps to reach: median {np.median(direct_steps):.0f}, largest {max(direct_steps)}"
+        f"steps to reach: median {np.median(list(direct_steps.values())):.0f}, largest "
+        f"{max(direct_steps.values())}"
     ]
     for kind, rows in classes.items():
         if not rows:
@@ -114,17 +117,34 @@ def classify(robot: str, targets: int, steps: int, seed: int) -> list[str]:
             f"  {kind:<12} {len(rows):>3}  reducible {fr.min():.4f}–{fr.max():.4f}  "
             f"largest error {err.max():.3g}  smallest σ_min {sm.min():.1e}, largest {sm.max():.1e}"
         )
-    return lines + solve_then_drive(model, hand, goals, steps)
+    return (
+        lines
+        + solve_then_drive(model, hand, goals, steps, direct_steps)
+        + solve_then_drive(model, hand, goals, steps, direct_steps, "nearest", NEAREST_SEARCHES)
+    )
 
 
-def solve_then_drive(model, hand: str, goals, steps: int) -> list[str]:
-    """``solve_posture`` from the start, then ``PostureTask(1)`` on its answer."""
+def solve_then_drive(
+    model,
+    hand: str,
+    goals,
+    steps: int,
+    direct: dict[int, int],
+    select: str = "first",
+    searches: int = 100,
+) -> list[str]:
+    """``solve_posture`` from the start (``select``, at most ``searches`` searches), then
+    ``PostureTask(1)`` on its answer; ``direct``: the direct loop's steps to reach, per
+    target it reached (compared on those targets)."""
     reached, found, to_reach, seconds = 0, 0, [], []
+    both: list[tuple[int, int]] = []  # (recipe, direct) steps on targets both reach
     for i, (q_start, target) in enumerate(goals):
         conf = taskik.Configuration(model, q_start)
         task = taskik.FrameTask(hand, 1.0, 1.0)
         task.set_target(target)
-        result = taskik.solve_posture(conf, [task], tol=1e-10, rng=i)
+        result = taskik.solve_posture(
+            conf, [task], tol=1e-10, rng=i, select=select, max_searches=searches
+        )
         seconds.append(result.time)
         if not result.success:
             continue
@@ -136,11 +156,16 @@ def solve_then_drive(model, hand: str, goals, steps: int) -> list[str]:
             if np.linalg.norm(task.compute_error(conf)) < REACHED:
                 reached += 1
                 to_reach.append(k + 1)
+                if i in direct:
+                    both.append((k + 1, direct[i]))
                 break
     return [
-        f"  solve, then drive: solve_posture found {found}/{len(goals)} (median "
+        f"  solve ({select!r}, max_searches={searches}), then drive: solve_posture found "
+        f"{found}/{len(goals)} (median "
         f"{1e3 * np.median(seconds):.2f} ms); {reached}/{len(goals)} reached; steps to reach: "
-        f"median {np.median(to_reach):.0f}, largest {max(to_reach)}"
+        f"median {np.median(to_reach):.0f}, largest {max(to_reach)}; on the {len(both)} "
+        f"the direct loop reaches: median {np.median([b[0] for b in both]):.0f} against "
+        f"{np.median([b[1] for b in both]):.0f}"
     ]
 
 
