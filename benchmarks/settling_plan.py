@@ -93,13 +93,15 @@ def main() -> None:
         "velocity-limited motion needs to get to its answer;",
         "reached s: first time every goal error < 1e-4 while driving ('—': not within the "
         "1000 steps); settled: B5's rule after 1000 steps; err: goal error then.",
-        "",
-        f"{'--case':44s} {'met':>7s} {'solve ms':>8s} {'T(q*)':>6s} {'reached':>7s} "
-        f"{'settled':>7s} {'err':>9s}",
     ]
     for select, searches in VARIANTS:
         settled = total = 0
-        lines += ["", f"select={select!r}, max_searches={searches}:"]
+        lines += [
+            "",
+            f"select={select!r}, max_searches={searches}:",
+            f"{'--case':44s} {'met':>7s} {'solve ms':>8s} {'T(q*)':>6s} {'reached':>7s} "
+            f"{'settled':>7s} {'err':>9s}",
+        ]
         for scenario in ("reachable", "out_of_reach"):
             for episode, _ in bounds.unsettled(scenario, b5.ROBOTS):
                 if episode.setup.mode != "flat":

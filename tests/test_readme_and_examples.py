@@ -214,9 +214,16 @@ def test_readme_report_snippet_shows_a_stretched_arm_cannot_reduce_its_error(cap
 def test_readme_solve_then_drive_snippet_reaches_the_pose(capsys):
     import numpy as np
 
-    ns = run_snippet("found = taskik.solve_posture(configuration, [hand], tol=1e-10)")
+    ns = run_snippet('configuration, [hand], tol=1e-10, select="nearest"')
     capsys.readouterr()
-    conf, hand = ns["configuration"], ns["hand"]
-    assert ns["found"].success
+    conf, hand, taskik = ns["configuration"], ns["hand"], ns["taskik"]
+    assert ns["found"].success and "the nearest of" in ns["found"].reason
+    start = ns["robot"].configuration()
+    first = taskik.solve_posture(start, [hand], tol=1e-10, max_searches=40, rng=0)
+    vmax = conf.model.velocityLimit
+    # the snippet started from robot.q0 too: its answer is no farther than the first one
+    assert np.max(np.abs(ns["found"].q - start.q) / vmax) <= np.max(
+        np.abs(first.q - start.q) / vmax
+    )
     assert np.linalg.norm(hand.compute_error(conf)) < 1e-6  # 3.2e-9 measured
     assert within_limits(conf.model, conf.q)
