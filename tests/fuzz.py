@@ -2248,6 +2248,7 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ("starts", ("memory", "random")),
         ("joint_limits", ("clip", "reject", "ignore")),
         ("pose_error", ("log6",)),
+        ("select", ("first", "nearest")),
     ):
         for val in valid_vals:
             out.append(

@@ -179,7 +179,7 @@ def solve_posture(
             method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
             pose_error,
         )  # fmt: skip
-    if select != "first" and select not in SELECTS:
+    if not (type(select) is str and select in SELECTS):
         raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
     if not (type(patience) is int and patience >= 1):
         patience = _check_count(patience, "patience")
