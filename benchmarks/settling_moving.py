@@ -70,9 +70,11 @@ class Point:
     rho_loop: float  # the same LP at the loop's own configuration after step k
 
 
-def loop_configurations(info: b5.RobotInfo, episode: b5.Episode) -> tuple[bool, list, float]:
+def loop_configurations(
+    info: b5.RobotInfo, episode: b5.Episode
+) -> tuple[bool, list, float, b5.Targets]:
     """B5's taskik loop on the episode: (settled after 1000 steps, q after each step,
-    final goal error)."""
+    final goal error, the episode's targets)."""
     targets = b5.make_targets(info, episode)
     goals, _, problem = b5.taskik_tasks(targets, episode.setup.mode)
     conf = taskik.Configuration(info.robot.model, targets.q_start.copy())
@@ -89,7 +91,7 @@ def loop_configurations(info: b5.RobotInfo, episode: b5.Episode) -> tuple[bool, 
         return v
 
     res = b5.run_loop(info, targets, step, set_step_targets, lambda: conf.q, None, 0)
-    return res.settled, qs, res.final_error
+    return res.settled, qs, res.final_error, targets
 
 
 def speed_ratio(G: bounds.GoalSet, x: np.ndarray, pdot: np.ndarray) -> float:
@@ -201,10 +203,9 @@ def main() -> None:
                 for mode in b5.MODES:
                     for rep in (0, 1):
                         ep = b5.make_episode(b5.Setup(robot, "moving", start, dt, mode), rep)
-                        settled, qs, loop_err = loop_configurations(info, ep)
+                        settled, qs, loop_err, targets = loop_configurations(info, ep)
                         if settled:
                             continue
-                        targets = b5.make_targets(info, ep)
                         last = b5.STEPS - 1
                         ks = list(range(last - args.window + 1, last + 1))
                         window = [examine(info, targets, k, qs[k], args.starts, dt) for k in ks]

@@ -15,11 +15,11 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
-@pytest.fixture(scope="module")
-def settling():
+def _load(name: str):
+    """A benchmark module by file name (its own imports of sibling scripts resolved)."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        spec = importlib.util.spec_from_file_location("settling", BENCHMARKS / "settling.py")
+        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # dataclasses look their module up while created
@@ -27,6 +27,11 @@ def settling():
     finally:
         sys.path.remove(str(BENCHMARKS))
     return module
+
+
+@pytest.fixture(scope="module")
+def settling():
+    return _load("settling")
 
 
 def _window(amplitudes: np.ndarray, flip: bool, nv: int = 6, noise: float = 0.0, seed: int = 0):
@@ -164,20 +169,6 @@ def test_at_velocity_limit_sees_a_joint_at_its_limit_and_ignores_unlimited_ones(
     assert settling.at_velocity_limit(model, v)
     v[4], v[0] = 0.0, 2.0
     assert settling.at_velocity_limit(model, v)
-
-
-def _load(name: str):
-    """A benchmark module by file name (its own imports of sibling scripts resolved)."""
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(BENCHMARKS))
-    return module
 
 
 def _hand_at_start(settling, robot: str):
