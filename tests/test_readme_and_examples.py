@@ -109,12 +109,14 @@ def test_readme_priorities_snippet_holds_the_feet_and_comes_to_rest(capsys):
         M = conf.get_transform_frame_to_world(foot.frame.name)
         assert np.linalg.norm(M.translation - M0.translation) < 1e-6, foot
         assert np.linalg.norm(pin.log3(M0.rotation.T @ M.rotation)) < 1e-6, foot
-    assert not v.any()  # at rest: v = 0 exactly (from step 302, measured)
+    assert not v.any()  # at rest: v = 0 exactly (from step 206 to 302, by CPU)
     # solved again at the same q and targets: still at rest
     assert not taskik.solve_ik(conf, levels, 0.01).any()
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line[:1].isdigit()}
-    # feet: with v = 0, the residual is their error over dt (4.3e-11 measured)
-    assert rows["0"][3] == "yes" and float(rows["0"][2]) < 1e-9, out
+    # feet: with v = 0, the residual is their error over dt. Measured 4.3e-11 on one CPU
+    # and 1.9e-9 on an AMD EPYC: the last digits depend on rounding over hundreds of steps,
+    # so the property asserted is "held to well below a micrometre" (1e-6 / s at dt 0.01).
+    assert rows["0"][3] == "yes" and float(rows["0"][2]) < 1e-6, out
     assert rows["1"][3] == "no", out  # the hand cannot get there
     # out of reach: farther from each foot than leg, trunk and arm laid end to end (5.27 m)
     target = ns["hand"].target
