@@ -1,0 +1,112 @@
+"""Keep the centre of mass where the contacts can hold it: static balance as a limit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..configuration import Configuration
+from ..contacts.contact import Contact
+from ..contacts.equilibrium import ContactSet, SupportRegion, check_contacts, support_region
+from ..exceptions import InvalidInput, check_scalar
+from .limit import Inequalities, Limit
+
+
+class BalanceLimit(Limit):
+    """The centre of mass's ground projection ``c = (c_x, c_y)`` stays inside the region of
+    static equilibrium of the contacts, shrunk by ``margin``.
+
+    The region is the polygon ``{c : n_iᵀ c ≤ b_i}`` of
+    :func:`taskik.contacts.support_region`: the support polygon (hull of the contact points)
+    for flat, coplanar contacts; for contacts on several surfaces, the CoM positions that
+    forces inside the linearised friction cones can hold against gravity (Bretl and Lall,
+    "Testing static equilibrium for legged robots", 2008). With the distance to edge ``i``,
+    ``h_i(q) = b_i − margin − n_iᵀ c(q)`` (m), a velocity damper lets a step use at most the
+    fraction ``gain`` of it (as the collision and cone limits do):
+
+        ḣ_i dt ≥ −gain · h_i,   ḣ_i = −n_iᵀ J_xy v,
+
+    the rows ``n_iᵀ J_xy v ≤ gain · h_i / dt`` (``J_xy``: the first two rows of the CoM
+    Jacobian). Outside the shrunk region (``h_i < 0``) the same rows ask for the way back at
+    that rate. The region is computed again only when the contacts' world points or normals
+    moved by more than ``tolerance`` (m): held feet do not pay for it at every step, and the
+    region used lags the true one by at most ``tolerance``.
+
+    Args:
+        contacts: the :class:`~taskik.Contact` objects the robot stands on.
+        margin: distance (m) kept from the region's edges, ≥ 0.
+        gain: fraction of the distance a step may use, in (0, 1].
+        edges: generators per friction pyramid (≥ 3).
+        tolerance: contact motion (m) below which the region is reused.
+    """
+
+    hard = False
+    name = "balance"
+
+    def __init__(
+        self,
+        contacts: Sequence[Contact],
+        margin: float = 0.01,
+        gain: float = 0.5,
+        edges: int = 8,
+        tolerance: float = 1e-3,
+    ) -> None:
+        self.contacts = check_contacts(contacts)
+        self.margin = check_scalar(margin, "margin", 0.0)
+        self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
+        if not isinstance(edges, int | np.integer) or isinstance(edges, bool) or edges < 3:
+            raise InvalidInput(f"edges must be an integer >= 3, got {edges!r}")
+        self.edges = int(edges)
+        self.tolerance = check_scalar(tolerance, "tolerance", 0.0)
+        self._key: np.ndarray | None = None
+        self._region: SupportRegion | None = None
+        self._names: list[str] = []
+
+    def region(self, configuration: Configuration) -> SupportRegion:
+        """The static-equilibrium region of the contacts at ``configuration`` (reused while
+        no contact point moved by more than ``tolerance``)."""
+        placed = []
+        for contact in self.contacts:
+            M = configuration.get_transform_frame_to_world(contact.frame.name)
+            placed.append((contact.points @ M.rotation.T + M.translation).ravel())
+        key = np.concatenate(placed)
+        if (
+            self._region is None
+            or self._key is None
+            or self._key.shape != key.shape
+            or np.abs(self._key - key).max() > self.tolerance
+        ):
+            self._region = support_region(ContactSet.of(configuration, self.contacts), self.edges)
+            self._key = key
+        return self._region
+
+    def margins(self, configuration: Configuration) -> np.ndarray:
+        """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
+        region = self.region(configuration)
+        return region.offsets - self.margin - region.normals @ configuration.com[:2]
+
+    def balance_margin(self, configuration: Configuration) -> float:
+        """Signed distance (m) from the CoM's ground projection to the region's edge
+        (positive inside; the ``margin`` parameter not subtracted)."""
+        return self.region(configuration).signed_distance(configuration.com[:2])
+
+    def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities:
+        region = self.region(configuration)
+        if len(region.vertices) < 3:
+            raise InvalidInput(
+                "the contacts hold the centre of mass nowhere (their static-equilibrium "
+                "region is empty or flat): give contacts with an area, e.g. "
+                "Contact.rectangle, or more of them"
+            )
+        J_xy = configuration.com_jacobian[:2]
+        h = region.offsets - self.margin - region.normals @ configuration.com[:2]
+        self._names = [f"balance edge {i}" for i in range(len(h))]
+        return region.normals @ J_xy, h * (self.gain / dt)
+
+    def row_names(self) -> list[str]:
+        return list(self._names)
+
+    def __repr__(self) -> str:
+        frames = ", ".join(repr(c.frame.name) for c in self.contacts)
+        return f"BalanceLimit([{frames}], margin={self.margin})"
