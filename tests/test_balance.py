@@ -278,3 +278,67 @@ def test_bad_contacts_are_refused():
         Contact("f", [[0, 0, np.nan]])
     with pytest.raises(InvalidInput, match="Contact"):
         BalanceLimit(["left_sole_link"])
+
+
+@pytest.mark.parametrize("name", ["g1", "talos", "humanoid"])
+def test_on_one_foot_the_com_moves_over_it_and_stays(name):
+    """Single support from a double-support posture: the CoM starts outside the one sole's
+    polygon, the rows bring it in at the damper's rate, and from then on every step keeps
+    the margin while the other foot lifts 10 cm."""
+    robot = taskik.robots.load(name)
+    conf = robot.configuration()
+    stance = one_foot(robot, conf, "left")
+    assert check_static_balance(conf, stance).margin < 0.0  # both feet down, CoM between
+    held = stance[0].task(conf, cost=10.0)
+    lift = taskik.FrameTask(robot.end_effectors[1], position_cost=1.0, orientation_cost=1.0)
+    target = conf.get_transform_frame_to_world(robot.end_effectors[1]).copy()
+    target.translation[2] += 0.1
+    lift.set_target(target)
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(robot.q0)
+    limit = BalanceLimit(stance, margin=0.01)
+    limits = [*taskik.limits.default_limits(robot.model), limit]
+    margins = []
+    for _ in range(200):
+        conf.integrate_inplace(
+            taskik.solve_ik(conf, [held, lift, posture], 0.01, limits=limits), 0.01
+        )
+        margins.append(limit.balance_margin(conf))
+    inside = int(np.argmax(np.array(margins) >= 0.01 - 1e-3))
+    assert inside < 20  # in within 20 steps (measured: 0 to 6)
+    assert min(margins[inside:]) > 0.01 - 1e-3
+    assert np.linalg.norm(lift.compute_error(conf)) < 0.01  # and the foot did lift
+    final = check_static_balance(conf, stance)
+    assert final.stable and final.margin > 0.009
+
+
+def test_status_names_the_closest_edge(talos):
+    conf = talos.configuration()
+    limit = BalanceLimit(both_feet(talos, conf))
+    status = limit.status(conf)
+    # standing: the CoM is nearest to the toes, the edge from one sole to the other
+    assert set(status.frames) == {"left_sole_link", "right_sole_link"}
+    assert status.segment[:, 0].min() > conf.com[0]  # in front of the CoM
+    assert status.margin == pytest.approx(limit.balance_margin(conf))
+    assert "mm" in str(status)
+    G, _ = limit.compute_inequalities(conf, 0.01)
+    names = limit.row_names()
+    assert len(names) == len(G) and "left_sole_link" in names[status.edge]
+    single = BalanceLimit(one_foot(talos, conf, "right")).status(conf)
+    assert single.margin < 0 and single.frames == ("right_sole_link",)
+
+
+def test_the_balance_page_runs_as_written():
+    """The two snippets of docs/concepts/balance.md, run in order, do what the page says."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs/concepts/balance.md").read_text()
+    snippets = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert len(snippets) == 2
+    namespace: dict = {}
+    for snippet in snippets:
+        exec(compile(snippet, "docs/concepts/balance.md", "exec"), namespace)
+    status = namespace["limit"].status(namespace["configuration"])
+    assert abs(status.margin - 0.01) < 2e-3  # rode to the edge, 1 cm inside
+    assert taskik.check_static_balance(namespace["configuration"], namespace["feet"]).stable

@@ -258,6 +258,12 @@ class BalanceCheck:
     forces: np.ndarray | None
     region: SupportRegion
 
+    def __str__(self) -> str:
+        return (
+            f"{'stable' if self.stable else 'NOT stable'}: margin {1000 * self.margin:+.1f} mm "
+            f"(CoM at {np.round(self.com, 3).tolist()} m)"
+        )
+
 
 def check_static_balance(
     configuration: Configuration, contacts: Sequence[Contact], edges: int = 8

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -11,6 +12,29 @@ from ..contacts.contact import Contact
 from ..contacts.equilibrium import ContactSet, SupportRegion, check_contacts, support_region
 from ..exceptions import InvalidInput, check_scalar
 from .limit import Inequalities, Limit
+
+
+@dataclass(frozen=True)
+class BalanceStatus:
+    """How balanced a configuration is, for reports (:meth:`BalanceLimit.status`).
+
+    Attributes:
+        margin: signed distance (m) from the CoM's ground projection to the region's edge,
+            positive inside (the limit keeps it at least ``BalanceLimit.margin``).
+        edge: index of the closest edge (its row in the limit's inequalities).
+        segment: (2, 2) the edge's end points (x, y), m.
+        frames: the contact frames whose points make that edge (empty when the edge comes
+            from the multi-contact projection rather than from contact points).
+    """
+
+    margin: float
+    edge: int
+    segment: np.ndarray
+    frames: tuple[str, ...]
+
+    def __str__(self) -> str:
+        where = " – ".join(self.frames) if self.frames else "multi-contact region"
+        return f"balance margin {1000 * self.margin:+.1f} mm, closest edge {self.edge} ({where})"
 
 
 class BalanceLimit(Limit):
@@ -62,6 +86,7 @@ class BalanceLimit(Limit):
         self._key: np.ndarray | None = None
         self._region: SupportRegion | None = None
         self._names: list[str] = []
+        self._named: SupportRegion | None = None
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
@@ -91,6 +116,35 @@ class BalanceLimit(Limit):
         (positive inside; the ``margin`` parameter not subtracted)."""
         return self.region(configuration).signed_distance(configuration.com[:2])
 
+    def status(self, configuration: Configuration) -> BalanceStatus:
+        """The margin and the closest edge of the region at ``configuration``."""
+        region = self.region(configuration)
+        V = region.vertices
+        c = configuration.com[:2]
+        if len(V) < 3:
+            return BalanceStatus(region.signed_distance(c), -1, np.zeros((2, 2)), ())
+        i = int(np.argmin(region.offsets - region.normals @ c))
+        if region.signed_distance(c) < 0.0:  # outside: the edge nearest to the CoM
+            a, b = V, np.roll(V, -1, axis=0)
+            ab = b - a
+            t = np.clip(np.einsum("ij,ij->i", c - a, ab) / (ab * ab).sum(1), 0.0, 1.0)
+            i = int(np.argmin(np.linalg.norm(a + t[:, None] * ab - c, axis=1)))
+        segment = np.array([V[i], V[(i + 1) % len(V)]])
+        return BalanceStatus(
+            region.signed_distance(c), i, segment, self._edge_frames(configuration, segment)
+        )
+
+    def _edge_frames(self, configuration: Configuration, segment: np.ndarray) -> tuple[str, ...]:
+        frames: list[str] = []
+        for end in segment:
+            for contact in self.contacts:
+                xy = contact.world_points(configuration)[:, :2]
+                if np.linalg.norm(xy - end, axis=1).min() <= 2 * self.tolerance + 1e-9:
+                    if contact.frame.name not in frames:
+                        frames.append(contact.frame.name)
+                    break
+        return tuple(frames)
+
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities:
         region = self.region(configuration)
         if len(region.vertices) < 3:
@@ -99,9 +153,19 @@ class BalanceLimit(Limit):
                 "region is empty or flat): give contacts with an area, e.g. "
                 "Contact.rectangle, or more of them"
             )
+        if len(self._names) != len(region.vertices) or self._named is not region:
+            self._names = [
+                f"balance edge {i} ({' – '.join(frames) or 'multi-contact region'})"
+                for i, frames in enumerate(
+                    self._edge_frames(configuration, np.array([a, b]))
+                    for a, b in zip(
+                        region.vertices, np.roll(region.vertices, -1, axis=0), strict=True
+                    )
+                )
+            ]
+            self._named = region
         J_xy = configuration.com_jacobian[:2]
         h = region.offsets - self.margin - region.normals @ configuration.com[:2]
-        self._names = [f"balance edge {i}" for i in range(len(h))]
         return region.normals @ J_xy, h * (self.gain / dt)
 
     def row_names(self) -> list[str]:
