@@ -144,7 +144,8 @@ def main() -> None:
             rows.append({"problem": k, "robot": name, "stance": stance, "method": method, **row})
     seconds = time.perf_counter() - t0
     lines = [
-        f"# benchmarks/balance.py --problems {args.problems} --steps {args.steps} --seed {args.seed}",
+        f"# benchmarks/balance.py --problems {args.problems} --steps {args.steps} "
+        f"--seed {args.seed}",
         f"# {args.problems} problems, {seconds:.0f} s; margins in mm, hand errors in m",
         "",
         f"{'method':<8} {'subset':<20} {'n':>4} {'stable':>7} {'worst step':>11} "
@@ -171,18 +172,24 @@ def main() -> None:
         (a, b) for a, b in zip(rows[0::2], rows[1::2], strict=True) if a["stable"] and b["stable"]
     ]
     closer = sum(a["hand_error"] <= b["hand_error"] + 1e-3 for a, b in both)
+    mean_limit = np.mean([a["hand_error"] for a, _ in both])
+    mean_pinning = np.mean([b["hand_error"] for _, b in both])
     lines += [
         "",
         f"problems both end stable: {len(both)}; the limit's hand as close or closer (1 mm): "
-        f"{closer}; mean hand error there: limit {np.mean([a['hand_error'] for a, _ in both]):.3f} m, "
-        f"pinning {np.mean([b['hand_error'] for _, b in both]):.3f} m",
+        f"{closer}; mean hand error there: limit {mean_limit:.3f} m, "
+        f"pinning {mean_pinning:.3f} m",
     ]
     for name in robots:
-        lim = [r["step_us"] for r in rows if r["robot"] == name and r["method"] == "limit"]
-        pin_ = [r["step_us"] for r in rows if r["robot"] == name and r["method"] == "pinning"]
+        lim = np.median(
+            [r["step_us"] for r in rows if r["robot"] == name and r["method"] == "limit"]
+        )
+        pin_ = np.median(
+            [r["step_us"] for r in rows if r["robot"] == name and r["method"] == "pinning"]
+        )
         lines.append(
-            f"{name}: median step {np.median(lim):.0f} us with the limit, {np.median(pin_):.0f} us "
-            f"pinning (ratio {np.median(lim) / np.median(pin_):.2f}; context only: the loops differ)"
+            f"{name}: median step {lim:.0f} us with the limit, {pin_:.0f} us pinning "
+            f"(ratio {lim / pin_:.2f}; context only: the loops differ)"
         )
     text = "\n".join(lines) + "\n"
     print(text)
