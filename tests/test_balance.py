@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -166,7 +168,7 @@ def test_talos_soles_come_from_its_geometry(talos):
 
 def test_balance_rows_match_finite_differences(talos):
     conf = talos.configuration()
-    limit = BalanceLimit(both_feet(talos, conf), margin=0.02)
+    limit = BalanceLimit(both_feet(talos, conf), margin=0.02, detection_distance=math.inf)
     dt = 0.01
     G, h = limit.compute_inequalities(conf, dt)
     rng = np.random.default_rng(3)
@@ -314,7 +316,7 @@ def test_on_one_foot_the_com_moves_over_it_and_stays(name):
 
 def test_status_names_the_closest_edge(talos):
     conf = talos.configuration()
-    limit = BalanceLimit(both_feet(talos, conf))
+    limit = BalanceLimit(both_feet(talos, conf), detection_distance=math.inf)
     status = limit.status(conf)
     # standing: the CoM is nearest to the toes, the edge from one sole to the other
     assert set(status.frames) == {"left_sole_link", "right_sole_link"}
@@ -342,3 +344,22 @@ def test_the_balance_page_runs_as_written():
     status = namespace["limit"].status(namespace["configuration"])
     assert abs(status.margin - 0.01) < 2e-3  # rode to the edge, 1 cm inside
     assert taskik.check_static_balance(namespace["configuration"], namespace["feet"]).stable
+
+
+def test_only_edges_within_the_detection_distance_give_rows(talos):
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, margin=0.01, detection_distance=0.05)
+    assert limit.margins(conf).min() > 0.05  # standing: every edge farther than 5 cm
+    assert limit.compute_inequalities(conf, 0.01) is None and limit.row_names() == []
+    near = BalanceLimit(feet, margin=0.01, detection_distance=0.09)
+    G, h = near.compute_inequalities(conf, 0.01)
+    every = BalanceLimit(feet, margin=0.01, detection_distance=math.inf)
+    G_all, h_all = every.compute_inequalities(conf, 0.01)
+    kept = every.margins(conf) < 0.09
+    assert 0 < len(h) == kept.sum() < len(h_all)
+    np.testing.assert_array_equal(G, G_all[kept])
+    np.testing.assert_array_equal(h, h_all[kept])
+    assert near.row_names() == [n for n, k in zip(every.row_names(), kept, strict=True) if k]
+    with pytest.raises(InvalidInput, match="detection_distance"):
+        BalanceLimit(feet, detection_distance=0.0)
