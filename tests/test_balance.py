@@ -110,8 +110,8 @@ def test_region_agrees_with_the_force_lp_on_a_grid(stance):
     assert len(region.vertices) >= 3 and region.bounded
     lo, hi = region.vertices.min(0) - 0.15, region.vertices.max(0) + 0.15
     disagreements, inside = 0, 0
-    for x in np.linspace(lo[0], hi[0], 17):
-        for y in np.linspace(lo[1], hi[1], 17):
+    for x in np.linspace(lo[0], hi[0], 13):
+        for y in np.linspace(lo[1], hi[1], 13):
             d = region.signed_distance([x, y])
             if abs(d) < 1e-3:
                 continue  # on the edge: either answer is right
@@ -119,7 +119,7 @@ def test_region_agrees_with_the_force_lp_on_a_grid(stance):
             inside += held
             disagreements += held != (d > 0)
     assert disagreements == 0
-    assert inside >= 20  # the grid does sample the region
+    assert inside >= 12  # the grid does sample the region
 
 
 def test_uneven_region_is_not_the_hull_and_depends_on_friction():
@@ -188,11 +188,16 @@ def lean(robot, contacts, conf, hand_frame, offset, limits, steps=300, levels=Fa
     posture = taskik.PostureTask(cost=1e-2)
     posture.set_target(robot.q0)
     tasks = [feet, [hand], [posture]] if levels else [*feet, hand, posture]
-    margins = []
+    margins, key, region = [], None, None
     for _ in range(steps):
         v = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
         conf.integrate_inplace(v, 0.01)
-        margins.append(check_static_balance(conf, contacts).margin)
+        # the margin in the region of the contacts where they are now, computed here (the
+        # region again whenever a contact point moved by 0.1 mm), not the limit's
+        world = ContactSet.of(conf, contacts)
+        if key is None or np.abs(world.points - key).max() > 1e-4:
+            key, region = world.points, support_region(world)
+        margins.append(region.signed_distance(conf.com[:2]))
     return np.array(margins), float(np.linalg.norm(hand.compute_error(conf)))
 
 
