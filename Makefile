@@ -39,8 +39,8 @@ test: $(VENV)/.installed-dev
 	$(PY) -m pytest
 
 lint: $(VENV)/.installed-dev
-	$(PY) -m ruff check taskik tests examples benchmarks
-	$(PY) -m ruff format --check taskik tests examples benchmarks
+	$(PY) -m ruff check taskik tests examples benchmarks scripts docs/_hooks
+	$(PY) -m ruff format --check taskik tests examples benchmarks scripts docs/_hooks
 	$(PY) -m mypy
 
 bench: $(VENV)/.installed-bench
