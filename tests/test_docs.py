@@ -7,6 +7,7 @@ HTML it wrote.
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -498,3 +499,49 @@ def test_printed_reports_fit_100_columns_with_whole_names_and_a_legend():
     long = StepReport([TaskStatus("FrameTask('" + "x" * 120 + "', cost=1.0)", 1.0, 1.0, 1.0)], [])
     assert max(map(len, str(long).splitlines())) <= 100
     assert "…" in str(long)
+
+
+_PROBE = """<script>
+window.addEventListener("load", () => {
+  const tabs = [...document.querySelectorAll(".md-tabs__item")];
+  const boxes = tabs.map((tab) => tab.getBoundingClientRect());
+  const rows = new Set(boxes.map((box) => Math.round(box.top))).size;
+  const right = Math.max(...boxes.map((box) => box.right));
+  const math = [...document.querySelectorAll("math")];
+  const mathml = math.filter((m) => m.getBoundingClientRect().width > 0).length;
+  document.title = `tabs=${tabs.length} rows=${rows} right=${Math.round(right)} math=${mathml}`;
+});
+</script>"""
+
+
+def test_nav_tabs_fit_one_row_at_1280_px_in_chromium(site, tmp_path):
+    """The site as Chromium lays it out at 1280 px: every tab on one row, inside the window,
+    and the formulas drawn (MathML with a width)."""
+    browser = next(
+        (
+            shutil.which(n)
+            for n in ("chromium", "chromium-browser", "google-chrome")
+            if shutil.which(n)
+        ),
+        None,
+    )
+    if browser is None:
+        reason = "no headless Chromium: `sudo apt-get install chromium` to run the layout test"
+        if os.environ.get("TASKIK_REQUIRE_CHROMIUM") == "1":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    page = site / "concepts" / "tasks_probe.html"
+    html = (site / "concepts" / "tasks.html").read_text()
+    page.write_text(html.replace("</body>", _PROBE + "</body>"))
+    done = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+         f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=5000", "--dump-dom",
+         page.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    page.unlink()
+    found = re.search(r"<title>tabs=(\d+) rows=(\d+) right=(\d+) math=(\d+)</title>", done.stdout)
+    assert found, done.stdout[-1000:] + done.stderr[-1000:]
+    tabs, rows, right, math = map(int, found.groups())
+    assert tabs >= 5 and rows == 1 and right <= 1280, found[0]
+    assert math >= 2, found[0]
