@@ -88,6 +88,52 @@ def _fmt_fraction(value: float | None) -> str:
     return f"{'—':>9}" if value is None else f"{value:>9.3f}"
 
 
+#: Printed reports fit this many columns.
+REPORT_WIDTH = 100
+
+
+def short_name(name: str) -> str:
+    """A task's label in a printed report: its class and, when its repr starts with one, its
+    quoted frame name; never cut inside the parameters. ``FrameTask('tool0', cost=[1.0, ...],
+    ...)`` gives ``FrameTask('tool0')``, ``ComTask(cost=[...])`` gives ``ComTask``."""
+    head, sep, rest = name.partition("(")
+    if sep and rest[:1] in ("'", '"'):
+        end = rest.find(rest[0], 1)
+        if end != -1:
+            return f"{head}({rest[: end + 1]})"
+    return head
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the cut shown by an ellipsis."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _wrap(words: list[str], width: int) -> list[str]:
+    """``words`` joined by ", " into lines of at most ``width`` characters (a word longer
+    than ``width`` gets a line of its own, cut)."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 2 + len(word) <= width:
+            lines[-1] += ", " + word
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(_fit(word, width))
+    return lines or [""]
+
+
+STEP_LEGEND = (
+    "reducible: share of W e that joint motion can reduce; |e|: task error (m, rad);",
+    "|We|^2: weighted error squared; step res.: |W (J v - Kp e / dt)|^2 left by the step",
+)
+LEVEL_LEGEND = (
+    "requested: |W Kp e / dt| asked; residual: |W (J v - Kp e / dt)| left; |e|: task error",
+    "(m, rad); rank, free: directions used and left; reducible: share of W e the levels above",
+    "allow; each level's tasks are listed below its row",
+)
+
+
 def format_active_bounds(active: list[ActiveBound]) -> list[str]:
     """Lines listing the active bounds of a step (shared by the step and hierarchy reports)."""
     if not active:
@@ -106,13 +152,16 @@ class StepReport:
     active: list[ActiveBound]
 
     def __str__(self) -> str:
-        lines = [f"{'task':<48} {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
-        for t in self.tasks:
+        numbers = f" {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"
+        labels = [short_name(t.name) for t in self.tasks]
+        width = min(max([4, *map(len, labels)]), REPORT_WIDTH - len(numbers))
+        lines = [f"{'task':<{width}}{numbers}"]
+        for label, t in zip(labels, self.tasks, strict=True):
             lines.append(
-                f"{t.name[:48]:<48} {_fmt_fraction(t.reducible)} {t.error_norm:>10.3e} "
-                f"{t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
+                f"{_fit(label, width):<{width}} {_fmt_fraction(t.reducible)} "
+                f"{t.error_norm:>10.3e} {t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
-        return "\n".join(lines + format_active_bounds(self.active))
+        return "\n".join(lines + list(STEP_LEGEND) + format_active_bounds(self.active))
 
 
 def report(
@@ -217,16 +266,18 @@ class HierarchyReport:
     def __str__(self) -> str:
         lines = [
             f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
-            f"{'free':>5} {'|e|':>10} {'reducible':>9}  tasks"
+            f"{'free':>5} {'|e|':>10} {'reducible':>9}"
         ]
+        indent = " " * 6
         for s in self.levels:
-            names = ", ".join(t.split("(")[0] for t in s.tasks)
             lines.append(
                 f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
-                f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}  {names}"
+                f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}"
             )
-        return "\n".join(lines + format_active_bounds(self.active))
+            names = [short_name(t) for t in s.tasks]  # the level's tasks, below its row
+            lines += [indent + line for line in _wrap(names, REPORT_WIDTH - len(indent))]
+        return "\n".join(lines + list(LEVEL_LEGEND) + format_active_bounds(self.active))
 
 
 def hierarchy_report(
