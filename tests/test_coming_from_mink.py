@@ -1,0 +1,268 @@
+"""docs/coming_from_mink.md is a tested page: its Python snippets run, in order, in one
+namespace, from the repository's root (they load the MJCF files of benchmarks/mink_examples/);
+mink's call shapes are accepted with mink's meaning or refused naming the taskik call; and
+where mink and MuJoCo are installed, a mink loop and its port give the same velocities on
+the same MJCF file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "coming_from_mink.md"
+MODELS = ROOT / "benchmarks" / "mink_examples"
+SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def snippets() -> list[str]:
+    return SNIPPET.findall(PAGE.read_text())
+
+
+def test_the_page_has_snippets_for_each_trip_up():
+    code = "\n".join(snippets())
+    for name in (
+        "buildModelFromMJCF",
+        "buildGeomFromMJCF",
+        "referenceConfigurations",
+        'frame_name="attachment_site"',
+        'frame_type="site"',
+        "PostureTask(model=model",
+        "PostureTask(model, cost",
+        'solve_ik(configuration, tasks, dt, solver, 1e-3)',
+        '"quadprog", 1e-2, False, limits=limits',
+        "ComTask(cost=",
+        "q_to_qpos",
+    ):
+        assert name in code, name
+
+
+def test_the_snippets_run_in_order(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {"__name__": "coming_from_mink"}
+    for k, code in enumerate(snippets()):
+        try:
+            exec(compile(code, f"{PAGE.name}[snippet {k}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the message names the snippet
+            raise AssertionError(f"snippet {k} of {PAGE.name} failed: {exc!r}\n{code}") from exc
+
+
+def test_the_page_is_in_the_navigation():
+    assert "coming_from_mink.md" in (ROOT / "mkdocs.yml").read_text()
+
+
+# ------------------------------------------------------------------- MJCF facts the page states
+def load(name: str) -> pin.Model:
+    return pin.buildModelFromMJCF(str(MODELS / f"{name}.xml"))
+
+
+def test_mjcf_keyframes_arrive_with_the_quaternion_reordered():
+    """The MJCF key holds w, x, y, z = cos(π/8), 0, 0, sin(π/8); Pinocchio's q x, y, z, w."""
+    model = load("humanoid")
+    turned = model.referenceConfigurations["turned"]
+    c, s = np.cos(np.pi / 8), np.sin(np.pi / 8)
+    assert np.allclose(turned[3:7], [0.0, 0.0, s, c], atol=1e-6)
+    assert np.allclose(turned[:3], [0.1, 0.2, 0.7])
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, turned)
+    yaw = pin.rpy.matrixToRpy(data.oMf[model.getFrameId("pelvis")].rotation)[2]
+    assert abs(yaw - np.pi / 4) < 1e-5  # a quarter of a half turn about z, as MuJoCo reads it
+
+
+def test_bodies_and_sites_are_frames_and_geoms_are_geometry_objects():
+    model = load("humanoid")
+    types = {f.name: f.type for f in model.frames}
+    assert types["pelvis"] == pin.FrameType.BODY
+    assert types["left_foot"] == pin.FrameType.OP_FRAME
+    geometry = pin.buildGeomFromMJCF(model, str(MODELS / "humanoid.xml"), pin.COLLISION)
+    names = [g.name for g in geometry.geometryObjects]
+    assert "pelvis_geom" in names and "pelvis_geom" not in types
+    assert model.names[1] == "floating_base_joint"
+    assert taskik.PostureTask(model, cost=1.0).dim == model.nv - 6  # the base is left out
+
+
+def test_a_body_with_two_joints_is_one_composite_joint_that_limits_do_not_bound(tmp_path):
+    """What the page says of bodies holding several joints (a limitation of taskik's
+    ConfigurationLimit today: when it bounds composite joints, this test and the page change)."""
+    path = tmp_path / "two_joints.xml"
+    path.write_text(
+        '<mujoco><compiler angle="radian"/><worldbody><body name="a">'
+        '<joint name="j1" axis="0 1 0" range="-0.5 0.5"/>'
+        '<joint name="j2" axis="1 0 0" range="-0.3 0.3"/>'
+        '<geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+    )
+    model = pin.buildModelFromMJCF(str(path))
+    assert list(model.names)[1:] == ["Composite_j1"]
+    assert model.upperPositionLimit.tolist() == [0.5, 0.3]
+    assert len(taskik.ConfigurationLimit(model).indices) == 0
+
+
+# ------------------------------------------------------------------- mink's call shapes
+@pytest.fixture
+def arm():
+    model = load("arm7")
+    conf = taskik.Configuration(model, model.referenceConfigurations["home"])
+    hand = taskik.FrameTask("attachment_site", position_cost=1.0, orientation_cost=1.0)
+    hand.set_target(
+        conf.get_transform_frame_to_world("attachment_site")
+        * pin.SE3(pin.rpy.rpyToMatrix(0.1, 0.0, 0.2), np.array([0.05, -0.02, 0.03]))
+    )
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target_from_configuration(conf)
+    return model, conf, [hand, posture]
+
+
+def solve(conf, tasks, *args, **kwargs):
+    return taskik.solve_ik(conf, tasks, 0.01, *args, adaptive=False, **kwargs)
+
+
+def same(a, b):
+    """Two steps of one problem, the second from a warm-started solver: equal to 1e-9 rad/s
+    (the steps are of order 1 rad/s)."""
+    return np.allclose(a, b, rtol=0, atol=1e-9) and np.abs(a).max() > 0.1
+
+
+def test_a_solver_name_fourth_is_the_solver_and_a_number_fifth_the_damping(arm):
+    """mink's solve_ik(conf, tasks, dt, "quadprog", 1e-1): before, 'QP solver 0.1 is not
+    available'."""
+    _, conf, tasks = arm
+    v = solve(conf, tasks, "quadprog", 1e-1)
+    assert same(v, solve(conf, tasks, solver="quadprog", damping=1e-1))
+    assert not np.allclose(v, solve(conf, tasks, solver="quadprog"), atol=1e-3)  # damped
+
+
+def test_minks_safety_break_sixth_and_limits_by_keyword(arm):
+    """mink's (…, "quadprog", 1e-2, False, limits=…): before, a TypeError (limits twice)."""
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, "quadprog", 1e-2, False, limits=limits)
+    assert same(v, solve(conf, tasks, limits=limits, solver="quadprog", damping=1e-2))
+    assert same(v, solve(conf, tasks, "quadprog", 1e-2, True, limits))  # mink's order, all
+
+
+def test_pinks_positional_order_puts_limits_sixth(arm):
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, "daqp", 1e-2, limits)
+    assert same(v, solve(conf, tasks, limits=limits, solver="daqp", damping=1e-2))
+    assert same(v, solve(conf, tasks, "daqp", 1e-2, limits, None, [], True))  # all eight
+
+
+def test_taskiks_positional_order_still_holds(arm):
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, limits, "daqp", 1e-2)
+    assert same(v, solve(conf, tasks, limits=limits, solver="daqp", damping=1e-2))
+
+
+def test_safety_break_true_checks_q_against_its_limits(arm):
+    model, conf, tasks = arm
+    assert same(solve(conf, tasks, "quadprog", 1e-2, True), solve(conf, tasks, "quadprog", 1e-2))
+    q = conf.q.copy()
+    q[1] = model.upperPositionLimit[1] + 0.1  # joint2 beyond its range
+    conf.update(q)
+    solve(conf, tasks, "quadprog", 1e-2, False)  # mink's default: no check
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="joint2"):
+        solve(conf, tasks, "quadprog", 1e-2, True)
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="joint2"):
+        solve(conf, tasks, solver="quadprog", safety_break=True)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        (("quadprog",), {"solver": "daqp"}, r"got solver twice, by position \(pink's order"),
+        (("quadprog", 1e-2, False), {"safety_break": True}, r"safety_break twice.*mink's"),
+        ((None,), {"limits": []}, r"got limits twice, by position \(taskik's order"),
+        (("quadprog", 1e-2, False, None, None, 1), {}, r"at most 5 positional .* mink's"),
+        ((None, None, 1e-2, "qp", False, 1), {}, r"at most 5 positional .* taskik's"),
+        (("quadprog", 1e-2, False, None, ["task"]), {}, r"no constraints= .* priority level"),
+        (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
+    ],
+)
+def test_ambiguous_or_unknown_positional_calls_name_the_problem(arm, args, kwargs, message):
+    _, conf, tasks = arm
+    with pytest.raises(taskik.InvalidInput, match=message):
+        solve(conf, tasks, *args, **kwargs)
+
+
+def test_frame_name_and_frame_type_are_minks_keywords(arm):
+    """mink's FrameTask(frame_name=..., frame_type=...): before, a TypeError."""
+    _, conf, tasks = arm
+    for frame_type in ("site", None):
+        mink_style = taskik.FrameTask(
+            frame_name="attachment_site", frame_type=frame_type, position_cost=1.0
+        )
+        assert mink_style.frame == "attachment_site"
+        mink_style.set_target(tasks[0].target)
+        assert same(solve(conf, [mink_style, tasks[1]]), solve(conf, tasks))
+    body = taskik.FrameTask(frame_name="link7", frame_type="body")
+    body.set_target_from_configuration(conf)
+    assert np.allclose(body.compute_error(conf), 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"frame_name": "flange", "frame_type": "geom"}, r"a MuJoCo geom is not a frame .*site"),
+        ({"frame_name": "x", "frame_type": "joint"}, r"frame_type must be 'body' or 'site'"),
+        ({"frame": "a", "frame_name": "b"}, r"two frames: 'a' and frame_name='b'"),
+        ({"position_cost": 1.0}, r"needs a frame name: FrameTask\('tool0'"),
+        ({"frame": "a", "position_cost": "site"}, r"second argument is position_cost.*'site'"),
+    ],
+)
+def test_frame_task_refusals_show_the_taskik_call(kwargs, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        taskik.FrameTask(**kwargs)
+
+
+def test_posture_task_takes_minks_model_first_or_by_keyword(arm):
+    """mink's PostureTask(model, cost=...) and (model=model, cost=...): before, a TypeError."""
+    model, conf, tasks = arm
+    reference = solve(conf, tasks)
+    for posture in (
+        taskik.PostureTask(model, cost=1e-2),
+        taskik.PostureTask(model=model, cost=1e-2),
+        taskik.PostureTask(model, 1e-2),
+        taskik.PostureTask(1e-2, model=model),
+    ):
+        posture.set_target_from_configuration(conf)
+        assert same(solve(conf, [tasks[0], posture]), reference)
+    assert np.all(taskik.PostureTask(model).cost == 1.0)
+
+
+def test_an_nv_long_posture_cost_drops_the_free_flyers_entries():
+    """mink's cost has one entry per velocity, the free joint's six ignored."""
+    model = load("humanoid")
+    weights = np.arange(1.0, model.nv + 1.0)
+    task = taskik.PostureTask(model, cost=weights)
+    assert task.cost.tolist() == weights[6:].tolist()
+    with_base = taskik.PostureTask(model, cost=weights, include_base=True)
+    assert with_base.cost.tolist() == weights.tolist()
+    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\)"):
+        taskik.PostureTask(model, cost=np.ones(4))
+
+
+class MjModel:
+    """Stands for mujoco.MjModel (the name is what taskik reads)."""
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda m: taskik.PostureTask(MjModel(), cost=1.0), r"got MjModel: .*buildModelFromMJCF"),
+        (lambda m: taskik.PostureTask(model=MjModel()), r"must be a pinocchio.Model"),
+        (lambda m: taskik.PostureTask(m, model=m), r"two models"),
+        (lambda m: taskik.PostureTask(0.5, cost=2.0), r"two costs, 0.5 and cost=2.0"),
+        (lambda m: taskik.PostureTask(None), r"cost"),
+    ],
+)
+def test_posture_task_refusals_name_the_problem(make, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        make(load("arm7"))
