@@ -340,9 +340,9 @@ def test_a_ported_loop_gives_minks_velocities(name, key, make, damping, free):
     the world frame in MuJoCo and in the base frame in Pinocchio: compared as Rᵀ v.
 
     Every frame target is off in rotation: mink's Jacobian of the pose error takes a
-    rotation error below 1.5e-8 rad as none and drops the coupling of translation and
+    rotation error below 1e-5 rad as none and drops the coupling of translation and
     rotation (Pinocchio's Jlog6 keeps it), so steps are compared while every rotation error
-    is above 1e-6 rad."""
+    is above 2e-5 rad."""
     mujoco, mink = mink_and_mujoco()
     path = str(MODELS / f"{name}.xml")
     mj_model = mujoco.MjModel.from_xml_path(path)
@@ -363,7 +363,7 @@ def test_a_ported_loop_gives_minks_velocities(name, key, make, damping, free):
     for _ in range(60):
         theirs.update(qpos_of(ours.q, free))
         v = taskik.solve_ik(ours, our_tasks, dt, "quadprog", damping, False, limits, adaptive=False)
-        if min(np.linalg.norm(our_tasks[k].compute_error(ours)[3:]) for k in frames) > 1e-6:
+        if min(np.linalg.norm(our_tasks[k].compute_error(ours)[3:]) for k in frames) > 2e-5:
             v_mink = mink.solve_ik(theirs, mink_tasks, dt, "quadprog", damping)
             if free:
                 R = ours.get_transform_frame_to_world("pelvis").rotation
