@@ -245,19 +245,34 @@ def test_an_nv_long_posture_cost_drops_the_free_flyers_entries():
     assert task.cost.tolist() == weights[6:].tolist()
     with_base = taskik.PostureTask(model, cost=weights, include_base=True)
     assert with_base.cost.tolist() == weights.tolist()
-    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\)"):
+    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\) \(or mink's \(21,\)\)"):
         taskik.PostureTask(model, cost=np.ones(4))
 
 
 class MjModel:
-    """Stands for mujoco.MjModel (the name is what taskik reads)."""
+    """Stands for mujoco.MjModel (taskik reads its class name, nv and jnt_type)."""
+
+    def __init__(self, nv, jnt_type):
+        self.nv, self.jnt_type = nv, np.array(jnt_type)
+
+
+def test_a_mujoco_model_sizes_the_posture_cost_as_in_mink():
+    """mink's PostureTask(model, cost) with MuJoCo's model of the file: the cost is checked
+    against its nv, and its free joint's six entries dropped."""
+    free = MjModel(21, [0] + [3] * 15)  # (mjJNT_FREE = 0, mjJNT_HINGE = 3)
+    weights = np.arange(1.0, 22.0)
+    assert taskik.PostureTask(free, cost=weights).cost.tolist() == weights[6:].tolist()
+    assert taskik.PostureTask(free, cost=weights[6:]).cost.tolist() == weights[6:].tolist()
+    assert taskik.PostureTask(model=MjModel(7, [3] * 7), cost=1e-2).cost == 1e-2
+    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\) \(or mink's \(21,\)\)"):
+        taskik.PostureTask(free, cost=np.ones(7))
 
 
 @pytest.mark.parametrize(
     "make, message",
     [
-        (lambda m: taskik.PostureTask(MjModel(), cost=1.0), r"got MjModel: .*buildModelFromMJCF"),
-        (lambda m: taskik.PostureTask(model=MjModel()), r"must be a pinocchio.Model"),
+        (lambda m: taskik.PostureTask(model=object(), cost=1.0), r"a pinocchio.Model .*got object"),
+        (lambda m: taskik.PostureTask(model="arm7"), r"must be a pinocchio.Model"),
         (lambda m: taskik.PostureTask(m, model=m), r"two models"),
         (lambda m: taskik.PostureTask(0.5, cost=2.0), r"two costs, 0.5 and cost=2.0"),
         (lambda m: taskik.PostureTask(None), r"cost"),

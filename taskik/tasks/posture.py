@@ -75,9 +75,10 @@ class PostureTask(Task):
             per row (nv minus the base's velocities: nv − 6 with a free flyer, nv − 3 with a
             planar base); first or by keyword.
         include_base: also drive the base (its rows come first).
-        model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): a
-            Pinocchio model, against which the cost is checked at once; with it, a cost of
-            nv entries (mink's shape) drops the base's entries, which mink ignores too.
+        model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): the
+            Pinocchio model, or MuJoCo's ``MjModel`` of the same MJCF file, against which the
+            cost is checked at once; with it, a cost of nv entries (mink's shape) drops the
+            base's entries, which mink ignores too.
     """
 
     target_q = target_alias("target_q")
@@ -115,22 +116,28 @@ class PostureTask(Task):
             self._bind_mink_model(model)
 
     def _bind_mink_model(self, model: object) -> None:
-        """mink's ``PostureTask(model, cost)``: check the model and the cost's shape now."""
-        if not isinstance(model, pin.Model):
-            hint = (
-                ": build the Pinocchio model from the same file, pin.buildModelFromMJCF(path)"
-                if type(model).__name__ == "MjModel"
-                else ""
-            )
+        """mink's ``PostureTask(model, cost)``: check the cost's shape against the model now;
+        mink's shape (one entry per velocity) loses the base's entries."""
+        if isinstance(model, pin.Model):
+            nv, base = model.nv, model.nv - len(actuated_velocity_indices(model, False))
+        elif type(model).__name__ == "MjModel":  # (MuJoCo's model of the same MJCF file)
+            jnt_type = getattr(model, "jnt_type", ())
+            nv, base = int(model.nv), 6 if len(jnt_type) and int(jnt_type[0]) == 0 else 0
+        else:
             raise InvalidInput(
-                f"PostureTask's model must be a pinocchio.Model, got {type(model).__name__}{hint}"
+                f"PostureTask's model must be a pinocchio.Model (or mink's mujoco.MjModel), "
+                f"got {type(model).__name__}"
             )
-        base = len(actuated_velocity_indices(model, True)) - len(
-            actuated_velocity_indices(model, self._include_base)
-        )
-        if base and self._cost.shape == (model.nv,):  # (mink's shape: one entry per velocity)
+        base = 0 if self._include_base else base
+        if base and self._cost.shape == (nv,):
             self._cost = self._cost[base:].copy()
-        self._bind(model)
+        if self._cost.ndim == 1 and self._cost.shape != (nv - base,):
+            raise InvalidInput(
+                f"PostureTask cost must be a scalar or have shape ({nv - base},) (or mink's "
+                f"({nv},)) for this model, got {self._cost.shape}"
+            )
+        if isinstance(model, pin.Model):
+            self._bind(model)
 
     @property
     def include_base(self) -> bool:
