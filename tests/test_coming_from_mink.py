@@ -35,7 +35,7 @@ def test_the_page_has_snippets_for_each_trip_up():
         'frame_type="site"',
         "PostureTask(model=model",
         "PostureTask(model, cost",
-        'solve_ik(configuration, tasks, dt, solver, 1e-3)',
+        "solve_ik(configuration, tasks, dt, solver, 1e-3)",
         '"quadprog", 1e-2, False, limits=limits',
         "ComTask(cost=",
         "q_to_qpos",
@@ -389,3 +389,49 @@ def test_a_ported_loop_gives_minks_velocities(name, key, make, damping, free):
             largest = max(largest, np.abs(v_mink).max())
         ours.integrate_inplace(v, dt)
     assert compared >= 5 and largest > 1.0  # the loop moves
+
+
+# ------------------------------------------------------------------- the port of mink's examples
+def port_script(monkeypatch):
+    import importlib.util
+    import sys
+
+    path = MODELS / "port_examples.py"
+    spec = importlib.util.spec_from_file_location("port_examples", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "port_examples", module)  # (its dataclass looks there)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ports_renames_change_only_the_module_name(monkeypatch):
+    """What the port script counts as a rename is ``mink.`` written ``taskik.``."""
+    script = port_script(monkeypatch)
+    for edits in script.EXAMPLES.values():
+        renames = [edit for edit in edits if edit.kind == "rename"]
+        assert renames
+        for edit in renames:
+            assert edit.new == (edit.old.replace("mink.", "taskik."),)
+        assert {edit.kind for edit in edits} <= set(script.KINDS)
+
+
+def test_the_port_counts_the_lines_it_adds_changes_or_deletes(tmp_path, monkeypatch):
+    script = port_script(monkeypatch)
+    source = "import mink\n\nx = 1\n    task = mink.FrameTask(\n    task = mink.FrameTask(\n"
+    edits = [
+        script.Edit("import mink", ("import pinocchio as pin", "import taskik"), "import"),
+        script.Edit("x = 1", (), "loading"),
+        script.Edit("task = mink.FrameTask(", ("task = taskik.FrameTask(",), "rename"),
+    ]
+    text, changed = script.port(source, edits, tmp_path)
+    assert text.splitlines() == [
+        "import pinocchio as pin",
+        "import taskik",
+        "",
+        "    task = taskik.FrameTask(",
+        "    task = taskik.FrameTask(",
+    ]
+    assert changed == {"import": 2, "loading": 1, "rename": 2, "target": 0}
+    with pytest.raises(SystemExit, match="changed upstream"):
+        script.port("import numpy\n", edits, tmp_path)
