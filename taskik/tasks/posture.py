@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
@@ -92,12 +94,12 @@ class PostureTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
         include_base: bool = False,
-        model: pin.Model | None = None,
+        model: pin.Model | object | None = None,
     ) -> None:
         if _is_a_model(model_or_cost):  # mink's PostureTask(model, cost=...)
             if model is not None:
                 raise InvalidInput("PostureTask got two models, first and model=")
-            model = model_or_cost  # type: ignore[assignment]
+            model = model_or_cost
         elif _is_one(cost):  # (the common case: PostureTask(1e-2), or PostureTask())
             cost = model_or_cost
         elif not _is_one(model_or_cost):
@@ -121,8 +123,9 @@ class PostureTask(Task):
         if isinstance(model, pin.Model):
             nv, base = model.nv, model.nv - len(actuated_velocity_indices(model, False))
         elif type(model).__name__ == "MjModel":  # (MuJoCo's model of the same MJCF file)
-            jnt_type = getattr(model, "jnt_type", ())
-            nv, base = int(model.nv), 6 if len(jnt_type) and int(jnt_type[0]) == 0 else 0
+            mujoco_model: Any = model
+            jnt_type = mujoco_model.jnt_type
+            nv, base = int(mujoco_model.nv), 6 if len(jnt_type) and int(jnt_type[0]) == 0 else 0
         else:
             raise InvalidInput(
                 f"PostureTask's model must be a pinocchio.Model (or mink's mujoco.MjModel), "
