@@ -184,6 +184,7 @@ def test_safety_break_true_checks_q_against_its_limits(arm):
         ((None, None, 1e-2, "qp", False, 1), {}, r"at most 5 positional .* taskik's"),
         (("quadprog", 1e-2, False, None, ["task"]), {}, r"no constraints= .* priority level"),
         (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
+        ((), {"limits": "daqp"}, r"got the string 'daqp': for a QP solver, write solver='daqp'"),
     ],
 )
 def test_ambiguous_or_unknown_positional_calls_name_the_problem(arm, args, kwargs, message):
