@@ -30,6 +30,7 @@ PAGES = (
     "concepts/solve_to_pose",
     "concepts/collisions",
     "coming_from_pink",
+    "coming_from_mink",
     "viewer",
     "plots",
     "api",
