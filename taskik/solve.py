@@ -160,7 +160,9 @@ def solve_ik(
                 else ""
             )
         )
-    if args:  # (pink's and mink's solve_ik(configuration, tasks, dt, "quadprog", 1e-3))
+    if len(args) == 1 and limits is None and not isinstance(args[0], str):
+        limits = args[0]  # (the common positional call: solve_ik(conf, tasks, dt, limits))
+    elif args:  # (pink's and mink's solve_ik(configuration, tasks, dt, "quadprog", 1e-3))
         given = dict(limits=limits, solver=solver, damping=damping, backend=backend)
         named = _positional(args, dict(solver_kwargs, adaptive=adaptive, **given))
         limits = named.pop("limits", limits)
