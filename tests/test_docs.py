@@ -35,6 +35,8 @@ PAGES = (
     "concepts/settling",
     "coming_from_pink",
     "peers",
+    "coming_from_mink",
+    "concepts/balance",
     "viewer",
     "plots",
     "benchmarks",
