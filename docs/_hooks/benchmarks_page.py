@@ -75,6 +75,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "`benchmarks/collisions_mink.py`."),
     ("collision_defaults", "The collision limit's defaults",
      "`benchmarks/collision_defaults.py`."),
+    ("balance", "Static balance on humanoid postures",
+     "Seeded posture problems on Talos, G1 and the bundled humanoid (double support, single "
+     "support, feet and a hand on a table; random hand targets, many beyond what balance "
+     "allows): the balance limit against pinning the CoM with a `ComTask`, each final posture "
+     "checked by the force LP. Explained in [Balance](concepts/balance.md). "
+     "`benchmarks/balance.py`."),
     ("batch", "Many poses at once",
      "`taskik.batch.solve_poses` against a loop of `solve_posture`. `benchmarks/batch.py`."),
     ("retarget", "Retargeting one clip", "`benchmarks/retarget.py`."),
