@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, check_finite_array, check_positive_scalar, check_scalar
 from .limits.limit import Limit
 from .nullspace import null_basis
-from .problem import build_ik
+from .problem import Problem, build_ik
 from .tasks.task import Task
 from .validation import check_levels, check_tasks
 
@@ -49,6 +49,16 @@ class ActiveBound:
     side: str  # "lower" or "upper"
     bound: float
     value: float
+
+
+@dataclass
+class ActiveRow:
+    """An inequality row ``g v ≤ h`` the step touches (within ``tol``), named by its limit."""
+
+    limit: str
+    row: str
+    value: float
+    bound: float
 
 
 #: Task directions whose singular value is below this fraction of the largest count as
@@ -146,10 +156,17 @@ def format_active_bounds(active: list[ActiveBound]) -> list[str]:
 
 @dataclass
 class StepReport:
-    """Per-task errors and per-limit active bounds of one step; ``print()`` it."""
+    """Per-task errors, per-limit active bounds and rows of one step; ``print()`` it.
+
+    ``rows`` are the inequality rows the step touches; ``limit_status`` one line per limit
+    that describes its state (a limit with a ``status(configuration)`` method, such as
+    :class:`~taskik.BalanceLimit`: the balance margin and the closest edge).
+    """
 
     tasks: list[TaskStatus]
     active: list[ActiveBound]
+    rows: list[ActiveRow] = field(default_factory=list)
+    limit_status: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
         numbers = f" {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"
@@ -161,7 +178,14 @@ class StepReport:
                 f"{_fit(label, width):<{width}} {_fmt_fraction(t.reducible)} "
                 f"{t.error_norm:>10.3e} {t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
-        return "\n".join(lines + list(STEP_LEGEND) + format_active_bounds(self.active))
+        lines += list(STEP_LEGEND) + format_active_bounds(self.active)
+        if self.rows:
+            lines.append("active rows (g v <= h):")
+            lines += [
+                f"  {_fit(r.limit, 14):<14} {_fit(r.row, 48):<48} {r.value:+.4g} <= {r.bound:+.4g}"
+                for r in self.rows
+            ]
+        return "\n".join(lines + self.limit_status)
 
 
 def report(
@@ -216,7 +240,34 @@ def report(
                         float(vi[k]),
                     )
                 )
-    return StepReport(statuses, active)
+    return StepReport(
+        statuses, active, _active_rows(problem, v, tol), _limit_status(problem, configuration)
+    )
+
+
+def _active_rows(problem: Problem, v: np.ndarray, tol: float) -> list[ActiveRow]:
+    """The inequality rows with ``g v`` within ``tol`` of their bound, with the names their
+    limits give them (``Limit.row_names``; "row k" where a limit names none)."""
+    if problem.G is None or problem.h is None or not len(problem.h):
+        return []
+    names: list[tuple[str, str]] = []
+    for lim in problem.limits:
+        names += [(lim.name, n) for n in lim.row_names()]
+    if len(names) != len(problem.h):
+        names = [("limits", f"row {k}") for k in range(len(problem.h))]
+    values = problem.G @ v
+    hit = np.flatnonzero(values >= problem.h - tol * np.maximum(1.0, np.abs(problem.h)))
+    return [ActiveRow(names[k][0], names[k][1], float(values[k]), float(problem.h[k])) for k in hit]
+
+
+def _limit_status(problem: Problem, configuration: Configuration) -> list[str]:
+    """``str(limit.status(configuration))`` of the limits that have a ``status`` method."""
+    lines = []
+    for lim in problem.limits:
+        status = getattr(lim, "status", None)
+        if callable(status):
+            lines.append(f"{lim.name}: {status(configuration)}")
+    return lines
 
 
 def _check_finite_report(values: list[float], what: str) -> None:

@@ -368,3 +368,27 @@ def test_only_edges_within_the_detection_distance_give_rows(talos):
     assert near.row_names() == [n for n, k in zip(every.row_names(), kept, strict=True) if k]
     with pytest.raises(InvalidInput, match="detection_distance"):
         BalanceLimit(feet, detection_distance=0.0)
+
+
+def test_the_step_report_shows_the_balance_rows_and_margin(talos):
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    tasks = [*(c.task(conf) for c in feet)]
+    hand = taskik.PositionTask(talos.end_effectors[3], lm_damping=1.0)
+    hand.set_target(
+        conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [1.5, 0, -0.3]
+    )
+    tasks.append(hand)
+    limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(feet)]
+    for _ in range(150):
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.01, limits=limits), 0.01)
+    v = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+    step = taskik.report(conf, tasks, 0.01, v, limits)
+    assert step.rows and all(r.limit == "balance" for r in step.rows)
+    assert all(r.row.startswith("balance edge") for r in step.rows)
+    assert all(abs(r.value - r.bound) <= 1e-6 * max(1.0, abs(r.bound)) for r in step.rows)
+    (line,) = step.limit_status
+    assert line.startswith("balance: balance margin +10.0 mm")  # at the edge, 1 cm inside
+    text = str(step)
+    assert "active rows" in text and line in text
+    assert max(map(len, text.splitlines())) <= 100
