@@ -340,3 +340,32 @@ def test_the_manifest_records_format_key_and_size(tmp_path, job):
     parts = stopped_run(robot, targets, tmp_path / "out.npz")
     meta = json.loads((parts / "job.json").read_text())
     assert meta["size"] == N and meta["format"] == 2 and len(meta["key"]) == 32
+
+
+# -- the integrity scenario of benchmarks/batch_integrity.py, small ------------------------
+def test_killed_callers_killed_workers_and_damaged_parts_leave_every_answer_once(tmp_path):
+    """A few hundred problems through the benchmark's scenario: a worker and the caller
+    killed in each of two runs (SIGKILL, then SIGTERM), three parts damaged by hand
+    (truncated, corrupted, cut to one row), a last run to the end: exactly the damaged
+    parts rejected, every problem answered once, the loop's answer bit for bit. The
+    workers sleep per chunk (the answers do not change) so that each run can be hurt;
+    every process started is stopped, and the scenario has a deadline."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "batch_integrity.py"
+    spec = importlib.util.spec_from_file_location("batch_integrity", path)
+    assert spec is not None and spec.loader is not None
+    integrity = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = integrity
+    try:
+        spec.loader.exec_module(integrity)
+        report = integrity.run(320, 8, 0.05, tmp_path / "work", timeout=240.0)
+    finally:
+        sys.modules.pop(spec.name, None)
+    assert report["rows"] == report["problems"] == 320
+    assert report["answered_once"] == 320, report["lines"]
+    assert report["equal_to_loop"] == 320, report["lines"]
+    assert report["rejected"] == report["damaged"] and len(report["damaged"]) == 3
+    assert report["resumed_by_run_3"] + report["solved_by_run_3"] == 320
+    assert 0 < report["resumed_by_run_3"] <= 320 - 3 * 8  # the good parts were kept

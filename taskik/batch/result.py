@@ -89,15 +89,16 @@ def read_npz(
     ``path``, or why they cannot be read (not a file, not a zip, truncated, a CRC error, a
     missing array, pickled data...)."""
     try:
-        with open(path, "rb") as raw:
+        with open(path, "rb") as raw:  # (ours: closed whatever numpy raises)
             head = raw.read(4)
-        if head != b"PK\x03\x04":  # (numpy would take anything else for a pickle)
-            return "empty" if not head else "not an .npz archive (overwritten or truncated)"
-        with np.load(path, allow_pickle=False) as f:
-            missing = [name for name in names if name not in f.files]
-            if missing:
-                return f"no array {', '.join(repr(m) for m in missing)}"
-            return {name: f[name] for name in (*names, *optional) if name in f.files}
+            if head != b"PK\x03\x04":  # (numpy would take anything else for a pickle)
+                return "empty" if not head else "not an .npz archive (overwritten or truncated)"
+            raw.seek(0)
+            with np.load(raw, allow_pickle=False) as f:
+                missing = [name for name in names if name not in f.files]
+                if missing:
+                    return f"no array {', '.join(repr(m) for m in missing)}"
+                return {name: f[name] for name in (*names, *optional) if name in f.files}
     except Exception as exc:  # whatever a damaged file makes numpy or zipfile raise
         return f"unreadable ({type(exc).__name__}: {exc})"
 
