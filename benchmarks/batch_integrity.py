@@ -279,7 +279,8 @@ def run(problems: int, chunk_size: int, throttle: float, workdir: Path, timeout:
                 f"{time.monotonic() - t0:.1f} s; " + "; ".join(r.events)
             )
         on_disk = sorted(parts_on_disk(parts_dir))
-        chosen = [on_disk[len(on_disk) // 4], on_disk[len(on_disk) // 2], on_disk[-2]]
+        full = [(a, b) for a, b in on_disk if b - a == chunk_size]  # (not a first problem)
+        chosen = [full[len(full) // 4], full[len(full) // 2], full[-2]]
         lines += ["damaged by hand before run 3:"] + [f"  {d}" for d in damage(parts_dir, chosen)]
         r = Run(workdir, chunk_size, throttle)
         runs.append(r)
@@ -310,6 +311,7 @@ def run(problems: int, chunk_size: int, throttle: float, workdir: Path, timeout:
         same = getattr(result, name) == expected[name]
         equal &= same.all(axis=1) if same.ndim == 2 else same
     chosen_names = {f"{a:010d}-{b:010d}.npz" for a, b in chosen}
+    written_total = sum(b - a for new in written for a, b in new) + int((~resumed).sum())
     report = {
         "problems": problems,
         "rows": len(result),
@@ -322,6 +324,8 @@ def run(problems: int, chunk_size: int, throttle: float, workdir: Path, timeout:
         "rejected": sorted(damaged),
         "damaged": sorted(chosen_names),
         "solved": float(result.success.mean()),
+        "written_total": written_total,
+        "rejected_problems": sum(b - a for a, b in chosen),
         "lines": lines,
     }
     lines += [f"run 3 rejected {len(damaged)} parts:"]
@@ -332,6 +336,9 @@ def run(problems: int, chunk_size: int, throttle: float, workdir: Path, timeout:
         f"({t_run3:.1f} s); the result file read back with its checksum checked",
         f"answered exactly once: {report['answered_once']} of {problems} "
         f"(twice or more: {report['answered_twice_or_more']}, never: {report['unanswered']})",
+        f"problems written to the output over the three runs: {written_total} = {problems} "
+        f"+ {report['rejected_problems']} of the rejected parts (the chunks in flight when "
+        "a process was killed were never written: lost work, not answers)",
         f"equal bit for bit to a plain loop of solve_posture ({t_loop:.1f} s): "
         f"{report['equal_to_loop']} of {problems} (q, success, iterations, searches, error); "
         f"{report['solved']:.1%} solved (one target in 50 is out of reach)",

@@ -335,6 +335,27 @@ def test_solve_poses_names_the_problems_whose_worker_raised(monkeypatch, job):
         solve_poses(robot, "tool0", targets, workers=2, chunk_size=CHUNK)
 
 
+def test_the_ray_task_sends_an_unpicklable_error_as_a_worker_error(monkeypatch, job):
+    """Ray pickles a task's exception itself: the task (run here as a plain function)
+    turns one that cannot be pickled into a WorkerError first, and lets others through."""
+    from taskik.batch import ray_engine
+    from taskik.batch.problems import make_job
+
+    robot, targets, _ = job
+    batch_job = make_job(robot, "tool0", targets, 0, {})
+    monkeypatch.setitem(ray_engine._JOBS, batch_job.key, batch_job)
+    meta = (batch_job.key, "tool0", {}, 0)
+
+    def solve(job_, start, stop, targets_=None):
+        raise (_Unpicklable if start == 11 else ValueError)(f"cannot solve {start}")
+
+    monkeypatch.setattr(ray_engine, "solve_chunk", solve)
+    with pytest.raises(WorkerError, match=r"_Unpicklable: cannot solve 11 .*problems 11\.\.20"):
+        ray_engine._chunk_task(meta, [None], targets[11:21], 11, 21)
+    with pytest.raises(ValueError, match="cannot solve 1"):
+        ray_engine._chunk_task(meta, [None], targets[1:11], 1, 11)
+
+
 def test_the_manifest_records_format_key_and_size(tmp_path, job):
     robot, targets, _ = job
     parts = stopped_run(robot, targets, tmp_path / "out.npz")
@@ -368,4 +389,5 @@ def test_killed_callers_killed_workers_and_damaged_parts_leave_every_answer_once
     assert report["equal_to_loop"] == 320, report["lines"]
     assert report["rejected"] == report["damaged"] and len(report["damaged"]) == 3
     assert report["resumed_by_run_3"] + report["solved_by_run_3"] == 320
+    assert report["written_total"] == 320 + report["rejected_problems"] == 320 + 3 * 8
     assert 0 < report["resumed_by_run_3"] <= 320 - 3 * 8  # the good parts were kept

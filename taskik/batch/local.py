@@ -153,6 +153,16 @@ def error_reply(start: int, stop: int, exc: Exception, about: str = "") -> tuple
     return ("error", start, stop, value, _type_name(type(exc)), about + _text(exc), text)
 
 
+def sendable(exc: Exception, where: str = "") -> Exception:
+    """``exc`` if it survives pickling, otherwise a :class:`WorkerError` with its type,
+    message and traceback (for engines that pickle a worker's exception themselves, as
+    Ray does). ``where``: e.g. ``" on problems 3..9"``."""
+    if _round_trips(exc):
+        return exc
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return WorkerError(_type_name(type(exc)), _text(exc), text, where)
+
+
 def raised_in_worker(reply: tuple[Any, ...], label: str) -> BaseException:
     """The exception to raise in the caller for a worker's :func:`error_reply`: the
     worker's own, its traceback as ``__cause__`` (:class:`WorkerTraceback`), or a

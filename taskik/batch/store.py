@@ -14,7 +14,7 @@ A restart reads each part back and keeps it only if it passes every check: reada
 name's range inside the job, every array present with one row per problem of the range
 (``q`` of width nq, the dtypes), ``index`` equal to the range, the checksum equal to the
 data's. A part that fails any check (truncated, corrupted, too few rows, wrong indices) is
-removed, a :class:`RuntimeWarning` names it and why, and its problems are solved again:
+removed, a ``RuntimeWarning`` names it and why, and its problems are solved again:
 never trusted, never spread over other problems. A directory, a part or a result file of a
 different job (other targets, options, seed, frame or model) is refused.
 """
