@@ -11,10 +11,12 @@ process, which this script hurts:
    caller killed (SIGTERM) after 30 % more;
 3. by hand, on the parts left on disk: one part truncated to half its bytes, one corrupted
    (64 bytes flipped in the middle of its data), one rewritten as a valid archive with its
-   arrays cut to one row (what an earlier version spread over the part's problems);
+   arrays cut to one row (what an earlier version spread over the part's problems), one
+   rewritten as a valid archive with one solution value moved by one ulp (only the part's
+   checksum can see it);
 4. run 3 resumes to the end.
 
-Checks: the workers of a killed caller exit by themselves; run 3 rejects exactly the three
+Checks: the workers of a killed caller exit by themselves; run 3 rejects exactly the four
 damaged parts; it reads back every other part and solves exactly the problems that are not
 in them; over the three runs each problem is held by exactly one surviving part or solve
 (the damaged parts' problems: the part rejected, then one solve); the result file reads
@@ -223,7 +225,8 @@ class Run:
 
 
 def damage(parts: Path, chosen: list[tuple[int, int]]) -> list[str]:
-    """Truncate, corrupt and cut to one row the parts ``chosen`` (in that order)."""
+    """Truncate, corrupt, cut to one row and change by one ulp the parts ``chosen`` (in
+    that order)."""
     done = []
     names = [parts / f"{a:010d}-{b:010d}.npz" for a, b in chosen]
     data = names[0].read_bytes()
@@ -240,6 +243,12 @@ def damage(parts: Path, chosen: list[tuple[int, int]]) -> list[str]:
     with open(names[2], "wb") as out:
         np.savez(out, **arrays)
     done.append(f"{names[2].name}: rewritten with every array cut to its first row")
+    with np.load(names[3]) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["q"][0, 0] = np.nextafter(arrays["q"][0, 0], np.inf)
+    with open(names[3], "wb") as out:
+        np.savez(out, **arrays)
+    done.append(f"{names[3].name}: rewritten (a valid archive) with one q value 1 ulp up")
     return done
 
 
@@ -280,7 +289,7 @@ def run(problems: int, chunk_size: int, throttle: float, workdir: Path, timeout:
             )
         on_disk = sorted(parts_on_disk(parts_dir))
         full = [(a, b) for a, b in on_disk if b - a == chunk_size]  # (not a first problem)
-        chosen = [full[len(full) // 4], full[len(full) // 2], full[-2]]
+        chosen = [full[len(full) // 4], full[len(full) // 2], full[-2], full[len(full) // 8]]
         lines += ["damaged by hand before run 3:"] + [f"  {d}" for d in damage(parts_dir, chosen)]
         r = Run(workdir, chunk_size, throttle)
         runs.append(r)

@@ -74,13 +74,14 @@ class WorkerError(TaskikError, RuntimeError):
     """
 
     def __init__(self, type_name: str, message: str, traceback: str, where: str = "") -> None:
+        """``where``: where it was raised, e.g. ``"in a worker on problems 3..9"``."""
         self.type_name = type_name
         self.message = message
         self.traceback = traceback
         self.where = where
         super().__init__(
-            f"{type_name}: {message} (raised in a worker{where}; it could not be sent back "
-            f"as itself, so here as text, with the worker's traceback:)\n{traceback.rstrip()}"
+            f"{type_name}: {message} (raised {where or 'in a worker'}; it could not be sent "
+            f"back as itself, so here as text, with its traceback:)\n{traceback.rstrip()}"
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -156,7 +157,7 @@ def error_reply(start: int, stop: int, exc: Exception, about: str = "") -> tuple
 def sendable(exc: Exception, where: str = "") -> Exception:
     """``exc`` if it survives pickling, otherwise a :class:`WorkerError` with its type,
     message and traceback (for engines that pickle a worker's exception themselves, as
-    Ray does). ``where``: e.g. ``" on problems 3..9"``."""
+    Ray does). ``where``: e.g. ``"in a worker on problems 3..9"``."""
     if _round_trips(exc):
         return exc
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -168,7 +169,7 @@ def raised_in_worker(reply: tuple[Any, ...], label: str) -> BaseException:
     worker's own, its traceback as ``__cause__`` (:class:`WorkerTraceback`), or a
     :class:`WorkerError` when it cannot be rebuilt."""
     _, start, stop, value, type_name, message, text = reply
-    where = f" on {label} {start}..{stop - 1}"
+    where = f"in a worker on {label} {start}..{stop - 1}"
     if value is not None:
         try:
             exc = _rebuilt(value)
@@ -322,7 +323,7 @@ def run_local(
                         _type_name(type(exc)),
                         f"the reply could not be read: {_text(exc)}",
                         "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-                        f" on {label} {chunk[0]}..{chunk[1] - 1}",
+                        f"in the caller, reading the reply for {label} {chunk[0]}..{chunk[1] - 1}",
                     ) from exc
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:

@@ -66,7 +66,7 @@ def _chunk_task(
     try:
         out = solve_chunk(job, start, stop, targets)
     except Exception as exc:
-        error = sendable(exc, f" on problems {start}..{stop - 1}")
+        error = sendable(exc, f"in a Ray worker on problems {start}..{stop - 1}")
         if error is exc:
             raise
         raise error from None
@@ -85,7 +85,7 @@ def _work_task(key: str, work_box: list[Any], start: int, stop: int) -> dict[str
     try:
         out = work(start, stop)
     except Exception as exc:
-        error = sendable(exc, f" on chunk {start}..{stop - 1}")
+        error = sendable(exc, f"in a Ray worker on chunk {start}..{stop - 1}")
         if error is exc:
             raise
         raise error from None
