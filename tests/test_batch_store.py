@@ -6,8 +6,10 @@ exception raised in a worker reaches the caller with its type, message and trace
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -65,10 +67,13 @@ def truncate(parts: Path) -> None:
 
 
 def corrupt(parts: Path) -> None:
-    """Bytes flipped in the middle of the file (inside the arrays' data)."""
+    """Eight bytes flipped inside the solutions (the values of ``q.npy``, the archive's
+    first member, stored uncompressed)."""
     p = part(parts, 11, 21)
     data = bytearray(p.read_bytes())
-    for k in range(len(data) // 2, len(data) // 2 + 8):
+    npy = data.index(b"\x93NUMPY")  # magic, version (2 bytes), header length (2), header
+    values = npy + 10 + int.from_bytes(data[npy + 8 : npy + 10], "little")
+    for k in range(values + 8, values + 16):  # q[0, 1]
         data[k] ^= 0x5A
     p.write_bytes(bytes(data))
 
@@ -120,10 +125,14 @@ def test_a_damaged_part_is_solved_again_never_trusted(tmp_path, job, damage, why
     output = tmp_path / "out.npz"
     parts = stopped_run(robot, targets, output)
     damage(parts)
-    with pytest.warns(RuntimeWarning, match=why):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         resumed = solve_poses(robot, "tool0", targets, workers=1, chunk_size=CHUNK, output=output)
-    assert_same(resumed, expected)
+    assert_same(resumed, expected)  # (not the damaged part's rows)
     assert len(resumed.workers) == 2  # only problems 11..20 solved again: 11, then 12..20
+    said = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert len(said) == 1 and re.search(why, said[0]), said
+    assert "0000000011-0000000021.npz" in said[0] and "11..20 are solved again" in said[0]
     assert_same(BatchResult.load(output), expected)
     assert not parts.exists()
 
