@@ -210,6 +210,28 @@ def test_an_output_path_that_cannot_work_is_named_before_any_solve(tmp_path, job
     assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing written
 
 
+def test_a_read_only_directory_refuses_a_new_job_but_returns_a_finished_one(
+    monkeypatch, tmp_path, job
+):
+    """A directory that refuses new files: OutputError before any solve for a new job; a
+    finished job's result is still read back (reading needs no write access)."""
+    import tempfile
+
+    robot, targets, expected = job
+    output = tmp_path / "out.npz"
+    solve_poses(robot, "tool0", targets, workers=1, output=output)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    again = solve_poses(robot, "tool0", targets, workers=1, output=output)
+    assert again.workers == []
+    assert_same(again, expected)
+    with pytest.raises(OutputError, match=r"refuses a new file \(Permission denied\)"):
+        solve_poses(robot, "tool0", targets, workers=1, output=tmp_path / "new.npz")
+
+
 def test_a_write_refused_by_the_system_is_an_output_error(monkeypatch, tmp_path, job):
     """A disk that fills up mid-run: OutputError naming the file and the reason; the
     parts written before it are kept for the resume."""

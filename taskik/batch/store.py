@@ -92,8 +92,9 @@ class Store:
         output file of this job already exists (nothing left to do)."""
         job = self.job
         self._check_path()
-        if self.path.exists():
+        if self.path.exists():  # (read only: a finished job needs no write access)
             return {}, np.ones(job.size, dtype=bool), self._finished()
+        self._probe()
         arrays = empty_results(job.size, job.model.nq)
         done = np.zeros(job.size, dtype=bool)
         if self.parts.exists():
@@ -111,14 +112,18 @@ class Store:
         return arrays, done, None
 
     def _check_path(self) -> None:
-        """Fail before any work when the output cannot be written: its directory missing,
-        not a directory or refusing a file, or the output a directory."""
+        """Fail before any work when the output cannot be one: its directory missing or
+        not a directory, or the output a directory."""
         parent = self.path.parent
         if not parent.is_dir():
             what = "does not exist" if not parent.exists() else "is not a directory"
             raise InvalidInput(f"output {self.path}: its directory {parent} {what}")
         if self.path.is_dir():
             raise InvalidInput(f"output {self.path} is a directory; give a file path (.npz)")
+
+    def _probe(self) -> None:
+        """Fail before any work when the output's directory refuses a new file."""
+        parent = self.path.parent
         try:  # a probe file, removed at once (a job that fails leaves nothing behind)
             fd, probe = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".probe", dir=parent)
             os.close(fd)
