@@ -94,6 +94,7 @@ def test_an_unreadable_part_is_solved_again(tmp_path, ur5):
     values |= {name: getattr(full, name) for name in ("searches", "error", "time")}
     store.write(0, 10, {k: v[0:10] for k, v in values.items()})
     store.write(10, 20, {k: v[10:20] for k, v in values.items()})
+    store.close()  # (the stopped run's lock released)
     (parts / f"{10:010d}-{20:010d}.npz").write_bytes(b"truncated")
     with pytest.warns(RuntimeWarning, match=r"not an \.npz archive.*10\.\.19 are solved again"):
         resumed = solve_poses(ur5, "tool0", targets, workers=1, chunk_size=10, output=output)

@@ -232,6 +232,29 @@ def test_a_read_only_directory_refuses_a_new_job_but_returns_a_finished_one(
         solve_poses(robot, "tool0", targets, workers=1, output=tmp_path / "new.npz")
 
 
+def test_one_run_at_a_time_writes_an_output(monkeypatch, tmp_path, job):
+    """A second run on an output another run holds waits LOCK_WAIT seconds, then stops
+    with an OutputError naming the holder; once released, the output is free and no lock
+    file is left."""
+    import os
+
+    from taskik.batch import store as batch_store
+    from taskik.batch.problems import make_job
+
+    robot, targets, expected = job
+    output = tmp_path / "out.npz"
+    monkeypatch.setattr(batch_store, "LOCK_WAIT", 0.2)
+    holder = Store(output, make_job(robot, "tool0", targets, 0, {}))
+    holder.open()
+    try:
+        with pytest.raises(OutputError, match=rf"another run \(pid {os.getpid()}\) is writing"):
+            solve_poses(robot, "tool0", targets, workers=1, output=output)
+    finally:
+        holder.close()
+    assert_same(solve_poses(robot, "tool0", targets, workers=1, output=output), expected)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.npz"]
+
+
 def test_a_write_refused_by_the_system_is_an_output_error(monkeypatch, tmp_path, job):
     """A disk that fills up mid-run: OutputError naming the file and the reason; the
     parts written before it are kept for the resume."""

@@ -17,7 +17,7 @@ import pinocchio as pin
 from ..exceptions import InvalidInput, TaskikError
 from ..robots import Robot
 from .local import cpu_count, run_local
-from .problems import chunks, default_chunk_size, empty_results, make_job, solve_chunk
+from .problems import Job, chunks, default_chunk_size, empty_results, make_job, solve_chunk
 from .result import FIELDS, BatchResult, check_rows
 from .store import Store
 
@@ -121,6 +121,29 @@ def solve_poses(
     ):
         raise InvalidInput(f"chunk_size must be an int >= 1 or None, got {chunk_size!r}")
     store = None if output is None else Store(output, job)
+    try:
+        return _solve(
+            job, store, engine, int(workers), int(chunk_size), tail, progress, address, t0
+        )
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _solve(
+    job: Job,
+    store: Store | None,
+    engine: str,
+    workers: int,
+    chunk_size: int,
+    tail: int,
+    progress: bool,
+    address: str | None,
+    t0: float,
+) -> BatchResult:
+    """The body of :func:`solve_poses`, its arguments checked (``tail``: the guided tail's
+    workers, 0 for a given chunk size; ``t0``: when the call started)."""
+    n = job.size
     if store is None:
         arrays, done, finished = empty_results(n, job.model.nq), np.zeros(n, dtype=bool), None
     else:
@@ -147,7 +170,7 @@ def solve_poses(
 
     names: list[str] = []
     try:
-        todo = chunks(~done, int(chunk_size), tail)
+        todo = chunks(~done, chunk_size, tail)
         if todo:
             # the first remaining problem here: a bad option raises now, and the solver
             # state it builds (seed memory) is inherited by forked workers
@@ -155,13 +178,13 @@ def solve_poses(
             out = solve_chunk(job, first, first + 1)
             on_chunk(first, first + 1, out)
             names.append(str(out["worker"]))
-            todo = chunks(~done, int(chunk_size), tail)
+            todo = chunks(~done, chunk_size, tail)
         if engine == "ray":
             from .ray_engine import run_ray
 
             names += run_ray(job, todo, on_chunk, address=address)
         else:
-            names += run_local(partial(solve_chunk, job), todo, int(workers), on_chunk)
+            names += run_local(partial(solve_chunk, job), todo, workers, on_chunk)
     finally:
         if bar is not None:
             bar.close()

@@ -16,7 +16,8 @@ name's range inside the job, every array present with one row per problem of the
 data's. A part that fails any check (truncated, corrupted, too few rows, wrong indices) is
 removed, a ``RuntimeWarning`` names it and why, and its problems are solved again:
 never trusted, never spread over other problems. A directory, a part or a result file of a
-different job (other targets, options, seed, frame or model) is refused.
+different job (other targets, options, seed, frame or model) is refused. One run at a time
+writes an output: a run holds ``.poses.npz.lock`` (``flock``) while it solves.
 """
 
 from __future__ import annotations
@@ -27,8 +28,14 @@ import os
 import re
 import shutil
 import tempfile
+import time
 import warnings
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover (Windows: no lock)
+    fcntl = None  # type: ignore[assignment]
 
 import numpy as np
 
@@ -48,6 +55,9 @@ from .result import (
 #: Format of the parts directory (``job.json``'s ``"format"``); parts of another format
 #: are solved again.
 FORMAT = 2
+
+#: Seconds a run waits for another run that holds the output (see :meth:`Store._lock`).
+LOCK_WAIT = 3.0
 
 #: File name of a part: ``<start>-<stop>.npz``, 10 digits each.
 PART = re.compile(r"^(\d{10})-(\d{10})\.npz$")
@@ -84,6 +94,8 @@ class Store:
         self.started = False  # parts directory and manifest made
         self.rejected: list[tuple[str, str]] = []  # (part file, why) dropped by open()
         self.resumed = 0  # problems read back from parts by open()
+        self._lock_fd: int | None = None  # held from open() to close()
+        self._lock_path = self.path
 
     # -- reading back ------------------------------------------------------------------
     def open(self) -> tuple[dict[str, np.ndarray], np.ndarray, BatchResult | None]:
@@ -95,6 +107,9 @@ class Store:
         if self.path.exists():  # (read only: a finished job needs no write access)
             return {}, np.ones(job.size, dtype=bool), self._finished()
         self._probe()
+        self._lock()
+        if self.path.exists():  # (finished by the run that held the lock)
+            return {}, np.ones(job.size, dtype=bool), self._finished()
         arrays = empty_results(job.size, job.model.nq)
         done = np.zeros(job.size, dtype=bool)
         if self.parts.exists():
@@ -133,6 +148,53 @@ class Store:
                 f"cannot write output {self.path}: its directory {parent} refuses a new "
                 f"file ({exc.strerror or exc})"
             ) from exc
+
+    def _lock(self) -> None:
+        """Hold ``.<output>.lock`` (``flock``, exclusive) until :meth:`close`: one run at a
+        time writes an output. Another run holding it is waited for up to
+        :data:`LOCK_WAIT` seconds (the workers of a killed caller, which keep the lock,
+        exit when they finish their chunk), then :class:`OutputError`. A no-op where
+        ``fcntl`` is missing (Windows)."""
+        if fcntl is None:  # pragma: no cover
+            return
+        path = self.path.with_name(f".{self.path.name}.lock")
+        deadline = time.monotonic() + LOCK_WAIT
+        while True:
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError as exc:
+                raise OutputError(f"cannot make {path}: {exc.strerror or exc}") from exc
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                if time.monotonic() > deadline:
+                    raise OutputError(
+                        f"another run (pid {holder}) is writing {self.path}; wait for it, or "
+                        "if it was stopped, for its workers to exit (at the end of their "
+                        "chunk), then call again"
+                    ) from None
+                time.sleep(0.05)
+                continue
+            try:  # (the file a finishing run removed: lock the new one instead)
+                same = os.fstat(fd).st_ino == os.stat(path).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+            os.close(fd)
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._lock_fd, self._lock_path = fd, path
+
+    def close(self) -> None:
+        """Release the output (its lock file removed); the parts stay for a resume."""
+        if self._lock_fd is not None:
+            with contextlib.suppress(OSError):
+                self._lock_path.unlink()
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def _finished(self) -> BatchResult:
         """The existing output file, checked and of this job (the parts a run stopped
