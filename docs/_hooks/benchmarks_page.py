@@ -83,6 +83,11 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "`benchmarks/balance.py`."),
     ("batch", "Many poses at once",
      "`taskik.batch.solve_poses` against a loop of `solve_posture`. `benchmarks/batch.py`."),
+    ("batch_integrity", "Batch output that cannot lie",
+     "20,000 UR5 pose problems solved by `taskik.batch.solve_poses` into an output file while "
+     "the caller and a worker are killed twice each and four part files are damaged by hand "
+     "before the last resume: every problem answered once, equal bit for bit to a plain loop. "
+     "`benchmarks/batch_integrity.py`."),
     ("retarget", "Retargeting one clip", "`benchmarks/retarget.py`."),
     ("retarget_many", "Retargeting many clips", "`benchmarks/retarget.py`."),
 )  # fmt: skip
