@@ -103,24 +103,32 @@ class BalanceLimit(Limit):
         self._names: list[str] = []
         self._named: SupportRegion | None = None
         self._rows: np.ndarray = np.zeros(0, dtype=int)
+        self._ids: tuple[object, list[int]] | None = None
+        # a contact point moves by at most (1 + its distance to the frame's origin) times the
+        # largest change of an entry of the frame's placement [R | p]
+        self._lever = 1.0 + max(float(np.abs(c.points).sum(axis=1).max()) for c in self.contacts)
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
         no contact point moved by more than ``tolerance``)."""
-        placed = []
-        for contact in self.contacts:
-            M = configuration.get_transform_frame_to_world(contact.frame.name)
-            placed.append((contact.points @ M.rotation.T + M.translation).ravel())
-        key = np.concatenate(placed)
+        data, frames = configuration.data, self._frame_ids(configuration)
+        key = np.concatenate([data.oMf[i].homogeneous[:3].ravel() for i in frames])
         if (
             self._region is None
             or self._key is None
             or self._key.shape != key.shape
-            or np.abs(self._key - key).max() > self.tolerance
+            or np.abs(self._key - key).max() * self._lever > self.tolerance
         ):
             self._region = support_region(ContactSet.of(configuration, self.contacts), self.edges)
             self._key = key
         return self._region
+
+    def _frame_ids(self, configuration: Configuration) -> list[int]:
+        """The contact frames' indices in ``configuration``'s model (looked up once)."""
+        if self._ids is None or self._ids[0] is not configuration.model:
+            ids = [configuration.get_frame_id(c.frame.name) for c in self.contacts]
+            self._ids = (configuration.model, ids)
+        return self._ids[1]
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
