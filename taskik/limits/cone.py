@@ -58,7 +58,8 @@ class ConeLimit(Limit):
         direction: the cone's axis in the world (normalised).
         half_angle: α in rad, in (0, π/2).
         gain: fraction of the margin a step may use, in (0, 1].
-        faces: number of planes of the pyramid (≥ 3; 8 by default: α' = 0.92 α for small α).
+        faces: number of planes of the pyramid, 3 to 1024 (each one a row; 8 by default:
+            α' = 0.92 α for small α).
     """
 
     frame = FrameName()
@@ -81,8 +82,12 @@ class ConeLimit(Limit):
             half_angle, "half_angle", 0.0, math.pi / 2, low_open=True, high_open=True
         )
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
-        if not isinstance(faces, int | np.integer) or isinstance(faces, bool) or faces < 3:
-            raise InvalidInput(f"faces must be an integer >= 3, got {faces!r}")
+        if (
+            not isinstance(faces, int | np.integer)
+            or isinstance(faces, bool)
+            or not 3 <= faces <= 1024
+        ):
+            raise InvalidInput(f"faces must be an integer in [3, 1024], got {faces!r}")
         self.faces = int(faces)
         inner = math.atan(math.tan(self.half_angle) * math.cos(math.pi / self.faces))
         e1 = np.cross(d, [1.0, 0.0, 0.0] if abs(d[0]) < 0.9 else [0.0, 1.0, 0.0])
