@@ -144,7 +144,9 @@ def real_scalar(value: object, name: str) -> float:
     try:
         return float(value)
     except OverflowError:  # a Python int beyond the float range, e.g. 10**400
-        raise InvalidInput(f"{name} must be within the float range (±1.8e308), got {value}") from None
+        raise InvalidInput(
+            f"{name} must be within the float range (±1.8e308), got {value}"
+        ) from None
 
 
 def check_scalar(

@@ -13,7 +13,6 @@ from ..tasks._frames import FrameName
 from ..tasks.axis_alignment import frame_axis, unit_vector
 from .limit import Inequalities, Limit
 
-
 #: ``‖a × d‖`` below which the axis is taken as exactly opposite the cone's direction.
 _ANTIPODAL = 1e-9
 #: rate (rad per unit of v) below which the joints cannot turn the axis toward the direction.

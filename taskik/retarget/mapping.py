@@ -27,12 +27,12 @@ import json
 import os
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
+from .clip import as_path, read_text
 
 _TOP_KEYS = ("scale", "posture_cost", "contact_cost", "rest_frame", "tasks")
 _TASK_KEYS = (
@@ -175,10 +175,8 @@ def load_mapping(
         raise InvalidInput(
             f"mapping must be a dict, a RetargetMapping or a file path, got {type(source).__name__}"
         )
-    path = Path(source)
-    if not path.is_file():
-        raise InvalidInput(f"mapping file not found: {path}")
-    text = path.read_text()
+    path = as_path(source, "mapping file")
+    text = read_text(path, "mapping")
     suffix = path.suffix.lower()
     if suffix == ".json":
         try:
@@ -214,6 +212,15 @@ def estimate_scale(keypoints: np.ndarray, robot_points: np.ndarray) -> float:
     Raises:
         InvalidInput: the keypoints (or the robot points) have no vertical extent.
     """
+    keypoints = check_finite_array(keypoints, "keypoints")
+    robot_points = check_finite_array(robot_points, "robot_points")
+    if keypoints.ndim != 2 or keypoints.shape[1:] != (3,) or len(keypoints) == 0:
+        raise InvalidInput(f"keypoints must have shape (K, 3), K >= 1, got {keypoints.shape}")
+    if robot_points.shape != keypoints.shape:
+        raise InvalidInput(
+            f"robot_points must have the shape of keypoints {keypoints.shape}, "
+            f"got {robot_points.shape}"
+        )
     human = float(np.ptp(keypoints[:, 2]))
     robot = float(np.ptp(robot_points[:, 2]))
     if human < 1e-6 or robot < 1e-6:

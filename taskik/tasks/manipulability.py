@@ -149,7 +149,8 @@ def _manipulability_gradient(J: np.ndarray, H: np.ndarray) -> tuple[float, np.nd
     U, S, Vt = np.linalg.svd(J)  # U: r × r, S: r, Vt: nv × nv
     # products of the other singular values (no division: some may be 0)
     others = np.array([np.prod(np.delete(S, i)) for i in range(r)])
-    zero = S <= max(r, nv) * np.finfo(float).eps * S[0] if r else np.zeros(0, bool)
+    tolerance = max(r, nv) * np.finfo(float).eps * S[0]  # numpy's matrix_rank tolerance
+    zero = tolerance >= S
     if not zero.any():
         return float(np.prod(S)), np.einsum("i,ai,ajk,ij->k", others, U, H, Vt[:r])
     null = Vt[np.concatenate([np.flatnonzero(zero), np.arange(r, nv)])]  # basis of null(J)
