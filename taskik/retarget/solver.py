@@ -32,7 +32,7 @@ import numpy as np
 import pinocchio as pin
 
 from .. import robots
-from ..configuration import Configuration, base_velocity_count
+from ..configuration import Configuration, base_velocity_count, q_shape_message
 from ..exceptions import InvalidInput, NoSolutionFound, UnknownName, check_finite_array
 from ..limits import ConfigurationLimit, VelocityLimit
 from ..limits.limit import Limit
@@ -240,11 +240,11 @@ def retarget(
         raise InvalidInput(f"limits must be a list of Limit objects, got {type(limits).__name__}")
     model = robot.model
     problem = _Problem(robot, clip, mapping)
-    conf = robot.configuration(
-        problem.q_start
-        if q_start is None
-        else check_finite_array(q_start, "q_start", (model.nq,)).copy()
-    )
+    if q_start is not None:
+        q_start = check_finite_array(q_start, "q_start").copy()
+        if q_start.shape != (model.nq,):
+            raise InvalidInput(q_shape_message("q_start", q_start.shape, model))
+    conf = robot.configuration(problem.q_start if q_start is None else q_start)
     extra = check_limits(list(limits)) if len(limits) else []
     first_limits: list[Limit] = [ConfigurationLimit(model), *extra]
     frame_limits: list[Limit] = [ConfigurationLimit(model), VelocityLimit(model), *extra]
