@@ -116,3 +116,34 @@ def test_polytopes_of_absurd_size_are_refused_before_allocating(humanoid):
         ConeLimit("tool0", [0, 0, 1.0], [0, 0, 1.0], 0.5, faces=10**9)
     with pytest.raises(InvalidInput, match=r"vertices must be an integer in \[4, 4096\]"):
         BaseVelocityLimit(humanoid.model, linear=1.0, shape="norm", vertices=10**9)
+
+
+@pytest.mark.parametrize(
+    "task",
+    [
+        FrameTask("tool0"),
+        AxisAlignmentTask("tool0", direction=[0, 0, 1.0]),
+        ManipulabilityTask("tool0", 0.1),
+        JointCouplingTask(PAIR, [[1.0, -1.0]]),
+        PostureTask(),
+    ],
+    ids=lambda t: type(t).__name__,
+)
+def test_a_task_evaluated_on_something_else_than_a_configuration_says_so(ur5, task):
+    # (a bare AttributeError before: 'Robot' object has no attribute 'get_frame_id', ...)
+    if isinstance(task, PostureTask):
+        task.set_target(ur5.q0)
+    if isinstance(task, FrameTask):
+        task.set_target_from_configuration(ur5.configuration())
+    for wrong in (ur5, ur5.model, None):
+        with pytest.raises(InvalidInput, match="needs a taskik.Configuration"):
+            task.compute_error_and_jacobian(wrong)
+    if isinstance(task, ManipulabilityTask):
+        with pytest.raises(InvalidInput, match="needs a taskik.Configuration"):
+            task.manipulability(ur5)
+        for rows in (None, ["all"]):
+            with pytest.raises(InvalidInput, match="rows must be"):
+                task.rows = rows
+        with pytest.raises(InvalidInput, match="target must be"):
+            task.target = "high"
+        assert task.rows == "all" and task.target == 0.1

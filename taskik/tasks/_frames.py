@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, TargetNotSet, check_finite_array
 
 
@@ -113,9 +113,13 @@ class FrameRef(str):
 
     def id(self, configuration: Configuration) -> int:
         """Index of the frame in ``configuration.model`` (:class:`UnknownName` if absent)."""
-        if configuration.model is not self._model:
-            self._id = configuration.get_frame_id(str(self))
-            self._model = configuration.model
+        try:
+            if configuration.model is not self._model:
+                self._id = configuration.get_frame_id(str(self))
+                self._model = configuration.model
+        except AttributeError:  # not a Configuration: say so (else a bug: raise it)
+            check_configuration(configuration, f"the task of frame {str(self)!r}")
+            raise
         return self._id
 
 

@@ -117,6 +117,8 @@ class JointCouplingTask(Task):
         self.target = check_finite_array(b, "b", (self._m,)).copy()
 
     def _bind(self, configuration: Configuration) -> None:
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            check_configuration(configuration, "JointCouplingTask")
         model = configuration.model
         if model is self._model:
             return

@@ -72,11 +72,9 @@ class ManipulabilityTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
-        if not isinstance(rows, str) or rows not in _ROWS:
-            raise InvalidInput(f"rows must be 'all', 'position' or 'orientation', got {rows!r}")
         self.rows = rows
         self.frame = frame
-        self.target: float | None = None
+        self._target: float | None = None
         if target is not None:
             self.set_target(target)
         # (configuration, its update count, rows, frame) of the cached value
@@ -84,9 +82,29 @@ class ManipulabilityTask(Task):
         self._value: tuple[float, np.ndarray]  # (computed with _key)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    @property
+    def rows(self) -> str:
+        """``"all"``, ``"position"`` or ``"orientation"``: the rows of ``J`` in ``m``."""
+        return self._rows
+
+    @rows.setter
+    def rows(self, rows: str) -> None:
+        if not isinstance(rows, str) or rows not in _ROWS:
+            raise InvalidInput(f"rows must be 'all', 'position' or 'orientation', got {rows!r}")
+        self._rows = rows
+
+    @property
+    def target(self) -> float | None:
+        """Target manipulability ``m* ≥ 0``, or None before one is set."""
+        return self._target
+
+    @target.setter
+    def target(self, target: float | None) -> None:
+        self._target = None if target is None else check_scalar(target, "target", 0.0)
+
     def set_target(self, target: float) -> None:
         """Target manipulability ``m* ≥ 0``."""
-        self.target = check_scalar(target, "target", 0.0)
+        self._target = check_scalar(target, "target", 0.0)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """``m* ← m(q)``: keep at least the manipulability the frame has now."""
@@ -95,6 +113,7 @@ class ManipulabilityTask(Task):
 
     def manipulability(self, configuration: Configuration) -> float:
         """``m(q) = √det(J Jᵀ) = Π σ_i``."""
+        configuration = check_configuration(configuration, "ManipulabilityTask")
         J = configuration.get_frame_jacobian(self.frame.id(configuration))[_ROWS[self.rows]]
         if J.shape[0] > J.shape[1]:  # fewer joints than rows: J Jᵀ is always singular
             return 0.0
@@ -103,6 +122,7 @@ class ManipulabilityTask(Task):
     def gradient(self, configuration: Configuration) -> tuple[float, np.ndarray]:
         """``(m, ∇m)`` with ``∇m`` of shape (1, nv): ``ṁ = ∇m · v`` (at an exact singularity,
         the steepest one-sided rate: see the class docstring)."""
+        configuration = check_configuration(configuration, "ManipulabilityTask")
         key = self._key
         if (
             key is not None

@@ -147,6 +147,8 @@ class PostureTask(Task):
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
         target = require_target(self.target, self)
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            configuration = check_configuration(configuration, "PostureTask")
         model = configuration.model
         self._bind(model)
         if target.shape != (model.nq,):
