@@ -202,7 +202,7 @@ def _real(value: npt.ArrayLike, what: str) -> np.ndarray:
 
 
 def as_path(value: object, what: str) -> Path:
-    """``value`` as a :class:`~pathlib.Path` when it is a ``str`` or an ``os.PathLike`` of
+    """``value`` as a ``pathlib.Path`` when it is a ``str`` or an ``os.PathLike`` of
     str; :class:`InvalidInput` naming ``what`` otherwise (None, bytes, a number, a list...,
     an empty name, a NUL character)."""
     if not isinstance(value, str | os.PathLike):
