@@ -14,6 +14,8 @@ import pytest
 import taskik
 from taskik import InvalidInput
 from taskik.retarget import (
+    KeypointTask,
+    RetargetMapping,
     RetargetResult,
     clip_from_arrays,
     estimate_scale,
@@ -249,3 +251,29 @@ def test_the_shipped_files_still_read(tmp_path):
     back = load_result(result.save(tmp_path / "r.npz"))
     np.testing.assert_array_equal(back.q, result.q)
     assert back.robot == "ur5" and back.steps == 2 and isinstance(taskik.InvalidInput, type)
+
+
+# ------------------------------------------------------------------ mapping objects built directly
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: RetargetMapping(tasks=(1, 2)), "tasks must be KeypointTask objects, got int"),
+        (lambda: RetargetMapping(tasks=()), "tasks must be a non-empty list"),
+        (lambda: KeypointTask(3, "tool0"), "keypoint must be a non-empty string"),
+        (lambda: KeypointTask("a", "tool0", position_cost="x"), "position_cost must be a real"),
+        (lambda: KeypointTask("a", "tool0", offset=(1, 2)), r"offset must have shape \(3,\)"),
+        (lambda: KeypointTask("a", "tool0", rotation_offset=(0, 0, 0, 2)), "unit quaternion"),
+        (lambda: RetargetMapping((KeypointTask("a", "b"),), scale=-1), "scale must be finite"),
+        (lambda: RetargetMapping((KeypointTask("a", "b"),), rest_frame=1.5), "rest_frame must"),
+    ],
+)
+def test_mapping_objects_built_directly_are_checked(build, message):
+    # they were accepted and failed later in retarget with bare AttributeErrors
+    with pytest.raises(InvalidInput, match=message):
+        build()
+
+
+def test_a_mapping_built_directly_equals_the_one_read_from_its_dict():
+    direct = RetargetMapping([KeypointTask("right_hand", "tool0", 1)], scale=1)
+    assert direct == load_mapping(MAPPING)
+    assert isinstance(direct.tasks, tuple) and direct.tasks[0].position_cost == 1.0

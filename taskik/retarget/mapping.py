@@ -70,6 +70,27 @@ class KeypointTask:
     offset: tuple[float, float, float] | None = None
     rotation_offset: tuple[float, float, float, float] | None = None
 
+    def __post_init__(self) -> None:
+        for key in ("keypoint", "frame"):
+            value = getattr(self, key)
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"KeypointTask {key} must be a non-empty string, got {value!r}")
+        where = f"KeypointTask (keypoint {self.keypoint!r})"
+        for key in ("position_cost", "orientation_cost"):
+            object.__setattr__(self, key, check_scalar(getattr(self, key), f"{where}: {key}", 0.0))
+        if self.offset is not None:
+            offset = check_finite_array(self.offset, f"{where}: offset", (3,))
+            object.__setattr__(self, "offset", tuple(offset.tolist()))
+        if self.rotation_offset is not None:
+            quat = check_finite_array(self.rotation_offset, f"{where}: rotation_offset", (4,))
+            norm = float(np.linalg.norm(quat))
+            if abs(norm - 1.0) > 1e-3:
+                raise InvalidInput(
+                    f"{where}: rotation_offset must be a unit quaternion (x, y, z, w), "
+                    f"norm {norm:.6g}"
+                )
+            object.__setattr__(self, "rotation_offset", tuple((quat / norm).tolist()))
+
     @classmethod
     def from_dict(cls, entry: object, where: str) -> KeypointTask:
         """An entry of the ``tasks`` list; :class:`InvalidInput` naming ``where`` if malformed."""
@@ -107,6 +128,31 @@ class RetargetMapping:
     posture_cost: float = 1e-2
     contact_cost: float = 100.0
     rest_frame: int = 0
+
+    def __post_init__(self) -> None:
+        tasks = self.tasks
+        if isinstance(tasks, KeypointTask):
+            tasks = (tasks,)
+        if not isinstance(tasks, list | tuple) or not tasks:
+            raise InvalidInput(
+                f"RetargetMapping tasks must be a non-empty list of KeypointTask, got {tasks!r}"
+            )
+        bad = [t for t in tasks if not isinstance(t, KeypointTask)]
+        if bad:
+            raise InvalidInput(
+                f"RetargetMapping tasks must be KeypointTask objects, got {type(bad[0]).__name__}"
+            )
+        object.__setattr__(self, "tasks", tuple(tasks))
+        if self.scale is not None:
+            object.__setattr__(
+                self, "scale", check_scalar(self.scale, "mapping scale", 0.0, low_open=True)
+            )
+        for key in ("posture_cost", "contact_cost"):
+            object.__setattr__(self, key, check_scalar(getattr(self, key), f"mapping {key}", 0.0))
+        rest = self.rest_frame
+        if isinstance(rest, bool) or not isinstance(rest, int | np.integer) or rest < 0:
+            raise InvalidInput(f"mapping rest_frame must be a frame index >= 0, got {rest!r}")
+        object.__setattr__(self, "rest_frame", int(rest))
 
     @classmethod
     def from_dict(cls, data: object, source: str = "<dict>") -> RetargetMapping:
