@@ -11,6 +11,7 @@ from taskik import InvalidInput
 from taskik.limits import BaseVelocityLimit, ConeLimit
 from taskik.tasks import (
     AxisAlignmentTask,
+    ComTask,
     DampingTask,
     FrameTask,
     JointCouplingTask,
@@ -126,6 +127,8 @@ def test_polytopes_of_absurd_size_are_refused_before_allocating(humanoid):
         ManipulabilityTask("tool0", 0.1),
         JointCouplingTask(PAIR, [[1.0, -1.0]]),
         PostureTask(),
+        DampingTask(),
+        ComTask(),
     ],
     ids=lambda t: type(t).__name__,
 )
@@ -133,7 +136,7 @@ def test_a_task_evaluated_on_something_else_than_a_configuration_says_so(ur5, ta
     # (a bare AttributeError before: 'Robot' object has no attribute 'get_frame_id', ...)
     if isinstance(task, PostureTask):
         task.set_target(ur5.q0)
-    if isinstance(task, FrameTask):
+    if isinstance(task, FrameTask | ComTask):
         task.set_target_from_configuration(ur5.configuration())
     for wrong in (ur5, ur5.model, None):
         with pytest.raises(InvalidInput, match="needs a taskik.Configuration"):
