@@ -43,13 +43,16 @@ def _check_list(items: object, cls: type[T], what: str) -> list[T]:
         raise InvalidInput(
             f"{what} must be a list of {cls.__name__} objects, got {type(items).__name__}"
         )
-    for item in items:
+    for i, item in enumerate(items):
         error = _class_instead_of_object(item, cls, what)
         if error is not None:
             raise error
         if not isinstance(item, cls):
+            shown = repr(item)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
             raise InvalidInput(
-                f"{what} must contain {cls.__name__} objects, got {type(item).__name__}"
+                f"{what} must contain {cls.__name__} objects, got {type(item).__name__} "
+                f"{shown} at index {i}"
             )
     return list(items)
 
