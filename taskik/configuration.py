@@ -108,6 +108,26 @@ def check_model(model: object, who: str) -> pin.Model:
     return model
 
 
+def q_shape_message(what: str, shape: tuple[int, ...], model: pin.Model) -> str:
+    """Why a vector of ``shape`` is not a configuration of ``model`` (``what`` names it):
+    a vector of another model's size, a velocity (nv values) given for a configuration,
+    or several configurations at once."""
+    nq, nv = model.nq, model.nv
+    label = f"the model {model.name!r}" if model.name else "the model"
+    rule = f"{what} must have shape ({nq},) for {label}"
+    if len(shape) != 1:
+        rows = " (several configurations? give one row)" if shape[-1:] == (nq,) else ""
+        return f"{rule}, got an array of shape {shape}{rows}"
+    n = shape[0]
+    if n == nv != nq:
+        return (
+            f"{what} has {n} values, nv of {label} (the size of a velocity), but a "
+            f"configuration has nq = {nq} ({rule}); a velocity moves q through "
+            "configuration.integrate(v, dt)"
+        )
+    return f"{what} has {n} values but {label} has nq = {nq}: it belongs to another model ({rule})"
+
+
 def velocity_index_name(model: pin.Model, i: int) -> str:
     """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
     for jid in range(1, model.njoints):
@@ -255,9 +275,7 @@ class Configuration:
             except InvalidInput as exc:
                 raise InvalidConfiguration(f"{exc} (q must be a numeric vector)") from None
         if q.shape != (self.model.nq,):
-            raise InvalidConfiguration(
-                f"q must have shape ({self.model.nq},) for model {self.model.name!r}, got {q.shape}"
-            )
+            raise InvalidConfiguration(q_shape_message("q", q.shape, self.model))
         values = q.tolist()
         if not math.isfinite(sum(values)) and not np.isfinite(q).all():
             bad = np.flatnonzero(~np.isfinite(q))

@@ -98,6 +98,8 @@ def real_array(value: object, name: str, dtype: npt.DTypeLike = float) -> np.nda
             ):
                 raise InvalidInput(f"{name} must be real numbers, got {value!r}")
         return raw.astype(dtype, copy=False) if dtype is float else np.asarray(raw, dtype=dtype)
+    except OverflowError as exc:  # a Python int beyond the float range, e.g. 10**400
+        raise InvalidInput(f"{name} holds a number beyond the float range (±1.8e308)") from exc
     except (TypeError, ValueError) as exc:
         if isinstance(exc, InvalidInput):
             raise
@@ -139,7 +141,12 @@ def real_scalar(value: object, name: str) -> float:
         return float(value)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise InvalidInput(f"{name} must be a real number, got {type(value).__name__} {value!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:  # a Python int beyond the float range, e.g. 10**400
+        raise InvalidInput(
+            f"{name} must be within the float range (±1.8e308), got {value}"
+        ) from None
 
 
 def check_scalar(

@@ -21,6 +21,7 @@ in the configuration's plan cache.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
@@ -432,6 +433,22 @@ def get_assembler(
     )
 
 
+#: Smallest step duration (s) accepted: ``1/dt`` is then finite (the targets' rates
+#: ``Kp e / dt`` and the QP's ``r`` would be inf or NaN below it).
+MIN_DT = 1.0 / sys.float_info.max
+
+
+def check_dt(dt: object, name: str = "dt") -> float:
+    """``dt`` as a float when it is a finite number with a finite ``1/dt`` (≥ ``MIN_DT``,
+    about 5.6e-309 s); :class:`InvalidInput` naming ``name`` otherwise."""
+    value = check_positive_scalar(dt, name)
+    if value < MIN_DT:
+        raise InvalidInput(
+            f"{name} must be at least {MIN_DT:.3g} (1/{name} overflows below it), got {dt!r}"
+        )
+    return value
+
+
 def build_ik(
     configuration: Configuration,
     tasks: Sequence[Task],
@@ -453,7 +470,7 @@ def build_ik(
         A :class:`Problem` whose arrays are fresh copies (safe to keep or modify).
     """
     configuration = check_configuration(configuration, "build_ik")
-    dt = check_positive_scalar(dt, "dt")
+    dt = check_dt(dt, "dt")
     damping = check_damping(damping)
     asm = Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits))
     P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)

@@ -11,13 +11,13 @@ import numpy as np
 from .backends.qp import DaqpWorkspace, check_solver, default_solver, solve_qp_arrays
 from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
-from .exceptions import InvalidInput, check_positive_scalar
+from .exceptions import InvalidInput
 from .hierarchy import solve_hierarchy
 from .limits.limit import Limit
-from .problem import get_assembler
+from .problem import MIN_DT, check_dt, get_assembler
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
-from .validation import check_damping, is_hierarchy
+from .validation import check_damping, check_levels, check_tasks, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
 
@@ -173,24 +173,35 @@ def solve_ik(
         solver_kwargs.update(named)
     if solver_kwargs:
         _check_pink_keywords(solver_kwargs, configuration)
-    if type(dt) is not float or not 0.0 < dt < math.inf:
-        dt = check_positive_scalar(dt, "dt (s)")
+    if type(dt) is not float or not MIN_DT <= dt < math.inf:
+        dt = check_dt(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
     if adaptive is not True and adaptive is not False:
         if not isinstance(adaptive, np.bool_):
             raise InvalidInput(f"adaptive must be True or False, got {adaptive!r}")
         adaptive = bool(adaptive)
-    if backend != "qp":
-        return solve_unconstrained(
-            configuration, tasks, dt, limits, backend, damping, **solver_kwargs
-        )
-    if is_hierarchy(tasks):
-        return solve_hierarchy(
-            configuration, tasks, dt, limits, solver, damping, adaptive=adaptive, **solver_kwargs
-        )
-    solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
-    asm = get_assembler(configuration, tasks, limits)
+    try:
+        if backend != "qp":
+            return solve_unconstrained(
+                configuration, tasks, dt, limits, backend, damping, **solver_kwargs
+            )
+        if is_hierarchy(tasks):
+            return solve_hierarchy(
+                configuration,
+                tasks,
+                dt,
+                limits,
+                solver,
+                damping,
+                adaptive=adaptive,
+                **solver_kwargs,
+            )
+        solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
+        asm = get_assembler(configuration, tasks, limits)
+    except TypeError:  # (the plan cache reads the tasks before they are checked)
+        _check_task_items(tasks)
+        raise
     control = None
     if adaptive:
         control = asm.adaptive
@@ -223,3 +234,12 @@ def solve_ik(
     if control is not None:
         control.record(configuration, asm, s, x, dt)
     return x
+
+
+def _check_task_items(tasks: object) -> None:
+    """:class:`InvalidInput` when ``tasks`` (a list or a list of levels) holds something
+    that is not a task, e.g. a task class instead of a task object."""
+    if is_hierarchy(tasks):  # type: ignore[arg-type]
+        check_levels(tasks)
+    else:
+        check_tasks(tasks)  # type: ignore[arg-type]

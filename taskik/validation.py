@@ -24,25 +24,44 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+def _class_instead_of_object(item: object, cls: type, what: str) -> InvalidInput | None:
+    if isinstance(item, type) and issubclass(item, cls):
+        return InvalidInput(
+            f"{what} holds the class {item.__name__}, not a {item.__name__} object: "
+            f"build one, e.g. {item.__name__}(...)"
+        )
+    return None
+
+
 def _check_list(items: object, cls: type[T], what: str) -> list[T]:
     if isinstance(items, cls):
         return [items]
+    error = _class_instead_of_object(items, cls, what)
+    if error is not None:
+        raise error
     if isinstance(items, str | bytes) or not isinstance(items, Sequence | set | frozenset):
         raise InvalidInput(
             f"{what} must be a list of {cls.__name__} objects, got {type(items).__name__}"
         )
-    for item in items:
+    for i, item in enumerate(items):
+        error = _class_instead_of_object(item, cls, what)
+        if error is not None:
+            raise error
         if not isinstance(item, cls):
+            shown = repr(item)
+            shown = shown if len(shown) <= 40 else shown[:37] + "..."
             raise InvalidInput(
-                f"{what} must contain {cls.__name__} objects, got {type(item).__name__}"
+                f"{what} must contain {cls.__name__} objects, got {type(item).__name__} "
+                f"{shown} at index {i}"
             )
     return list(items)
 
 
-def check_tasks(tasks: Iterable[Task] | Task) -> list[Task]:
+def check_tasks(tasks: Iterable[Task] | Task, what: str = "tasks") -> list[Task]:
     """Validate the task list (a sequence of :class:`Task` that implement their error, in
-    taskik's way or pink's: see :meth:`Task.compute_error_and_jacobian`)."""
-    out = _check_list(tasks, Task, "tasks")
+    taskik's way or pink's: see :meth:`Task.compute_error_and_jacobian`); ``what`` names
+    the argument in the messages."""
+    out = _check_list(tasks, Task, what)
     for task in out:
         if not task.is_implemented():
             raise InvalidInput(

@@ -82,6 +82,11 @@ def test_from_outside_the_cone_the_axis_comes_back(panda):
     assert cone.margins(conf).min() > -1e-6
 
 
+def angle_to(conf, frame, d):
+    a = conf.get_transform_frame_to_world(frame).rotation[:, 2]
+    return float(np.arctan2(np.linalg.norm(np.cross(a, d)), a @ d))
+
+
 def test_outside_one_row_brings_the_angle_back(ur5, rng):
     conf = ur5.configuration()
     z = conf.get_transform_frame_to_world("tool0").rotation[:, 2]
@@ -89,19 +94,49 @@ def test_outside_one_row_brings_the_angle_back(ur5, rng):
     cone = ConeLimit("tool0", [0.0, 0.0, 1.0], d, 0.3, gain=0.4)
     assert cone.margins(conf).min() < 0
     G, h = cone.compute_inequalities(conf, 0.05)
-    cosine = lambda c: float(d @ c.get_transform_frame_to_world("tool0").rotation[:, 2])  # noqa: E731
-    v = rng.standard_normal(conf.nv)
-    assert -G[0] @ v == pytest.approx(fd_rate(cosine, conf, v), rel=1e-6)
-    cos_inner = np.cos(np.arctan(np.tan(0.3) * np.cos(np.pi / 8)))
-    assert h[0] == pytest.approx(-0.4 * (cos_inner - cosine(conf)) / 0.05)
+    assert G.shape == (1, 6)
+    for _ in range(2):  # the row is the rate of the angle θ to d
+        v = rng.standard_normal(conf.nv)
+        fd = fd_rate(lambda c: angle_to(c, "tool0", d), conf, v)
+        assert G[0] @ v == pytest.approx(fd, rel=1e-6)
+    inner = np.arctan(np.tan(0.3) * np.cos(np.pi / 8))
+    assert h[0] == pytest.approx(-0.4 * (angle_to(conf, "tool0", d) - inner) / 0.05)
 
 
-def test_opposite_axis_is_not_infeasible_by_itself(ur5):
+@pytest.mark.parametrize("tilt", [0.0, 1e-14, 1e-12, 1e-10, 1e-8, 1e-4])
+def test_opposite_axis_is_not_infeasible_by_itself_and_comes_back(ur5, tilt):
+    # with the axis (nearly) opposite d, the rate of dᵀa vanishes: a row on it asked for a
+    # velocity growing like 1/sin θ (infeasible for DAQP from θ = π − 1e-12); the row on
+    # the angle asks for a velocity of the order of gain·θ/dt, and at θ = π exactly it
+    # turns the axis about the direction the joints turn fastest
     conf = ur5.configuration()
     z = conf.get_transform_frame_to_world("tool0").rotation[:, 2]
-    cone = ConeLimit("tool0", [0.0, 0.0, 1.0], -z, 0.3)
+    turn = np.cross(z, [1.0, 0.0, 0.0])
+    d = pin.exp3(tilt * turn / np.linalg.norm(turn)) @ -z
+    cone = ConeLimit("tool0", [0.0, 0.0, 1.0], d, 0.3, gain=0.5)
     G, h = cone.compute_inequalities(conf, 0.05)
-    assert G.shape == (1, 6) and np.allclose(G, 0.0) and h[0] == 0.0  # not 0 ≤ negative
+    assert G.shape == (1, 6) and np.linalg.norm(G) > 0.1 and h[0] < -10.0
+    posture = PostureTask(cost=1e-3)
+    posture.set_target_from_configuration(conf)
+    v = taskik.solve_ik(conf, [posture], 0.05, limits=[cone])
+    assert G[0] @ v <= h[0] + 1e-6 and np.abs(v).max() < 100.0
+    for _ in range(40):
+        conf.integrate_inplace(taskik.solve_ik(conf, [posture], 0.05, limits=[cone]), 0.05)
+    assert cone.margins(conf).min() > -1e-6  # back inside the cone
+
+
+def test_a_frame_that_cannot_turn_toward_d_gets_a_relaxed_row(planar_2r):
+    # the planar arm turns its end frame only about the world z axis: with the cone about
+    # z, the angle of the x axis to z cannot change, and the row must not ask it to
+    conf = planar_2r.configuration()
+    x = conf.get_transform_frame_to_world("ee").rotation[:, 0]
+    assert abs(x[2]) < 1e-12
+    cone = ConeLimit("ee", [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], 0.3)
+    G, h = cone.compute_inequalities(conf, 0.05)
+    assert G.shape == (1, conf.nv) and np.linalg.norm(G) < 1e-9 and h[0] == 0.0
+    posture = PostureTask(cost=1e-3)
+    posture.set_target_from_configuration(conf)
+    taskik.solve_ik(conf, [posture], 0.05, limits=[cone])  # feasible
 
 
 @pytest.mark.parametrize(
@@ -109,7 +144,7 @@ def test_opposite_axis_is_not_infeasible_by_itself(ur5):
     [
         ({"half_angle": 0.0}, r"half_angle must be in \(0, 1.5708\)"),
         ({"half_angle": np.pi / 2}, "half_angle must be in"),
-        ({"faces": 2}, "faces must be an integer >= 3"),
+        ({"faces": 2}, r"faces must be an integer in \[3, 1024\]"),
         ({"gain": 0.0}, r"gain must be in \(0, 1\]"),
         ({"axis": [0.0, 0.0, 0.0]}, "axis must be a non-zero"),
         ({"direction": [1.0]}, r"direction must have shape \(3,\)"),
@@ -149,5 +184,5 @@ def test_faces_must_be_an_integer_of_at_least_three(ur5):
     cone = ConeLimit("tool0", [0.0, 0.0, 1.0], z, 0.3, faces=3)
     G, h = cone.compute_inequalities(conf, 0.01)  # inside: one row per face
     assert G.shape[0] == 3 and cone.normals.shape == (3, 3)
-    with pytest.raises(InvalidInput, match="faces must be an integer >= 3"):
+    with pytest.raises(InvalidInput, match=r"faces must be an integer in \[3, 1024\]"):
         ConeLimit("tool0", [0.0, 0.0, 1.0], [0.0, 0.0, 1.0], 0.3, faces=8.0)

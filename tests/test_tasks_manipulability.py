@@ -1,6 +1,7 @@
 """ManipulabilityTask: m = √det(J Jᵀ) of a frame, raised toward a target."""
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from task_checks import ROBOTS, configurations, fd_rate
 
@@ -114,3 +115,54 @@ def test_the_gradient_follows_a_change_of_rows_or_frame_at_the_same_configuratio
         fresh = ManipulabilityTask(frame, rows=rows)
         assert m == fresh.manipulability(conf)
         np.testing.assert_array_equal(grad, fresh.gradient(conf)[1])
+
+
+def singular_ur5(ur5, joint):
+    """The UR5 exactly singular: the wrist (joint 4 at 0: joints 3 and 5 aligned, one
+    vanishing singular value) or the elbow straight (joint 2 at 0: two vanish there)."""
+    q = ur5.q0.copy()
+    q[joint] = 0.0
+    return ur5.configuration(q)
+
+
+def one_sided_rate(task, conf, v, eps=1e-6):
+    moved = taskik.Configuration(conf.model, pin.integrate(conf.model, conf.q, eps * v))
+    return (task.manipulability(moved) - task.manipulability(conf)) / eps
+
+
+def test_at_an_exact_singularity_the_gradient_is_the_steepest_one_sided_rate(ur5, rng):
+    conf = singular_ur5(ur5, 4)
+    task = ManipulabilityTask("tool0")
+    J = conf.get_frame_jacobian("tool0")
+    sigma = np.linalg.svd(J, compute_uv=False)
+    assert sigma[-1] < 1e-15 and sigma[-2] > 0.1  # one vanishing singular value
+    m, grad = task.gradient(conf)
+    assert m == 0.0 and np.linalg.norm(grad) > 0.01  # measured 0.081
+    w = grad[0] / np.linalg.norm(grad)
+    # m(q ⊕ t w) = t ‖∇m‖ + O(t²), and no direction rises faster
+    assert one_sided_rate(task, conf, w) == pytest.approx(np.linalg.norm(grad), rel=1e-4)
+    assert one_sided_rate(task, conf, -w) == pytest.approx(np.linalg.norm(grad), rel=1e-4)
+    for _ in range(50):
+        d = rng.standard_normal(conf.nv)
+        assert one_sided_rate(task, conf, d / np.linalg.norm(d)) <= np.linalg.norm(grad) * 1.0001
+
+
+@pytest.mark.parametrize("joint", [4, 2])
+@pytest.mark.parametrize("levels", [False, True])
+def test_an_arm_started_exactly_singular_leaves_the_singularity(ur5, joint, levels):
+    conf = singular_ur5(ur5, joint)
+    task = ManipulabilityTask("tool0", target=0.05, cost=10.0)
+    assert task.manipulability(conf) < 1e-15
+    assert np.linalg.norm(task.gradient(conf)[1]) > 0.01  # old formula: 0 (m · ...)
+    posture = PostureTask(cost=1e-3)  # pulls back toward the singular pose
+    posture.set_target_from_configuration(conf)
+    tasks = [[task], [DampingTask(1e-3)]] if levels else [task, posture]
+    for _ in range(40):
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.05), 0.05)
+    assert task.manipulability(conf) > 0.04
+
+
+@pytest.mark.parametrize("rows", [["all"], ("position",), None, 3, b"all"])
+def test_rows_that_are_not_a_name_are_refused(rows):
+    with pytest.raises(InvalidInput, match="rows must be 'all', 'position' or 'orientation'"):
+        ManipulabilityTask("tool0", rows=rows)

@@ -147,7 +147,14 @@ def test_a_target_set_without_configuration_is_checked_at_first_use(rng):
     with pytest.raises(taskik.InvalidConfiguration, match="norm 2"):
         task.compute_error(conf)
     task.set_target(np.zeros(4))
-    with pytest.raises(InvalidInput, match=r"posture target has shape \(4,\), model needs \(5,\)"):
+    with pytest.raises(
+        InvalidInput,
+        match=r"posture target has 4 values, nv of the model \(the size of a velocity\), but a "
+        r"configuration has nq = 5",
+    ):
+        task.compute_error(conf)
+    task.set_target(np.zeros(3))
+    with pytest.raises(InvalidInput, match=r"has 3 values but the model has nq = 5: it belongs"):
         task.compute_error(conf)
     task.set_target(pin.neutral(model))
     assert np.allclose(task.compute_error(conf), 0.0)

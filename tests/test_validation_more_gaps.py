@@ -157,7 +157,10 @@ def posture(ur5):
         (lambda t: {t: 1.0}, "^tasks must be a list of Task objects, got dict$"),
         (lambda t: 5, "^tasks must be a list of Task objects, got int$"),
         (lambda t: "posture", "^tasks must be a list of Task objects, got str$"),
-        (lambda t: [t, "posture"], "^tasks must contain Task objects, got str$"),
+        (
+            lambda t: [t, "posture"],
+            "^tasks must contain Task objects, got str 'posture' at index 1$",
+        ),
     ],
 )
 def test_a_task_list_that_is_not_a_list_of_tasks_is_refused_by_name(ur5, make, message):

@@ -271,9 +271,10 @@ def solve_qp_arrays(
             sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
             v = sol.x if sol.found else None
             status = "optimal" if sol.found else f"not found ({sol.extras or 'no details'})"
-    except TypeError as exc:
-        if not kwargs:
+    except (TypeError, ValueError) as exc:
+        if not kwargs or isinstance(exc, InvalidInput):
             raise
+        # (DAQP and most solvers raise TypeError for an unknown option, OSQP ValueError)
         raise InvalidInput(
             f"QP solver {solver!r} does not accept the options {sorted(kwargs)}: {exc}"
         ) from None

@@ -65,7 +65,8 @@ class BaseVelocityLimit(Limit):
         angular: angular cap(s), None for none.
         shape: ``"box"`` or ``"norm"``.
         frame: ``"local"`` or ``"world"`` (box only).
-        vertices: vertices of the inscribed polygon / polyhedron (norm only), ≥ 4.
+        vertices: vertices of the inscribed polygon / polyhedron (norm only), 4 to 4096
+            (one row each).
     """
 
     hard = True
@@ -89,13 +90,17 @@ class BaseVelocityLimit(Limit):
                 f"BaseVelocityLimit needs a floating or mobile base (a free flyer, planar or "
                 f"translation root joint); model {model.name!r} has {root}"
             )
-        if shape not in ("box", "norm"):
+        if not isinstance(shape, str) or shape not in ("box", "norm"):
             raise InvalidInput(f"BaseVelocityLimit shape must be 'box' or 'norm', got {shape!r}")
-        if frame not in ("local", "world"):
+        if not isinstance(frame, str) or frame not in ("local", "world"):
             raise InvalidInput(f"BaseVelocityLimit frame must be 'local' or 'world', got {frame!r}")
-        if isinstance(vertices, bool) or not isinstance(vertices, int | np.integer) or vertices < 4:
+        if (
+            isinstance(vertices, bool)
+            or not isinstance(vertices, int | np.integer)
+            or not 4 <= vertices <= 4096
+        ):
             raise InvalidInput(
-                f"BaseVelocityLimit vertices must be an integer >= 4, got {vertices!r}"
+                f"BaseVelocityLimit vertices must be an integer in [4, 4096], got {vertices!r}"
             )
         if linear is None and angular is None:
             raise InvalidInput("BaseVelocityLimit needs a linear or an angular cap (or both)")

@@ -13,6 +13,11 @@ from ..tasks._frames import FrameName
 from ..tasks.axis_alignment import frame_axis, unit_vector
 from .limit import Inequalities, Limit
 
+#: ``‖a × d‖`` below which the axis is taken as exactly opposite the cone's direction.
+_ANTIPODAL = 1e-9
+#: rate (rad per unit of v) below which the joints cannot turn the axis toward the direction.
+_STUCK = 1e-9
+
 
 class ConeLimit(Limit):
     """The axis ``a = R(q) a_f`` of a frame stays within ``half_angle`` α of a direction ``d``.
@@ -32,11 +37,19 @@ class ConeLimit(Limit):
     non-zero rate there, so a large step cannot jump across the cone.
 
     Outside the pyramid (some ``h_i < 0``; the faces' rows together can then be
-    infeasible, e.g. with the axis opposite ``d``), one row instead brings the angle back
-    toward the cone's inscribed circle α', a fraction ``gain`` per step:
-    ``dᵀ J_a v ≥ gain (cos α' − dᵀa) / dt``; where the joints cannot turn the axis toward
-    ``d`` (``dᵀ J_a = 0``: the axis exactly opposite, or a stuck frame) its bound is
-    relaxed to 0. Alone, the limit is never infeasible.
+    infeasible, e.g. with the axis opposite ``d``), one row instead brings the angle
+    ``θ = arccos(dᵀa)`` back toward the cone's inscribed circle α', a fraction ``gain`` per
+    step: ``θ̇ dt ≤ −gain (θ − α')``. The angle turns at ``θ̇ = −uᵀ ω`` with the world angular
+    velocity ``ω = R J_ω v`` and ``u = (a × d)/‖a × d‖`` the axis that turns ``a`` toward
+    ``d``, so the row is ``−uᵀ R J_ω v ≤ −gain (θ − α') / dt``. Its coefficients stay of the
+    size of the frame's angular velocity however close the axis comes to ``−d`` (the rate of
+    the cosine ``dᵀa`` vanishes there, a row on it would ask for a velocity growing like
+    ``1/sin θ``). With the axis exactly opposite ``d`` (``‖a × d‖ < 1e-9``) every ``u ⊥ d``
+    turns ``a`` toward ``d`` (``θ̇ ≤ −uᵀω`` for each): the row takes the one the joints can
+    turn about fastest (the top left singular vector of ``[e₁ e₂]ᵀ R J_ω``). Where the joints
+    cannot turn the axis toward ``d`` at all (``‖uᵀ R J_ω‖ < 1e-9`` rad per unit of ``v``: a
+    frame stuck or turning only about ``a`` or ``d``) the bound is relaxed to 0 (``v = 0``
+    meets it). Alone, the limit is therefore never infeasible.
 
     Args:
         frame: frame name.
@@ -44,7 +57,8 @@ class ConeLimit(Limit):
         direction: the cone's axis in the world (normalised).
         half_angle: α in rad, in (0, π/2).
         gain: fraction of the margin a step may use, in (0, 1].
-        faces: number of planes of the pyramid (≥ 3; 8 by default: α' = 0.92 α for small α).
+        faces: number of planes of the pyramid, 3 to 1024 (each one a row; 8 by default:
+            α' = 0.92 α for small α).
     """
 
     frame = FrameName()
@@ -67,8 +81,12 @@ class ConeLimit(Limit):
             half_angle, "half_angle", 0.0, math.pi / 2, low_open=True, high_open=True
         )
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
-        if not isinstance(faces, int | np.integer) or isinstance(faces, bool) or faces < 3:
-            raise InvalidInput(f"faces must be an integer >= 3, got {faces!r}")
+        if (
+            not isinstance(faces, int | np.integer)
+            or isinstance(faces, bool)
+            or not 3 <= faces <= 1024
+        ):
+            raise InvalidInput(f"faces must be an integer in [3, 1024], got {faces!r}")
         self.faces = int(faces)
         inner = math.atan(math.tan(self.half_angle) * math.cos(math.pi / self.faces))
         e1 = np.cross(d, [1.0, 0.0, 0.0] if abs(d[0]) < 0.9 else [0.0, 1.0, 0.0])
@@ -78,7 +96,8 @@ class ConeLimit(Limit):
         tangents = np.outer(np.cos(phi), e1) + np.outer(np.sin(phi), e2)
         #: face normals n_i (faces × 3)
         self.normals = math.cos(inner) * tangents - math.sin(inner) * d
-        self._cos_inner = math.cos(inner)
+        self._inner = inner
+        self._plane = np.vstack([e1, e2])
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i = −n_iᵀ a`` of every face, shape (faces,): all ≥ 0 inside the cone."""
@@ -90,11 +109,21 @@ class ConeLimit(Limit):
         if margins.min() >= 0.0:
             return self.normals @ J_a, margins * (self.gain / dt)
         d = self.direction
-        g = -(d @ J_a)  # −ċ, with c = dᵀa the cosine of the angle to d
-        bound = -self.gain * (self._cos_inner - float(d @ a)) / dt
-        if float(g @ g) < 1e-24:
+        fid = self.frame.id(configuration)
+        J_w = configuration.data.oMf[fid].rotation @ configuration.get_frame_jacobian(fid)[3:]
+        cross = np.cross(a, d)
+        sin = float(np.linalg.norm(cross))
+        theta = math.atan2(sin, float(d @ a))
+        if sin >= _ANTIPODAL:
+            row = -(cross / sin) @ J_w
+        else:  # a = −d: any u ⊥ d turns a toward d, take the fastest one
+            plane = self._plane  # (2, 3): e₁, e₂
+            U, _, _ = np.linalg.svd(plane @ J_w, full_matrices=False)
+            row = -(U[:, 0] @ plane) @ J_w
+        bound = -self.gain * (theta - self._inner) / dt
+        if float(row @ row) < _STUCK**2:
             bound = 0.0
-        return g.reshape(1, -1), np.array([bound])
+        return row.reshape(1, -1), np.array([bound])
 
     def __repr__(self) -> str:
         return (

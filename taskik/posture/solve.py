@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -20,7 +20,7 @@ from ..tasks.damping import DampingTask
 from ..tasks.frame import FrameTask
 from ..tasks.posture import PostureTask
 from ..tasks.task import Task
-from ..validation import check_levels, check_limit_model, check_limits
+from ..validation import check_levels, check_limit_model, check_limits, check_tasks
 from .context import context
 from .fast_pose import FastPose
 from .formulas import DEFAULT_DAMPING, METHODS, check_damping
@@ -224,6 +224,8 @@ def solve_posture(
         if len(task_list) == 1
         else all(isinstance(t, Task) for t in task_list)
     ):
+        if task_list:
+            check_tasks(task_list)  # names a task class given for a task object
         raise InvalidInput("tasks must be a non-empty list of Task objects")
     if regularization is None:
         regularization = []
@@ -236,9 +238,9 @@ def solve_posture(
         if regularization:
             task_list = [t for t in task_list if all(t is not r for r in regularization)]
     else:
-        regularization = list(regularization)
-        if not all(isinstance(t, Task) for t in regularization):
-            raise InvalidInput("regularization must be a list of Task objects")
+        if isinstance(regularization, Iterator):  # a generator: its tasks
+            regularization = list(regularization)
+        regularization = check_tasks(regularization, "regularization")
         if levels is not None and regularization:
             levels = [*levels, regularization]
     if damping is None and method == "lm-chan":

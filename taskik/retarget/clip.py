@@ -21,12 +21,14 @@ import csv
 import io
 import math
 import os
+import struct
 import tempfile
 import zipfile
-from collections.abc import Callable, Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -75,6 +77,8 @@ class Clip:
 
     def __post_init__(self) -> None:
         src = self.source
+        if isinstance(self.names, str | bytes) or not isinstance(self.names, Iterable):
+            raise InvalidInput(f"clip {src}: keypoint names must be a list of strings")
         names = tuple(self.names)
         if not names or not all(isinstance(n, str) and n for n in names):
             raise InvalidInput(f"clip {src}: keypoint names must be non-empty strings")
@@ -82,7 +86,7 @@ class Clip:
             dup = sorted({n for n in names if names.count(n) > 1})
             raise InvalidInput(f"clip {src}: keypoint names repeated: {dup}")
         self.names = names
-        pos = np.asarray(self.positions)
+        pos = _real(self.positions, f"clip {src}: positions")
         if pos.dtype.kind not in "fiu" or pos.ndim != 3 or pos.shape[1:] != (len(names), 3):
             raise InvalidInput(
                 f"clip {src}: positions must be real numbers of shape (N, {len(names)}, 3), "
@@ -95,9 +99,9 @@ class Clip:
         self.fps = check_positive_scalar(self.fps, f"clip {src}: fps")
         n = self.n_frames
         quats: dict[str, np.ndarray] = {}
-        for name, value in dict(self.orientations).items():
+        for name, value in _mapping(self.orientations, f"clip {src}: orientations").items():
             self.index(name)
-            q = np.asarray(value)
+            q = _real(value, f"clip {src}: orientations of {name!r}")
             if q.dtype.kind not in "fiu" or q.shape != (n, 4):
                 raise InvalidInput(
                     f"clip {src}: orientations of {name!r} must be ({n}, 4) quaternions "
@@ -116,9 +120,9 @@ class Clip:
             quats[name] = q / norm[:, None]
         self.orientations = quats
         flags: dict[str, np.ndarray] = {}
-        for name, value in dict(self.contacts).items():
+        for name, value in _mapping(self.contacts, f"clip {src}: contacts").items():
             self.index(name)
-            c = np.asarray(value)
+            c = _real(value, f"clip {src}: contacts of {name!r}")
             if c.shape != (n,) or c.dtype.kind not in "biu" or not np.isin(c, (0, 1)).all():
                 raise InvalidInput(
                     f"clip {src}: contacts of {name!r} must be {n} booleans (0/1), "
@@ -158,47 +162,144 @@ def clip_from_arrays(
     orientations: Mapping[str, npt.ArrayLike] | None = None,
     contacts: Mapping[str, npt.ArrayLike] | None = None,
 ) -> Clip:
-    """A :class:`Clip` from plain arrays (checked as in :class:`Clip`)."""
+    """A :class:`Clip` from plain arrays (checked as in :class:`Clip`): ``names`` a list,
+    tuple or array of K str, ``positions`` (N, K, 3), ``orientations`` and ``contacts``
+    mappings from keypoint names to (N, 4) and (N,) arrays (or None)."""
+    if isinstance(names, str | bytes) or not isinstance(names, Iterable):
+        raise InvalidInput(f"clip names must be a list of keypoint names, got {names!r}")
+    listed = list(names.ravel()) if isinstance(names, np.ndarray) else list(names)
+    bad = [n for n in listed if not isinstance(n, str)]
+    if bad:
+        raise InvalidInput(
+            f"clip names must be keypoint names (str), got {type(bad[0]).__name__} {bad[0]!r}"
+        )
+    for what, given in (("orientations", orientations), ("contacts", contacts)):
+        if given is not None and not isinstance(given, Mapping):
+            raise InvalidInput(
+                f"clip {what} must be a dict from keypoint names to arrays, or None; got "
+                f"{type(given).__name__}"
+            )
+    # (the arrays are converted and checked by Clip)
+    quats: dict[str, Any] = dict(orientations or {})
+    flags: dict[str, Any] = dict(contacts or {})
     return Clip(
-        tuple(names),
-        np.asarray(positions),
-        fps,
-        {k: np.asarray(v) for k, v in (orientations or {}).items()},
-        {k: np.asarray(v) for k, v in (contacts or {}).items()},
+        tuple(str(n) for n in listed), _real(positions, "clip positions"), fps, quats, flags
     )
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
-    """Call ``write`` on a temporary file next to ``path``, then rename it to ``path``.
+def _mapping(value: object, what: str) -> dict:
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"{what} must be a dict from keypoint names to arrays")
+    return dict(value)
 
-    A failure leaves ``path`` as it was (absent or the previous file), never half-written.
+
+def _real(value: npt.ArrayLike, what: str) -> np.ndarray:
+    """``value`` as an array; :class:`InvalidInput` when numpy cannot make one (ragged lists)."""
+    try:
+        return np.asarray(value)
+    except (ValueError, TypeError) as exc:
+        raise InvalidInput(f"{what} must be an array of numbers: {exc}") from None
+
+
+def as_path(value: object, what: str) -> Path:
+    """``value`` as a ``pathlib.Path`` when it is a ``str`` or an ``os.PathLike`` of
+    str; :class:`InvalidInput` naming ``what`` otherwise (None, bytes, a number, a list...,
+    an empty name, a NUL character)."""
+    if not isinstance(value, str | os.PathLike):
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        raise InvalidInput(
+            f"{what} must be a file path (a str or a pathlib.Path), got "
+            f"{type(value).__name__} {shown}"
+        )
+    try:
+        text = os.fspath(value)
+    except TypeError as exc:
+        raise InvalidInput(f"{what} must be a file path: {exc}") from None
+    if not isinstance(text, str):
+        raise InvalidInput(f"{what} must be a path of text, got the bytes {text!r}")
+    if not text:
+        raise InvalidInput(f"{what} is an empty path")
+    if "\0" in text:
+        raise InvalidInput(f"{what} {text!r} contains a NUL character")
+    return Path(text)
+
+
+def _os_reason(exc: BaseException) -> str:
+    """An OS error's reason without its repeated file name."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc)
+
+
+def read_text(path: Path, what: str) -> str:
+    """The text of file ``path`` (UTF-8); :class:`InvalidInput` naming it when it is missing,
+    cannot be read or is not text."""
+    try:
+        if not path.is_file():
+            raise InvalidInput(f"{what} file not found: {path}")
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {what} file {path}: {_os_reason(exc)}") from exc
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{what} file {path} is not UTF-8 text: {exc.reason} at byte {exc.start}"
+        ) from exc
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> Path:
+    """Call ``write`` on a temporary file next to ``path``, flush it to disk, then rename it
+    to ``path``.
+
+    A failure leaves ``path`` as it was (absent or the previous file), never half-written;
+    a path that cannot be written (no such folder, a folder in its place, a name too long,
+    no permission, a full disk) raises :class:`InvalidInput` naming it.
     """
-    path = Path(path)
-    if not path.parent.is_dir():
-        raise InvalidInput(f"cannot write {path}: folder {path.parent} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    path = as_path(path, "output path")
+    try:
+        if not path.parent.is_dir():
+            raise InvalidInput(f"cannot write {path}: folder {path.parent} does not exist")
+        if path.is_dir():
+            raise InvalidInput(f"cannot write {path}: it is a folder")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {path}: {_os_reason(exc)}") from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InvalidInput(f"cannot write {path}: {_os_reason(exc)}") from exc
         raise
     return path
 
 
 def load_npz(path: str | os.PathLike[str], required: tuple[str, ...], what: str) -> dict:
     """The arrays of an ``.npz`` file; :class:`InvalidInput` naming the file when it cannot be
-    read or misses one of ``required``."""
-    path = Path(path)
-    if not path.is_file():
-        raise InvalidInput(f"{what} file not found: {path}")
+    read (missing, a folder, damaged: every array is read and its compressed data checked)
+    or misses one of ``required``."""
+    path = as_path(path, f"{what} file")
     try:
+        if not path.is_file():
+            raise InvalidInput(f"{what} file not found: {path}")
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {what} file {path}: {_os_reason(exc)}") from exc
+    except (  # what a damaged zip raises: bad structure, CRC, method, flags, data
+        ValueError,
+        zipfile.BadZipFile,
+        EOFError,
+        zlib.error,
+        KeyError,
+        NotImplementedError,
+        RuntimeError,
+        struct.error,
+    ) as exc:
         raise InvalidInput(f"{what} file {path} is not a readable .npz file: {exc}") from exc
     missing = [k for k in required if k not in arrays]
     if missing:
@@ -286,7 +387,7 @@ def _csv_columns(header: list[str], path: Path) -> tuple[list[str], dict[str, di
 
 
 def _read_csv(path: Path) -> Clip:
-    text = path.read_text()
+    text = read_text(path, "clip")
     lines = text.splitlines()
     fps: float | None = None
     start = 0
@@ -375,10 +476,8 @@ def load_clip(path: str | os.PathLike[str]) -> Clip:
         InvalidInput: unknown suffix, missing file, malformed content, NaN frames; the message
             names the file, and the frame and keypoint when one is at fault.
     """
-    path = Path(path)
+    path = as_path(path, "clip file")
     suffix = _suffix(path)
-    if not path.is_file():
-        raise InvalidInput(f"clip file not found: {path}")
     return _read_npz(path) if suffix == ".npz" else _read_csv(path)
 
 
@@ -387,6 +486,6 @@ def save_clip(clip: Clip, path: str | os.PathLike[str]) -> Path:
     rename, so that a failure never leaves a half-written file."""
     if not isinstance(clip, Clip):
         raise InvalidInput(f"clip must be a taskik.retarget.Clip, got {type(clip).__name__}")
-    path = Path(path)
+    path = as_path(path, "clip file")
     writer = _write_npz if _suffix(path) == ".npz" else _write_csv
     return atomic_write(path, lambda handle: writer(clip, handle))

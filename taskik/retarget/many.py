@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +27,7 @@ from ..batch.problems import worker_name
 from ..batch.solve import ENGINES, progress_bar
 from ..exceptions import InvalidInput
 from ..robots import Robot
+from .clip import as_path
 from .mapping import RetargetMapping, load_mapping
 from .result import RetargetResult, load_result
 from .solver import DEFAULT_STEPS, _as_count, _as_robot, retarget
@@ -167,8 +168,10 @@ def _check_options(options: dict[str, Any]) -> dict[str, Any]:
 def _clip_paths(clips: Sequence[str | os.PathLike[str]]) -> list[Path]:
     if isinstance(clips, str | os.PathLike):
         raise InvalidInput("clips must be a list of clip files, got a single path")
-    paths = [Path(c) for c in clips]
-    missing = [str(p) for p in paths if not p.is_file()]
+    if isinstance(clips, bytes) or not isinstance(clips, Iterable):
+        raise InvalidInput(f"clips must be a list of clip files, got {type(clips).__name__}")
+    paths = [as_path(c, "each clip") for c in clips]
+    missing = [str(p) for p in paths if not _is_file(p)]
     if missing:
         raise InvalidInput(f"clip file(s) not found: {', '.join(missing)}")
     stems: dict[str, Path] = {}
@@ -180,6 +183,13 @@ def _clip_paths(clips: Sequence[str | os.PathLike[str]]) -> list[Path]:
             )
         stems[p.stem] = p
     return paths
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a name too long, ...: not a clip file either
+        return False
 
 
 def _finished(output: Path, robot: str, steps: int) -> RetargetResult | None:
@@ -257,10 +267,12 @@ def retarget_many(
         ImportError: ``engine="ray"`` without Ray installed.
     """
     t0 = time.perf_counter()
-    if engine not in ENGINES:
+    if not isinstance(engine, str) or engine not in ENGINES:
         raise InvalidInput(f"engine must be one of {ENGINES}, got {engine!r}")
     workers = cpu_count() if workers is None else _as_count(workers, "workers")
     options = _check_options(dict(retarget_options))
+    if not isinstance(progress, bool | np.bool_):
+        raise InvalidInput(f"progress must be True or False, got {progress!r}")
     paths = _clip_paths(clips)
     robot = _as_robot(robot)
     if engine == "ray" and robot.name not in robots.list():
@@ -269,10 +281,13 @@ def retarget_many(
             "of taskik.robots.list()"
         )
     mapping = load_mapping(mapping)
-    out_dir = Path(output_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise InvalidInput(f"output_dir {out_dir} is a file, not a folder")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = as_path(output_dir, "output_dir")
+    try:
+        if out_dir.exists() and not out_dir.is_dir():
+            raise InvalidInput(f"output_dir {out_dir} is a file, not a folder")
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidInput(f"cannot make output_dir {out_dir}: {exc.strerror or exc}") from exc
     outputs = [out_dir / f"{p.stem}.npz" for p in paths]
     steps = options.get("steps", DEFAULT_STEPS)
     summaries: list[ClipSummary | None] = [None] * len(paths)

@@ -27,12 +27,12 @@ import json
 import os
 from collections.abc import Mapping as MappingABC
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
+from .clip import as_path, read_text
 
 _TOP_KEYS = ("scale", "posture_cost", "contact_cost", "rest_frame", "tasks")
 _TASK_KEYS = (
@@ -69,6 +69,27 @@ class KeypointTask:
     orientation_cost: float = 0.0
     offset: tuple[float, float, float] | None = None
     rotation_offset: tuple[float, float, float, float] | None = None
+
+    def __post_init__(self) -> None:
+        for key in ("keypoint", "frame"):
+            value = getattr(self, key)
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"KeypointTask {key} must be a non-empty string, got {value!r}")
+        where = f"KeypointTask (keypoint {self.keypoint!r})"
+        for key in ("position_cost", "orientation_cost"):
+            object.__setattr__(self, key, check_scalar(getattr(self, key), f"{where}: {key}", 0.0))
+        if self.offset is not None:
+            offset = check_finite_array(self.offset, f"{where}: offset", (3,))
+            object.__setattr__(self, "offset", tuple(offset.tolist()))
+        if self.rotation_offset is not None:
+            quat = check_finite_array(self.rotation_offset, f"{where}: rotation_offset", (4,))
+            norm = float(np.linalg.norm(quat))
+            if abs(norm - 1.0) > 1e-3:
+                raise InvalidInput(
+                    f"{where}: rotation_offset must be a unit quaternion (x, y, z, w), "
+                    f"norm {norm:.6g}"
+                )
+            object.__setattr__(self, "rotation_offset", tuple((quat / norm).tolist()))
 
     @classmethod
     def from_dict(cls, entry: object, where: str) -> KeypointTask:
@@ -107,6 +128,31 @@ class RetargetMapping:
     posture_cost: float = 1e-2
     contact_cost: float = 100.0
     rest_frame: int = 0
+
+    def __post_init__(self) -> None:
+        tasks = self.tasks
+        if isinstance(tasks, KeypointTask):
+            tasks = (tasks,)
+        if not isinstance(tasks, list | tuple) or not tasks:
+            raise InvalidInput(
+                f"RetargetMapping tasks must be a non-empty list of KeypointTask, got {tasks!r}"
+            )
+        bad = [t for t in tasks if not isinstance(t, KeypointTask)]
+        if bad:
+            raise InvalidInput(
+                f"RetargetMapping tasks must be KeypointTask objects, got {type(bad[0]).__name__}"
+            )
+        object.__setattr__(self, "tasks", tuple(tasks))
+        if self.scale is not None:
+            object.__setattr__(
+                self, "scale", check_scalar(self.scale, "mapping scale", 0.0, low_open=True)
+            )
+        for key in ("posture_cost", "contact_cost"):
+            object.__setattr__(self, key, check_scalar(getattr(self, key), f"mapping {key}", 0.0))
+        rest = self.rest_frame
+        if isinstance(rest, bool) or not isinstance(rest, int | np.integer) or rest < 0:
+            raise InvalidInput(f"mapping rest_frame must be a frame index >= 0, got {rest!r}")
+        object.__setattr__(self, "rest_frame", int(rest))
 
     @classmethod
     def from_dict(cls, data: object, source: str = "<dict>") -> RetargetMapping:
@@ -175,10 +221,8 @@ def load_mapping(
         raise InvalidInput(
             f"mapping must be a dict, a RetargetMapping or a file path, got {type(source).__name__}"
         )
-    path = Path(source)
-    if not path.is_file():
-        raise InvalidInput(f"mapping file not found: {path}")
-    text = path.read_text()
+    path = as_path(source, "mapping file")
+    text = read_text(path, "mapping")
     suffix = path.suffix.lower()
     if suffix == ".json":
         try:
@@ -214,6 +258,15 @@ def estimate_scale(keypoints: np.ndarray, robot_points: np.ndarray) -> float:
     Raises:
         InvalidInput: the keypoints (or the robot points) have no vertical extent.
     """
+    keypoints = check_finite_array(keypoints, "keypoints")
+    robot_points = check_finite_array(robot_points, "robot_points")
+    if keypoints.ndim != 2 or keypoints.shape[1:] != (3,) or len(keypoints) == 0:
+        raise InvalidInput(f"keypoints must have shape (K, 3), K >= 1, got {keypoints.shape}")
+    if robot_points.shape != keypoints.shape:
+        raise InvalidInput(
+            f"robot_points must have the shape of keypoints {keypoints.shape}, "
+            f"got {robot_points.shape}"
+        )
     human = float(np.ptp(keypoints[:, 2]))
     robot = float(np.ptp(robot_points[:, 2]))
     if human < 1e-6 or robot < 1e-6:

@@ -16,7 +16,7 @@ from typing import IO
 import numpy as np
 
 from ..exceptions import InvalidInput
-from .clip import atomic_write, load_npz
+from .clip import as_path, atomic_write, load_npz
 
 _KEYS = (
     "q",
@@ -82,7 +82,7 @@ class RetargetResult:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write to ``path`` (``.npz``) through a temporary file and a rename."""
-        path = Path(path)
+        path = as_path(path, "retarget output")
         if path.suffix.lower() != ".npz":
             raise InvalidInput(f"retarget output {path}: use a .npz file name")
         arrays = self.arrays()
@@ -125,13 +125,35 @@ class RetargetResult:
 
 
 def load_result(path: str | os.PathLike[str]) -> RetargetResult:
-    """Read a :class:`RetargetResult` written by :meth:`RetargetResult.save`."""
+    """Read a :class:`RetargetResult` written by :meth:`RetargetResult.save`, every array
+    checked: :class:`InvalidInput` naming the file and the array at fault when it is not one
+    (damaged, truncated, written by something else)."""
     a = load_npz(path, _KEYS, "retarget result")
-    n = a["q"].shape[0]
-    e = len(a["keypoints"])
+    where = f"retarget result file {path}"
+    q = a["q"]
+    if q.dtype.kind != "f" or q.ndim != 2 or q.shape[0] == 0 or not np.isfinite(q).all():
+        raise InvalidInput(f"{where}: q must be finite (N, nq) floats, got {q.dtype} {q.shape}")
+    for key in ("keypoints", "frames"):
+        if a[key].dtype.kind != "U" or a[key].ndim != 1:
+            raise InvalidInput(f"{where}: {key} must be a 1-D array of str, got {a[key].dtype}")
+    n, e = q.shape[0], len(a["keypoints"])
+    if len(a["frames"]) != e:
+        raise InvalidInput(f"{where}: {e} keypoints but {len(a['frames'])} frames")
     for key in ("position_errors", "orientation_errors"):
-        if a[key].shape != (n, e):
+        if a[key].shape != (n, e) or a[key].dtype.kind != "f":
             raise InvalidInput(
-                f"retarget result file {path}: {key} has shape {a[key].shape}, expected {(n, e)}"
+                f"{where}: {key} has {a[key].dtype} shape {a[key].shape}, expected floats {(n, e)}"
             )
+    for key in ("fps", "scale", "solve_time", "steps"):
+        value = a[key]
+        kinds = "iu" if key == "steps" else "fiu"
+        if value.shape != () or value.dtype.kind not in kinds or not np.isfinite(value):
+            raise InvalidInput(f"{where}: {key} must be a finite number, got {value!r}")
+    if a["fps"] <= 0 or a["scale"] <= 0 or a["steps"] < 1:
+        raise InvalidInput(
+            f"{where}: fps, scale and steps must be positive, got {a['fps']}, {a['scale']}, "
+            f"{a['steps']}"
+        )
+    if a["robot"].shape != () or a["robot"].dtype.kind != "U":
+        raise InvalidInput(f"{where}: robot must be a name, got {a['robot']!r}")
     return RetargetResult.from_arrays(a)

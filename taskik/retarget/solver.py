@@ -32,7 +32,7 @@ import numpy as np
 import pinocchio as pin
 
 from .. import robots
-from ..configuration import Configuration, base_velocity_count
+from ..configuration import Configuration, base_velocity_count, q_shape_message
 from ..exceptions import InvalidInput, NoSolutionFound, UnknownName, check_finite_array
 from ..limits import ConfigurationLimit, VelocityLimit
 from ..limits.limit import Limit
@@ -176,9 +176,13 @@ def _as_robot(robot: Robot | str) -> Robot:
     return robot
 
 
-def _as_count(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise InvalidInput(f"{name} must be an integer >= 1, got {value!r}")
+#: Largest count of steps (per frame, or of the first frame) accepted.
+MAX_STEPS = 1_000_000
+
+
+def _as_count(value: object, name: str, most: int = MAX_STEPS) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or not 1 <= value <= most:
+        raise InvalidInput(f"{name} must be an integer >= 1 (at most {most:_}), got {value!r}")
     return int(value)
 
 
@@ -223,13 +227,24 @@ def retarget(
     mapping = load_mapping(mapping)
     steps = _as_count(steps, "steps")
     first_steps = _as_count(first_steps, "first_steps")
+    if solver is not None and not isinstance(solver, str):
+        raise InvalidInput(f"solver must be a QP solver name or None, got {solver!r}")
+    if progress is not None and not callable(progress):
+        raise InvalidInput(
+            f"progress must be a function progress(frames_done, n_frames) or None, got "
+            f"{type(progress).__name__}"
+        )
+    if isinstance(limits, Limit):
+        limits = [limits]
+    elif isinstance(limits, str | bytes | os.PathLike) or not isinstance(limits, Sequence):
+        raise InvalidInput(f"limits must be a list of Limit objects, got {type(limits).__name__}")
     model = robot.model
     problem = _Problem(robot, clip, mapping)
-    conf = robot.configuration(
-        problem.q_start
-        if q_start is None
-        else check_finite_array(q_start, "q_start", (model.nq,)).copy()
-    )
+    if q_start is not None:
+        q_start = check_finite_array(q_start, "q_start").copy()
+        if q_start.shape != (model.nq,):
+            raise InvalidInput(q_shape_message("q_start", q_start.shape, model))
+    conf = robot.configuration(problem.q_start if q_start is None else q_start)
     extra = check_limits(list(limits)) if len(limits) else []
     first_limits: list[Limit] = [ConfigurationLimit(model), *extra]
     frame_limits: list[Limit] = [ConfigurationLimit(model), VelocityLimit(model), *extra]

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import builtins
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -224,10 +226,54 @@ def load(name: str) -> Robot:
     raise err
 
 
+def _package_dirs(package_dirs: object) -> builtins.list[str]:
+    """``package_dirs`` of :func:`load_urdf` as a list of folder names: None (none), one
+    folder (a str or a Path) or a list or tuple of them; :class:`InvalidInput` otherwise."""
+    if package_dirs is None:
+        return []
+    if isinstance(package_dirs, str | os.PathLike):
+        package_dirs = [package_dirs]
+    if not isinstance(package_dirs, builtins.list | tuple) or not all(
+        isinstance(d, str | os.PathLike) for d in package_dirs
+    ):
+        raise InvalidInput(
+            "package_dirs must be a folder or a list of folders (str or Path), got "
+            f"{package_dirs!r}"
+        )
+    return [os.fspath(d) for d in package_dirs]
+
+
+def check_joints(model: pin.Model, source: str) -> None:
+    """:class:`InvalidInput` naming the joint of ``model`` (read from ``source``) whose
+    position limits are crossed (a lower bound above the upper one: no configuration
+    satisfies them) or whose axis is zero (it moves nothing: ``<axis xyz="0 0 0">``)."""
+    lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+    data = model.createData()
+    pin.computeJointJacobians(model, data, pin.neutral(model))
+    for jid in range(1, model.njoints):
+        joint, name = model.joints[jid], model.names[jid]
+        q = slice(joint.idx_q, joint.idx_q + joint.nq)
+        crossed = np.flatnonzero(lower[q] > upper[q])
+        if crossed.size:
+            k = int(crossed[0]) + joint.idx_q
+            raise InvalidInput(
+                f"{source}: joint {name!r} has its lower limit {lower[k]:g} above its upper "
+                f"limit {upper[k]:g}; no position satisfies them (swap them?)"
+            )
+        J = np.reshape(pin.getJointJacobian(model, data, jid, pin.LOCAL), (6, model.nv))
+        S = J[:, joint.idx_v : joint.idx_v + joint.nv]  # (nv = 1: the binding gives (6,))
+        norms = np.linalg.norm(S, axis=0)
+        if not (np.isfinite(norms).all() and (norms > 1e-12).all()):
+            raise InvalidInput(
+                f"{source}: joint {name!r} has a zero axis (it moves nothing); give its <axis "
+                'xyz="..."> a non-zero direction'
+            )
+
+
 def load_urdf(
     path: str | Path,
     floating_base: bool = False,
-    package_dirs: builtins.list[str] | None = None,
+    package_dirs: str | os.PathLike[str] | Sequence[str | os.PathLike[str]] | None = None,
     srdf: str | Path | None = None,
 ) -> Robot:
     """Load a URDF file; ``floating_base=True`` adds a free-flyer root joint.
@@ -236,14 +282,22 @@ def load_urdf(
     :class:`taskik.CollisionLimit`, and its ``half_sitting`` (or first) reference
     posture, if any, becomes ``q0``.
 
-    Meshes are resolved through ``package_dirs`` (and ROS_PACKAGE_PATH); the geometry models
-    are None when meshes cannot be found (kinematics does not need them).
+    Meshes are resolved through ``package_dirs`` (one folder or a list of folders; and
+    ROS_PACKAGE_PATH); the geometry models are None when meshes cannot be found (kinematics
+    does not need them).
+
+    Raises:
+        InvalidInput: a missing or unreadable file, arguments of the wrong type, or a joint
+            whose limits are crossed (lower > upper) or whose axis is zero (named).
     """
     if not isinstance(floating_base, bool | np.bool_):
         raise InvalidInput(f"floating_base must be True or False, got {floating_base!r}")
-    if not isinstance(path, str | Path):
+    if not isinstance(path, str | os.PathLike):
         raise InvalidInput(f"path must be a file path, got {type(path).__name__}")
     path = Path(path)
+    dirs = _package_dirs(package_dirs)
+    if srdf is not None and not isinstance(srdf, str | os.PathLike):
+        raise InvalidInput(f"srdf must be a file path or None, got {type(srdf).__name__}")
     if not path.is_file():
         raise InvalidInput(f"URDF file not found: {path}")
     root = pin.JointModelFreeFlyer() if floating_base else None
@@ -253,9 +307,10 @@ def load_urdf(
         )
     except (RuntimeError, ValueError) as exc:
         raise InvalidInput(f"could not parse URDF {path}: {exc}") from exc
+    check_joints(model, f"URDF {path}")
     visual = collision = None
     try:
-        dirs = package_dirs or [str(path.parent)]
+        dirs = dirs or [str(path.parent)]
         visual = pin.buildGeomFromUrdf(model, str(path), pin.GeometryType.VISUAL, package_dirs=dirs)
         collision = pin.buildGeomFromUrdf(
             model, str(path), pin.GeometryType.COLLISION, package_dirs=dirs

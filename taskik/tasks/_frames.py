@@ -3,14 +3,39 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, TargetNotSet, check_finite_array
+
+
+def joint_name_list(names: object, who: str, *, universe: bool = False) -> list[str]:
+    """``names`` as a list of joint names: a list, tuple, set, numpy array of str or any
+    iterable of str (a single str is one name). :class:`InvalidInput` naming ``who`` for None,
+    a number or anything else that is not names, and (unless ``universe``) for ``"universe"``,
+    Pinocchio's fixed world, which has no velocity coordinate."""
+    if isinstance(names, str):
+        out: list[object] = [names]
+    elif names is None or isinstance(names, bytes | dict) or not isinstance(names, Iterable):
+        raise InvalidInput(f"{who} must be joint names (a list of str), got {names!r}")
+    else:
+        out = list(np.asarray(names).ravel()) if isinstance(names, np.ndarray) else list(names)
+    bad = [n for n in out if not isinstance(n, str)]
+    if bad:
+        raise InvalidInput(
+            f"{who} must be joint names (str), got {type(bad[0]).__name__} {bad[0]!r}"
+        )
+    if not universe and "universe" in out:
+        raise InvalidInput(
+            f"{who}: 'universe' is Pinocchio's fixed world frame, not a joint (it has no "
+            "velocity coordinate); name the model's joints"
+        )
+    return [str(n) for n in out]
 
 
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
@@ -88,9 +113,13 @@ class FrameRef(str):
 
     def id(self, configuration: Configuration) -> int:
         """Index of the frame in ``configuration.model`` (:class:`UnknownName` if absent)."""
-        if configuration.model is not self._model:
-            self._id = configuration.get_frame_id(str(self))
-            self._model = configuration.model
+        try:
+            if configuration.model is not self._model:
+                self._id = configuration.get_frame_id(str(self))
+                self._model = configuration.model
+        except AttributeError:  # not a Configuration: say so (else a bug: raise it)
+            check_configuration(configuration, f"the task of frame {str(self)!r}")
+            raise
         return self._id
 
 

@@ -50,4 +50,6 @@ class ComTask(Task):
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
         target = require_target(self.target, self)
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            configuration = check_configuration(configuration, "ComTask")
         return target - configuration.com, configuration.com_jacobian

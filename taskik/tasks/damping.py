@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from .task import Task, check_cost
 
@@ -43,6 +43,8 @@ class DampingTask(Task):
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            configuration = check_configuration(configuration, "DampingTask")
         nv = configuration.nv
         if self._cost.ndim == 1 and self._cost.shape != (nv,):
             raise InvalidInput(f"DampingTask cost must be a scalar or have shape ({nv},)")

@@ -139,6 +139,8 @@ class FrameTask(Task):
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            configuration = check_configuration(configuration, "FrameTask")
         e, J = np.empty(6), np.empty((6, configuration.nv))
         self.write_rows(configuration, J, e)
         return e, J

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
@@ -10,6 +10,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
+from ._frames import joint_name_list
 from .task import Task
 
 
@@ -28,7 +29,9 @@ class JointCouplingTask(Task):
     linearised about ``q_ref``, is one or two rows over its joints.
 
     Args:
-        joints: joint names (their velocity coordinates are the k columns of ``A``).
+        joints: joint names, a list, a tuple, an array of str or any iterable of them (their
+            velocity coordinates are the k columns of ``A``); not ``"universe"``, Pinocchio's
+            fixed world, which has no coordinate.
         A: coupling matrix, shape (m, k).
         b: right-hand side, shape (m,) (zeros by default).
         q_ref: reference configuration (size nq), ``pin.neutral(model)`` by default.
@@ -38,7 +41,7 @@ class JointCouplingTask(Task):
 
     def __init__(
         self,
-        joints: Sequence[str],
+        joints: Iterable[str],
         A: npt.ArrayLike,
         b: npt.ArrayLike | None = None,
         q_ref: npt.ArrayLike | None = None,
@@ -71,12 +74,13 @@ class JointCouplingTask(Task):
         return list(self._joints)
 
     @joints.setter
-    def joints(self, joints: Sequence[str]) -> None:
-        if isinstance(joints, str) or not all(isinstance(j, str) for j in joints):
+    def joints(self, joints: Iterable[str]) -> None:
+        if isinstance(joints, str):  # one name where the columns of A need a list
             raise InvalidInput(f"joints must be a list of joint names, got {joints!r}")
-        if len(set(joints)) != len(joints) or not joints:
-            raise InvalidInput(f"joints must be distinct and not empty, got {list(joints)}")
-        self._joints = tuple(joints)
+        names = joint_name_list(joints, "JointCouplingTask joints")
+        if len(set(names)) != len(names) or not names:
+            raise InvalidInput(f"joints must be distinct and not empty, got {names}")
+        self._joints = tuple(names)
         self._model = None  # bound again at the next use
 
     @property
@@ -113,10 +117,12 @@ class JointCouplingTask(Task):
         self.target = check_finite_array(b, "b", (self._m,)).copy()
 
     def _bind(self, configuration: Configuration) -> None:
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            check_configuration(configuration, "JointCouplingTask")
         model = configuration.model
         if model is self._model:
             return
-        ids = [configuration.get_joint_id(name) for name in self.joints]
+        ids = [configuration.get_joint_id(name) for name in self.joints]  # none is 0: universe
         joints = [model.joints[j] for j in ids]
         v_idx = [j.idx_v + k for j in joints for k in range(j.nv)]
         if self.A.shape[1] != len(v_idx):

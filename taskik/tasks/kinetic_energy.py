@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pinocchio as pin
 from scipy.linalg.lapack import dpotrf
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from .task import Task, check_cost
 
@@ -54,6 +54,7 @@ class KineticEnergyTask(Task):
         """CRBA on the configuration's data: ``M(q)``, upper triangle only (the lower is not
         written). Reads q alone: the kinematics cache (frame placements, Jacobians, CoM) is
         left as it was."""
+        configuration = check_configuration(configuration, "KineticEnergyTask")
         return pin.crba(
             configuration.model, configuration.data, configuration.q, pin.Convention.LOCAL
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from ..configuration import Configuration
+from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from .task import Task, check_cost
 
@@ -42,6 +42,7 @@ class LowAccelerationTask(Task):
     def compute_error_and_jacobian(
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
+        configuration = check_configuration(configuration, "LowAccelerationTask")
         nv = configuration.nv
         if self._cost.ndim == 1 and self._cost.shape != (nv,):
             raise InvalidInput(

@@ -45,7 +45,7 @@ class PositionTask(Task):
         lm_damping: float = 0.0,
         jacobian: str = "end",
     ) -> None:
-        if jacobian not in ("end", "target"):
+        if not isinstance(jacobian, str) or jacobian not in ("end", "target"):
             raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
         self.jacobian = jacobian
         self.frame = frame

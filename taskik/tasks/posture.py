@@ -8,7 +8,12 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..configuration import Configuration, base_velocity_count, check_configuration
+from ..configuration import (
+    Configuration,
+    base_velocity_count,
+    check_configuration,
+    q_shape_message,
+)
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import require_target, target_alias
 from .task import Task, check_cost
@@ -196,12 +201,12 @@ class PostureTask(Task):
         self, configuration: Configuration
     ) -> tuple[np.ndarray, np.ndarray]:
         target = require_target(self.target, self)
+        if type(configuration) is not Configuration:  # (a subclass is fine)
+            configuration = check_configuration(configuration, "PostureTask")
         model = configuration.model
         self._bind(model)
         if target.shape != (model.nq,):
-            raise InvalidInput(
-                f"posture target has shape {target.shape}, model needs ({model.nq},)"
-            )
+            raise InvalidInput(q_shape_message("posture target", target.shape, model))
         if not self._target_checked:  # a target set without a configuration, on first use
             configuration.check_q(target)  # (its unit quaternions, even the base's)
             self._target_checked = True

@@ -20,6 +20,7 @@ to zero with ``J_p Δq = −Kp e_p`` (``J_p = ∂e_p/∂q``). The two describe t
 from __future__ import annotations
 
 import math
+import sys
 from typing import TypeGuard
 
 import numpy as np
@@ -28,10 +29,13 @@ import numpy.typing as npt
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
+_FLOAT_MAX = sys.float_info.max
+
 
 def is_plain_cost(cost: object) -> TypeGuard[float | int]:
     """Whether ``cost`` is a Python float or int in ``[0, inf)`` (a valid scalar cost)."""
-    return (type(cost) is float or type(cost) is int) and 0.0 <= cost < math.inf
+    # (an int beyond the float range, e.g. 10**400, is left to check_cost's message)
+    return (type(cost) is float or type(cost) is int) and 0.0 <= cost <= _FLOAT_MAX
 
 
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
