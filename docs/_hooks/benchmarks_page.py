@@ -83,6 +83,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "`benchmarks/balance.py`."),
     ("batch", "Many poses at once",
      "`taskik.batch.solve_poses` against a loop of `solve_posture`. `benchmarks/batch.py`."),
+    ("balance_step", "The cost of the balance limit in one step",
+     "Talos reaching far forward on both feet: the same step with and without "
+     "`BalanceLimit`, timed at the same configurations. `benchmarks/balance_step.py`."),
     ("batch_integrity", "Batch output that cannot lie",
      "20,000 UR5 pose problems solved by `taskik.batch.solve_poses` into an output file while "
      "the caller and a worker are killed twice each and four part files are damaged by hand "
