@@ -328,7 +328,12 @@ def test_safety_break_true_checks_q_against_its_limits(arm):
         ((None,), {"limits": []}, r"got limits twice, by position \(taskik's order"),
         (("quadprog", 1e-2, False, None, None, 1), {}, r"at most 5 positional .* mink's"),
         ((None, None, 1e-2, "qp", False, 1), {}, r"at most 5 positional .* taskik's"),
-        (("quadprog", 1e-2, False, None, ["task"]), {}, r"no constraints= .* priority level"),
+        (
+            ("quadprog", 1e-2, False, None, ["task"]),
+            {},
+            r"no constraints= keyword \(pink's and mink's\): .* priority level",
+        ),
+        (("quadprog",), {"barriers": ["b"]}, r"no barriers= keyword \(pink's\): taskik has no"),
         (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
         ((), {"limits": "daqp"}, r"got the string 'daqp': for a QP solver, write solver='daqp'"),
     ],
@@ -367,6 +372,58 @@ def test_frame_name_and_frame_type_are_minks_keywords(arm):
 def test_frame_task_refusals_show_the_taskik_call(kwargs, message):
     with pytest.raises(taskik.InvalidInput, match=message):
         taskik.FrameTask(**kwargs)
+
+
+def test_relative_frame_task_takes_minks_keywords(arm):
+    """mink's RelativeFrameTask(frame_name=, frame_type=, root_name=, root_type=, ...) is
+    taskik's RelativeFrameTask(frame, root, ...): the same error and Jacobian (before, a
+    TypeError)."""
+    _, conf, _ = arm
+    mink_style = taskik.RelativeFrameTask(
+        frame_name="attachment_site",
+        frame_type="site",
+        root_name="link3",
+        root_type="body",
+        position_cost=1.0,
+        orientation_cost=0.5,
+        lm_damping=1.0,
+    )
+    ours = taskik.RelativeFrameTask("attachment_site", "link3", 1.0, 0.5, lm_damping=1.0)
+    assert (mink_style.frame, mink_style.root) == ("attachment_site", "link3")
+    assert np.array_equal(mink_style.cost, ours.cost) and mink_style.lm_damping == 1.0
+    target = pin.SE3(pin.rpy.rpyToMatrix(0.2, -0.1, 0.3), np.array([0.1, 0.2, 0.3]))
+    for task in (mink_style, ours):
+        task.set_target(target)
+    e_mink, J_mink = mink_style.compute_error_and_jacobian(conf)
+    e_ours, J_ours = ours.compute_error_and_jacobian(conf)
+    assert np.abs(e_mink).max() > 0.1 and np.array_equal(e_mink, e_ours)
+    assert np.array_equal(J_mink, J_ours)
+    mixed = taskik.RelativeFrameTask("attachment_site", root_name="link3")
+    assert mixed.root == "link3"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"frame": "a", "frame_name": "b", "root": "c"}, r"two frames: 'a' and frame_name='b'"),
+        ({"frame": "a", "root": "c", "root_name": "d"}, r"two roots: 'c' and root_name='d'"),
+        ({"frame_name": "a"}, r"needs a root name: RelativeFrameTask\(frame, root"),
+        ({"root": "a"}, r"needs a frame name"),
+        ({"frame": "a", "root": "b", "root_type": "geom"}, r"root_type must be .*geom is not"),
+        ({"frame": "a", "root": "b", "frame_type": "joint"}, r"frame_type must be 'body' or"),
+        ({"frame": "a", "root": "site", "position_cost": "b"}, r"third argument is position_c"),
+    ],
+)
+def test_relative_frame_task_refusals_name_the_problem(kwargs, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        taskik.RelativeFrameTask(**kwargs)
+
+
+def test_a_cost_of_one_given_first_or_by_keyword_is_taken():
+    for task in (taskik.PostureTask(1.0), taskik.PostureTask(cost=1.0), taskik.PostureTask()):
+        assert np.all(task.cost == 1.0)
+    assert np.all(taskik.PostureTask(0.5).cost == 0.5)
+    assert np.all(taskik.PostureTask(cost=0.5).cost == 0.5)
 
 
 def test_posture_task_takes_minks_model_first_or_by_keyword(arm):
@@ -422,6 +479,8 @@ def test_a_mujoco_model_sizes_the_posture_cost_as_in_mink():
         (lambda m: taskik.PostureTask(model="arm7"), r"must be a pinocchio.Model"),
         (lambda m: taskik.PostureTask(m, model=m), r"two models"),
         (lambda m: taskik.PostureTask(0.5, cost=2.0), r"two costs, 0.5 and cost=2.0"),
+        (lambda m: taskik.PostureTask(0.5, cost=1.0), r"two costs, 0.5 and cost=1.0"),
+        (lambda m: taskik.PostureTask(1.0, cost=0.5), r"two costs, 1.0 and cost=0.5"),
         (lambda m: taskik.PostureTask(None), r"cost"),
     ],
 )
