@@ -108,7 +108,10 @@ def cmd_robots(args: argparse.Namespace) -> int:
     if others:
         print(f"\nwith example-robot-data ({len(others)}, loaded on use): " + ", ".join(others))
     else:
-        print("\nexample-robot-data is not installed: pip install 'taskik[robots]' for more")
+        print(
+            "\nexample-robot-data is not installed: for more, install the robots extra "
+            "(pip install -e '.[robots]' from a clone) or pip install example-robot-data"
+        )
     return 0
 
 
@@ -370,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve a browser page: the robot, draggable targets, IK following live",
         description="Serve a page showing ROBOT with a draggable gizmo on each task frame; the "
         "IK (taskik.solve_ik with the model's limits) follows live. Needs the viewer extra "
-        "(pip install 'taskik[viewer]').",
+        "(pip install -e '.[viewer]' from a clone, or pip install viser).",
     )
     p.add_argument("robot", help="robot name (see `taskik robots`)")
     p.add_argument(

@@ -208,6 +208,9 @@ class Configuration:
         model: Pinocchio model.
         q: configuration vector, size ``model.nq``. Quaternions (free-flyer, spherical
             joints) and the (cos, sin) pairs of continuous joints must be normalised.
+            Omitted: the model's reference configuration ``"qpos0"`` if it has one (a model
+            built from MJCF does: MuJoCo's ``qpos0``, where mink starts), else
+            ``pinocchio.neutral(model)``.
         data: Pinocchio data to reuse; a new one is created when omitted. pink's order,
             ``Configuration(model, data, q)``, is accepted too.
 
@@ -216,7 +219,9 @@ class Configuration:
             quaternion.
     """
 
-    def __init__(self, model: pin.Model, q: npt.ArrayLike, data: pin.Data | None = None) -> None:
+    def __init__(
+        self, model: pin.Model, q: npt.ArrayLike | None = None, data: pin.Data | None = None
+    ) -> None:
         check_model(model, "Configuration")
         if isinstance(q, pin.Data) and data is not None and not isinstance(data, pin.Data):
             q, data = data, q  # pink's order, Configuration(model, data, q)
@@ -225,10 +230,8 @@ class Configuration:
                 "the arguments are Configuration(model, q, data=None): q comes second"
             )
         if q is None:
-            raise InvalidConfiguration(
-                f"q must be a vector of size nq = {model.nq}, got None "
-                "(pinocchio.neutral(model) is the neutral configuration)"
-            )
+            references = model.referenceConfigurations
+            q = references["qpos0"] if "qpos0" in references else pin.neutral(model)
         if data is not None and not (isinstance(data, pin.Data) and model.check(data)):
             raise InvalidInput(
                 f"data must be a pinocchio.Data of model {model.name!r} (model.createData()), "
@@ -294,6 +297,20 @@ class Configuration:
         self._com_ready = False
         self._updates += 1
         self._last_step = None
+
+    def update_from_keyframe(self, name: str) -> None:
+        """Set q to the model's reference configuration ``name`` and run the kinematics.
+
+        A reference configuration is an MJCF ``<key name=...>`` (``buildModelFromMJCF``
+        reorders its quaternions) or an SRDF group state; mink's method of the same name.
+
+        Raises:
+            UnknownName: the model has no reference configuration of that name.
+        """
+        references = self.model.referenceConfigurations
+        if not isinstance(name, str) or name not in references:
+            raise UnknownName("keyframe", name, [entry.key() for entry in references])
+        self.update(references[name])
 
     @property
     def tangent(self) -> Tangent:

@@ -1,7 +1,8 @@
 """Plots of a run: task errors over time and joint trajectories against their limits.
 
-Needs matplotlib (``pip install 'taskik[plot]'``), imported only when a plot is made; figures
-are drawn off-screen (Agg) and saved as PNG.
+Needs matplotlib (the ``plot`` extra: ``pip install -e '.[plot]'`` from a clone, or ``pip
+install matplotlib``), imported only when a plot is made; figures are drawn off-screen (Agg)
+and saved as PNG.
 
     recorder = taskik.plots.Recorder(tasks)
     for k in range(steps):
@@ -36,7 +37,8 @@ def _pyplot() -> ModuleType:
         import matplotlib
     except ImportError as exc:
         raise ImportError(
-            "taskik.plots needs matplotlib: pip install 'taskik[plot]' (or pip install matplotlib)"
+            "taskik.plots needs matplotlib: pip install matplotlib (or, from a clone, "
+            "pip install -e '.[plot]')"
         ) from exc
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt

@@ -21,12 +21,18 @@ from .validation import check_damping, check_levels, check_tasks, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
 
-#: pink's keywords that taskik does not take, and what to write instead.
+#: pink's and mink's keywords that taskik does not take: whose they are, what to write instead.
 _PINK_KEYWORDS = {
-    "constraints": "hard equality tasks are a priority level in taskik: "
-    "solve_ik(configuration, [[hard_task, ...], [other_task, ...]], dt)",
-    "barriers": "taskik has no barrier functions (pink.barriers): bound the step with limits "
-    "(limits=[...]) or pull with a task",
+    "constraints": (
+        "pink's and mink's",
+        "hard equality tasks are a priority level in taskik: "
+        "solve_ik(configuration, [[hard_task, ...], [other_task, ...]], dt)",
+    ),
+    "barriers": (
+        "pink's",
+        "taskik has no barrier functions (pink.barriers): bound the step with limits "
+        "(limits=[...]) or pull with a task",
+    ),
 }
 
 #: What solve_ik reads from its positional arguments after ``(configuration, tasks, dt)``:
@@ -80,12 +86,12 @@ def _check_pink_keywords(kwargs: dict[str, Any], configuration: Configuration) -
             raise InvalidInput(f"safety_break must be True or False, got {flag!r}")
         if flag:
             configuration.check_limits()
-    for name, hint in _PINK_KEYWORDS.items():
+    for name, (whose, hint) in _PINK_KEYWORDS.items():
         if name in kwargs:
             value = kwargs.pop(name)
             if value is None or (isinstance(value, list | tuple) and not value):
                 continue
-            raise InvalidInput(f"solve_ik has no {name}= keyword (pink's): {hint}")
+            raise InvalidInput(f"solve_ik has no {name}= keyword ({whose}): {hint}")
 
 
 def _is_model(x: object) -> bool:

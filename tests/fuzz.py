@@ -716,7 +716,7 @@ UNIT = lambda x: 0.0 < x <= 1.0  # noqa: E731
 def gen_configuration(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     model, q = bot.model, bot.random_q(rng)
     out: list[Case] = []
-    qm = vector_muts(q)
+    qm = vector_muts(q, allow_none=True)  # (None: q omitted, the default configuration)
     if bot.floating:
         bad = q.copy()
         bad[3:7] *= 2.0

@@ -27,6 +27,7 @@ LAYERS = [
         "limits",
         "contacts",
         "robots",
+        "mjcf",
         "geometry",
         "metrics",
         "steps",

@@ -305,7 +305,8 @@ def test_bad_options_are_named_before_any_worker_starts(ur5, kwargs, message, tm
 
 def test_ray_engine_without_ray_says_how_to_install(ur5, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray → ImportError
-    with pytest.raises(ImportError, match=r"pip install 'taskik\[distributed\]'"):
+    installs = r"pip install 'ray\[default\]' \(or, from a clone, pip install -e '\.\[distri"
+    with pytest.raises(ImportError, match=installs):
         solve_poses(ur5, "tool0", np.tile(np.eye(4), (3, 1, 1)), engine="ray")
 
 

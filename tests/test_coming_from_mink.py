@@ -38,7 +38,11 @@ def test_the_page_has_snippets_for_each_trip_up():
         "solve_ik(configuration, tasks, dt, solver, 1e-3)",
         '"quadprog", 1e-2, False, limits=limits',
         "ComTask(cost=",
-        "q_to_qpos",
+        "q_from_qpos",
+        "qpos_from_q",
+        'update_from_keyframe("stand")',
+        "mjcf.mocap_se3",
+        "import taskik as mink",
     ):
         assert name in code, name
 
@@ -73,6 +77,148 @@ def test_mjcf_keyframes_arrive_with_the_quaternion_reordered():
     pin.framesForwardKinematics(model, data, turned)
     yaw = pin.rpy.matrixToRpy(data.oMf[model.getFrameId("pelvis")].rotation)[2]
     assert abs(yaw - np.pi / 4) < 1e-5  # a quarter of a half turn about z, as MuJoCo reads it
+
+
+BALL_ARM = """<mujoco model="ball_arm">
+  <worldbody>
+    <body name="base" pos="0 0 0.5">
+      <freejoint name="root"/>
+      <geom type="box" size="0.1 0.1 0.1"/>
+      <body name="upper" pos="0 0 0.2">
+        <joint name="shoulder" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.03"/>
+        <body name="lower" pos="0 0 0.3">
+          <joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
+          <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+          <site name="tip" pos="0.3 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body name="target" mocap="true" pos="0.2 0.1 0.9"/>
+    <body name="plain" pos="1 0 0"/>
+  </worldbody>
+  <keyframe>
+    <key name="bent" qpos="0.1 0.2 0.6 0.9238795 0 0.3826834 0  0.8660254 0.5 0 0  0.7"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+@pytest.fixture
+def ball_arm(tmp_path) -> tuple[pin.Model, Path]:
+    path = tmp_path / "ball_arm.xml"
+    path.write_text(BALL_ARM)
+    return pin.buildModelFromMJCF(str(path)), path
+
+
+def test_qpos_and_q_convert_as_pinocchio_reads_mjcf_keyframes(ball_arm):
+    """The key's qpos (w, x, y, z for the free and the ball joint) converts to the q Pinocchio
+    made of it, and back; a hinge coordinate is copied."""
+    model, _ = ball_arm
+    qpos = np.array([0.1, 0.2, 0.6, 0.9238795, 0, 0.3826834, 0, 0.8660254, 0.5, 0, 0, 0.7])
+    q = taskik.mjcf.q_from_qpos(model, qpos)
+    assert np.allclose(q, model.referenceConfigurations["bent"], atol=1e-7)
+    assert np.allclose(q[3:7], [0, 0.3826834, 0, 0.9238795]) and q[11] == 0.7
+    assert np.allclose(q[7:11], [0.5, 0, 0, 0.8660254])  # the ball joint: x, y, z, w
+    assert np.array_equal(taskik.mjcf.qpos_from_q(model, q), qpos)
+    arm = load("arm7")  # hinges only: the same vector
+    home = arm.referenceConfigurations["home"]
+    assert np.array_equal(taskik.mjcf.qpos_from_q(arm, home), home)
+
+
+def test_qpos_conversions_refuse_a_vector_of_another_size(ball_arm):
+    model, _ = ball_arm
+    with pytest.raises(taskik.InvalidInput, match=r"qpos must have shape \(12,\)"):
+        taskik.mjcf.q_from_qpos(model, np.zeros(19))
+    with pytest.raises(taskik.InvalidInput, match="q must have shape"):
+        taskik.mjcf.qpos_from_q(model, np.zeros(3))
+    with pytest.raises(taskik.InvalidInput):
+        taskik.mjcf.q_from_qpos(model, [np.nan] * 12)
+
+
+def test_configuration_without_q_starts_at_qpos0_or_the_neutral_configuration(ball_arm):
+    """A model built from MJCF starts where MuJoCo (and mink) start: its qpos0, the base at
+    its body's height; another model at Pinocchio's neutral configuration."""
+    model, _ = ball_arm
+    configuration = taskik.Configuration(model)
+    assert np.allclose(configuration.q, model.referenceConfigurations["qpos0"])
+    assert configuration.q[2] == pytest.approx(0.5)  # not pin.neutral's 0
+    humanoid = taskik.robots.load("humanoid")
+    assert "qpos0" not in humanoid.model.referenceConfigurations
+    plain = taskik.Configuration(humanoid.model)
+    assert np.array_equal(plain.q, pin.neutral(humanoid.model))
+    assert np.array_equal(taskik.Configuration(humanoid.model, None).q, plain.q)
+
+
+def test_update_from_keyframe_reads_the_reference_configurations(ball_arm):
+    model, _ = ball_arm
+    configuration = taskik.Configuration(model)
+    configuration.update_from_keyframe("bent")
+    assert np.array_equal(configuration.q, model.referenceConfigurations["bent"])
+    tip = configuration.get_transform_frame_to_world("tip").translation
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, model.referenceConfigurations["bent"])
+    assert np.allclose(tip, data.oMf[model.getFrameId("tip")].translation)
+    with pytest.raises(taskik.UnknownName, match="unknown keyframe 'bend'; did you mean 'bent'"):
+        configuration.update_from_keyframe("bend")
+    with pytest.raises(taskik.UnknownName, match="unknown keyframe 3"):
+        configuration.update_from_keyframe(3)  # type: ignore[arg-type]
+
+
+def test_mocap_se3_reads_w_x_y_z():
+    """A quarter turn about z written w, x, y, z = cos(π/4), 0, 0, sin(π/4) maps x to y (a
+    wrong order or sign would not); the quaternion is normalised; indices are checked."""
+    from types import SimpleNamespace
+
+    c = np.cos(np.pi / 4)
+    mj_model = SimpleNamespace(nmocap=2)
+    mj_data = SimpleNamespace(
+        mocap_pos=np.array([[0.0, 0.0, 0.0], [0.5, -0.2, 0.9]]),
+        mocap_quat=np.array([[1.0, 0.0, 0.0, 0.0], [2 * c, 0.0, 0.0, 2 * c]]),
+    )
+    T = taskik.mjcf.mocap_se3(mj_model, mj_data, np.int32(1))
+    assert np.allclose(T.rotation @ [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    assert np.allclose(T.translation, [0.5, -0.2, 0.9])
+    for bad in (2, -1, True, 1.0):
+        with pytest.raises(taskik.InvalidInput, match="mocap"):
+            taskik.mjcf.mocap_se3(mj_model, mj_data, bad)
+    mj_data.mocap_quat[0] = 0.0
+    with pytest.raises(taskik.InvalidInput, match="zero quaternion"):
+        taskik.mjcf.mocap_se3(mj_model, mj_data, 0)
+
+
+def test_mocaps_and_qpos_agree_with_mujocos_own_kinematics(ball_arm):
+    """With MuJoCo: the configuration written into MuJoCo's data puts the site where
+    Pinocchio puts it; a mocap moved to the site reads back as that pose; names are checked."""
+    mujoco = pytest.importorskip("mujoco", reason="MuJoCo (the bench extra) checks the helpers")
+    model, path = ball_arm
+    mj_model = mujoco.MjModel.from_xml_path(str(path))
+    mj_data = mujoco.MjData(mj_model)
+    mujoco.mj_resetDataKeyframe(mj_model, mj_data, mj_model.key("bent").id)
+    configuration = taskik.Configuration(model, taskik.mjcf.q_from_qpos(model, mj_data.qpos))
+    assert np.allclose(configuration.q, model.referenceConfigurations["bent"], atol=1e-7)
+    configuration.integrate_inplace(np.linspace(-1.0, 1.0, model.nv), 0.3)
+    taskik.mjcf.write_configuration(mj_model, mj_data, configuration)
+    site = configuration.get_transform_frame_to_world("tip")
+    assert np.allclose(mj_data.site("tip").xpos, site.translation, atol=1e-9)
+    assert np.allclose(mj_data.site("tip").xmat.reshape(3, 3), site.rotation, atol=1e-9)
+    assert np.allclose(mj_data.subtree_com[0], configuration.com, atol=1e-9)
+    taskik.mjcf.move_mocap_to_frame(mj_model, mj_data, "target", "tip", "site")
+    assert taskik.mjcf.mocap_se3(mj_model, mj_data, "target").isApprox(site, 1e-9)
+    taskik.mjcf.move_mocap_to_frame(mj_model, mj_data, "target", "lower", "body")
+    lower = configuration.get_transform_frame_to_world("lower")
+    assert taskik.mjcf.mocap_se3(mj_model, mj_data, 0).isApprox(lower, 1e-9)
+    with pytest.raises(taskik.UnknownName, match="did you mean 'tip'"):
+        taskik.mjcf.move_mocap_to_frame(mj_model, mj_data, "target", "tap", "site")
+    with pytest.raises(taskik.UnknownName, match="unknown body 'targt'"):
+        taskik.mjcf.mocap_se3(mj_model, mj_data, "targt")
+    with pytest.raises(taskik.InvalidInput, match="not a mocap body"):
+        taskik.mjcf.mocap_se3(mj_model, mj_data, "plain")
+    with pytest.raises(taskik.InvalidInput, match="frame_type"):
+        taskik.mjcf.move_mocap_to_frame(mj_model, mj_data, "target", "tip", "joint")
+    other = mujoco.MjModel.from_xml_path(str(MODELS / "arm7.xml"))
+    with pytest.raises(taskik.InvalidInput, match="not the same robot"):
+        taskik.mjcf.write_configuration(other, mujoco.MjData(other), configuration)
 
 
 def test_bodies_and_sites_are_frames_and_geoms_are_geometry_objects():
@@ -182,7 +328,12 @@ def test_safety_break_true_checks_q_against_its_limits(arm):
         ((None,), {"limits": []}, r"got limits twice, by position \(taskik's order"),
         (("quadprog", 1e-2, False, None, None, 1), {}, r"at most 5 positional .* mink's"),
         ((None, None, 1e-2, "qp", False, 1), {}, r"at most 5 positional .* taskik's"),
-        (("quadprog", 1e-2, False, None, ["task"]), {}, r"no constraints= .* priority level"),
+        (
+            ("quadprog", 1e-2, False, None, ["task"]),
+            {},
+            r"no constraints= keyword \(pink's and mink's\): .* priority level",
+        ),
+        (("quadprog",), {"barriers": ["b"]}, r"no barriers= keyword \(pink's\): taskik has no"),
         (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
         ((), {"limits": "daqp"}, r"got the string 'daqp': for a QP solver, write solver='daqp'"),
     ],
@@ -221,6 +372,58 @@ def test_frame_name_and_frame_type_are_minks_keywords(arm):
 def test_frame_task_refusals_show_the_taskik_call(kwargs, message):
     with pytest.raises(taskik.InvalidInput, match=message):
         taskik.FrameTask(**kwargs)
+
+
+def test_relative_frame_task_takes_minks_keywords(arm):
+    """mink's RelativeFrameTask(frame_name=, frame_type=, root_name=, root_type=, ...) is
+    taskik's RelativeFrameTask(frame, root, ...): the same error and Jacobian (before, a
+    TypeError)."""
+    _, conf, _ = arm
+    mink_style = taskik.RelativeFrameTask(
+        frame_name="attachment_site",
+        frame_type="site",
+        root_name="link3",
+        root_type="body",
+        position_cost=1.0,
+        orientation_cost=0.5,
+        lm_damping=1.0,
+    )
+    ours = taskik.RelativeFrameTask("attachment_site", "link3", 1.0, 0.5, lm_damping=1.0)
+    assert (mink_style.frame, mink_style.root) == ("attachment_site", "link3")
+    assert np.array_equal(mink_style.cost, ours.cost) and mink_style.lm_damping == 1.0
+    target = pin.SE3(pin.rpy.rpyToMatrix(0.2, -0.1, 0.3), np.array([0.1, 0.2, 0.3]))
+    for task in (mink_style, ours):
+        task.set_target(target)
+    e_mink, J_mink = mink_style.compute_error_and_jacobian(conf)
+    e_ours, J_ours = ours.compute_error_and_jacobian(conf)
+    assert np.abs(e_mink).max() > 0.1 and np.array_equal(e_mink, e_ours)
+    assert np.array_equal(J_mink, J_ours)
+    mixed = taskik.RelativeFrameTask("attachment_site", root_name="link3")
+    assert mixed.root == "link3"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"frame": "a", "frame_name": "b", "root": "c"}, r"two frames: 'a' and frame_name='b'"),
+        ({"frame": "a", "root": "c", "root_name": "d"}, r"two roots: 'c' and root_name='d'"),
+        ({"frame_name": "a"}, r"needs a root name: RelativeFrameTask\(frame, root"),
+        ({"root": "a"}, r"needs a frame name"),
+        ({"frame": "a", "root": "b", "root_type": "geom"}, r"root_type must be .*geom is not"),
+        ({"frame": "a", "root": "b", "frame_type": "joint"}, r"frame_type must be 'body' or"),
+        ({"frame": "a", "root": "site", "position_cost": "b"}, r"third argument is position_c"),
+    ],
+)
+def test_relative_frame_task_refusals_name_the_problem(kwargs, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        taskik.RelativeFrameTask(**kwargs)
+
+
+def test_a_cost_of_one_given_first_or_by_keyword_is_taken():
+    for task in (taskik.PostureTask(1.0), taskik.PostureTask(cost=1.0), taskik.PostureTask()):
+        assert np.all(task.cost == 1.0)
+    assert np.all(taskik.PostureTask(0.5).cost == 0.5)
+    assert np.all(taskik.PostureTask(cost=0.5).cost == 0.5)
 
 
 def test_posture_task_takes_minks_model_first_or_by_keyword(arm):
@@ -276,6 +479,8 @@ def test_a_mujoco_model_sizes_the_posture_cost_as_in_mink():
         (lambda m: taskik.PostureTask(model="arm7"), r"must be a pinocchio.Model"),
         (lambda m: taskik.PostureTask(m, model=m), r"two models"),
         (lambda m: taskik.PostureTask(0.5, cost=2.0), r"two costs, 0.5 and cost=2.0"),
+        (lambda m: taskik.PostureTask(0.5, cost=1.0), r"two costs, 0.5 and cost=1.0"),
+        (lambda m: taskik.PostureTask(1.0, cost=0.5), r"two costs, 1.0 and cost=0.5"),
         (lambda m: taskik.PostureTask(None), r"cost"),
     ],
 )
@@ -406,33 +611,39 @@ def port_script(monkeypatch):
     return module
 
 
-def test_the_ports_renames_change_only_the_module_name(monkeypatch):
-    """What the port script counts as a rename is ``mink.`` written ``taskik.``."""
+def test_import_taskik_as_mink_keeps_only_names_taskik_has(tmp_path, monkeypatch):
+    """The port writes ``import taskik as mink``: every ``mink.`` name it leaves must be a
+    name taskik has with mink's call shapes, and the script refuses a port that leaves any
+    other (``mink.SE3``, say)."""
     script = port_script(monkeypatch)
-    for edits in script.EXAMPLES.values():
-        renames = [edit for edit in edits if edit.kind == "rename"]
-        assert renames
-        for edit in renames:
-            assert edit.new == (edit.old.replace("mink.", "taskik."),)
-        assert {edit.kind for edit in edits} <= set(script.KINDS)
+    for name in script.SHARED:
+        assert hasattr(taskik, name), name
+    assert not any(edit.kind == "rename" for edits in script.EXAMPLES.values() for edit in edits)
+    source = "import mink\nT = mink.SE3.from_mocap_id(data, 0)\nc = mink.Configuration(m)\n"
+    with pytest.raises(SystemExit, match=r"does not share: \['SE3'\]"):
+        script.port(source, [script.IMPORTS], tmp_path)
 
 
 def test_the_port_counts_the_lines_it_adds_changes_or_deletes(tmp_path, monkeypatch):
     script = port_script(monkeypatch)
-    source = "import mink\n\nx = 1\n    task = mink.FrameTask(\n    task = mink.FrameTask(\n"
+    source = "import mink\n\nx = 1\n    task = mink.FrameTask(\n    step()\n    step()\n"
     edits = [
-        script.Edit("import mink", ("import pinocchio as pin", "import taskik"), "import"),
-        script.Edit("x = 1", (), "loading"),
-        script.Edit("task = mink.FrameTask(", ("task = taskik.FrameTask(",), "rename"),
+        script.IMPORTS,
+        script.Edit("x = 1", (), "state"),
+        script.Edit("step()", ("step()", "sync()"), "state"),
     ]
     text, changed = script.port(source, edits, tmp_path)
     assert text.splitlines() == [
         "import pinocchio as pin",
-        "import taskik",
+        "import taskik as mink",
+        "from taskik import mjcf",
         "",
-        "    task = taskik.FrameTask(",
-        "    task = taskik.FrameTask(",
+        "    task = mink.FrameTask(",
+        "    step()",
+        "    sync()",
+        "    step()",
+        "    sync()",
     ]
-    assert changed == {"import": 2, "loading": 1, "rename": 2, "target": 0}
+    assert changed == {"import": 3, "loading": 0, "state": 3, "target": 0}
     with pytest.raises(SystemExit, match="changed upstream"):
         script.port("import numpy\n", edits, tmp_path)

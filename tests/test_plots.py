@@ -79,5 +79,5 @@ def test_missing_matplotlib_gives_a_clear_error(monkeypatch, tmp_path):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
-    with pytest.raises(ImportError, match=r"taskik\[plot\]"):
+    with pytest.raises(ImportError, match=r"from a clone, pip install -e '\.\[plot\]'"):
         plots.plot_task_errors([0.0], {"a": [1.0]}, tmp_path / "e.png")

@@ -8,17 +8,20 @@ your mink checkout, with their MJCF files, which this repository does not ship).
 below replaces one line of mink's file, found by its exact text (a missing line stops the
 script: the example changed upstream), with the lines of the port, and has a kind:
 
-- ``import``: the modules imported;
-- ``loading``: the model and its state: the Pinocchio model built from the same MJCF file, the
-  configuration, MuJoCo's data kept apart from Pinocchio's, keyframes, and the configuration
-  written back to MuJoCo's ``qpos`` (quaternion reordered) for the viewer;
-- ``rename``: ``mink.X`` written ``taskik.X``, nothing else changed on the line;
-- ``target``: a mocap body's pose read as a ``pin.SE3`` or set at a site, which mink's own
-  helpers did.
+- ``import``: the modules imported: ``import taskik as mink``, so that the names taskik shares
+  with mink (``Configuration``, ``FrameTask``, ``PostureTask``, ``ComTask``, ``solve_ik``)
+  stay as they are written, and ``taskik.mjcf`` for MuJoCo's side;
+- ``loading``: the Pinocchio model built from the same MJCF file, and the configuration;
+- ``state``: MuJoCo's data kept apart from the configuration (mink's configuration holds it)
+  and the configuration written into it (``mjcf.write_configuration``) where mink's
+  configuration updated it;
+- ``target``: a mocap body's pose read as a ``pin.SE3`` or put at a site, with the functions
+  of ``taskik.mjcf`` in the place of mink's.
 
 Lines that the edits do not touch are mink's as they are: the tasks' keywords
-(``frame_name=``, ``frame_type=``), ``PostureTask(model, cost=...)`` and the positional
-``solve_ik(configuration, tasks, dt, solver, damping)``.
+(``frame_name=``, ``frame_type=``), ``PostureTask(model, cost=...)``, the positional
+``solve_ik(configuration, tasks, dt, solver, damping)`` and
+``configuration.update_from_keyframe(name)``.
 
 With MuJoCo installed, both versions then run headless (the viewer replaced by one that moves
 the mocap targets along a fixed path for ``--ticks`` ticks, the rate limiter by one that does
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import runpy
 import sys
 import tempfile
@@ -46,138 +50,91 @@ import numpy as np
 class Edit:
     old: str  # one line of mink's example, stripped
     new: tuple[str, ...]  # the lines of the port (indented as the old line)
-    kind: str  # import, loading, rename or target
+    kind: str  # import, loading, state or target
 
 
-def _mocap_se3(index: str) -> str:
-    """A mocap body's pose as a pin.SE3 (MuJoCo's quaternion is w, x, y, z)."""
-    pose = f"data.mocap_pos[{index}], data.mocap_quat[{index}][[1, 2, 3, 0]]"
-    return f"pin.XYZQUATToSE3(np.r_[{pose}])"
-
-
-def _mocap_at_site(index: str, site: str) -> tuple[str, str]:
-    """Put a mocap body at a site (mink's move_mocap_to_frame)."""
-    return (
-        f"data.mocap_pos[{index}] = data.site({site}).xpos",
-        f"mujoco.mju_mat2Quat(data.mocap_quat[{index}], data.site({site}).xmat)",
-    )
-
+IMPORTS = Edit(
+    "import mink",
+    ("import pinocchio as pin", "import taskik as mink", "from taskik import mjcf"),
+    "import",
+)
 
 ARM = [
-    Edit("import mink", ("import pinocchio as pin", "import taskik"), "import"),
+    IMPORTS,
     Edit(
         "configuration = mink.Configuration(model)",
         (
             'robot = pin.buildModelFromMJCF((_HERE / "kuka_iiwa_14" / "iiwa14.xml").as_posix())',
-            'configuration = taskik.Configuration(robot, robot.referenceConfigurations["qpos0"])',
+            "configuration = mink.Configuration(robot)",
         ),
         "loading",
     ),
     Edit(
-        "end_effector_task := mink.FrameTask(",
-        ("end_effector_task := taskik.FrameTask(",),
-        "rename",
-    ),
-    Edit(
-        "posture_task := mink.PostureTask(model=model, cost=1e-2),",
-        ("posture_task := taskik.PostureTask(model=model, cost=1e-2),",),
-        "rename",
-    ),
-    Edit(
         'mink.move_mocap_to_frame(model, data, "target", "attachment_site", "site")',
-        _mocap_at_site("0", '"attachment_site"'),
+        ('mjcf.move_mocap_to_frame(model, data, "target", "attachment_site", "site")',),
         "target",
     ),
     Edit(
         'T_wt = mink.SE3.from_mocap_name(model, data, "target")',
-        (f"T_wt = {_mocap_se3('0')}",),
+        ('T_wt = mjcf.mocap_se3(model, data, "target")',),
         "target",
-    ),
-    Edit(
-        "vel = mink.solve_ik(configuration, tasks, rate.dt, solver, 1e-3)",
-        ("vel = taskik.solve_ik(configuration, tasks, rate.dt, solver, 1e-3)",),
-        "rename",
     ),
 ]
 
 G1 = [
-    Edit(
-        "import mink", ("import numpy as np", "import pinocchio as pin", "import taskik"), "import"
-    ),
+    IMPORTS,
     Edit(
         "configuration = mink.Configuration(model)",
         (
             'robot = pin.buildModelFromMJCF((_HERE / "unitree_g1" / "g1.xml").as_posix())',
-            'configuration = taskik.Configuration(robot, robot.referenceConfigurations["qpos0"])',
+            "configuration = mink.Configuration(robot)",
         ),
         "loading",
     ),
-    Edit(
-        "pelvis_orientation_task := mink.FrameTask(",
-        ("pelvis_orientation_task := taskik.FrameTask(",),
-        "rename",
-    ),
-    Edit(
-        "posture_task := mink.PostureTask(model, cost=1.0),",
-        ("posture_task := taskik.PostureTask(model, cost=1.0),",),
-        "rename",
-    ),
-    Edit(
-        "com_task := mink.ComTask(cost=200.0),",
-        ("com_task := taskik.ComTask(cost=200.0),",),
-        "rename",
-    ),
-    Edit("task = mink.FrameTask(", ("task = taskik.FrameTask(",), "rename"),  # feet and hands
-    Edit("model = configuration.model", (), "loading"),  # (mink's is MuJoCo's model)
-    Edit("data = configuration.data", ("data = mujoco.MjData(model)",), "loading"),
+    Edit("model = configuration.model", (), "state"),  # (mink's is MuJoCo's model)
+    Edit("data = configuration.data", ("data = mujoco.MjData(model)",), "state"),
     Edit(
         'configuration.update_from_keyframe("stand")',
         (
-            'configuration.update(robot.referenceConfigurations["stand"])',
-            'mujoco.mj_resetDataKeyframe(model, data, model.key("stand").id)',
-            "mujoco.mj_forward(model, data)",
+            'configuration.update_from_keyframe("stand")',
+            "mjcf.write_configuration(model, data, configuration)",
         ),
-        "loading",
+        "state",
     ),
     Edit(
         'mink.move_mocap_to_frame(model, data, f"{foot}_target", foot, "site")',
-        _mocap_at_site('model.body(f"{foot}_target").mocapid[0]', "foot"),
+        ('mjcf.move_mocap_to_frame(model, data, f"{foot}_target", foot, "site")',),
         "target",
     ),
     Edit(
         'mink.move_mocap_to_frame(model, data, f"{hand}_target", hand, "site")',
-        _mocap_at_site('model.body(f"{hand}_target").mocapid[0]', "hand"),
+        ('mjcf.move_mocap_to_frame(model, data, f"{hand}_target", hand, "site")',),
         "target",
     ),
     Edit(
         "foot_task.set_target(mink.SE3.from_mocap_id(data, feet_mid[i]))",
-        (f"foot_task.set_target({_mocap_se3('feet_mid[i]')})",),
+        ("foot_task.set_target(mjcf.mocap_se3(model, data, feet_mid[i]))",),
         "target",
     ),
     Edit(
         "hand_task.set_target(mink.SE3.from_mocap_id(data, hands_mid[i]))",
-        (f"hand_task.set_target({_mocap_se3('hands_mid[i]')})",),
+        ("hand_task.set_target(mjcf.mocap_se3(model, data, hands_mid[i]))",),
         "target",
-    ),
-    Edit(
-        "vel = mink.solve_ik(configuration, tasks, rate.dt, solver, 1e-1)",
-        ("vel = taskik.solve_ik(configuration, tasks, rate.dt, solver, 1e-1)",),
-        "rename",
     ),
     Edit(
         "configuration.integrate_inplace(vel, rate.dt)",
         (
             "configuration.integrate_inplace(vel, rate.dt)",
-            "q = configuration.q",
-            "data.qpos[:] = np.r_[q[:3], q[6], q[3:6], q[7:]]",
-            "mujoco.mj_kinematics(model, data)",
+            "mjcf.write_configuration(model, data, configuration)",
         ),
-        "loading",
+        "state",
     ),
 ]
 
 EXAMPLES = {"arm_iiwa.py": ARM, "humanoid_g1.py": G1}
-KINDS = ("import", "loading", "rename", "target")
+#: mink's names that ``import taskik as mink`` keeps: taskik has each, with mink's call shapes.
+SHARED = ("Configuration", "FrameTask", "PostureTask", "ComTask", "solve_ik")
+KINDS = ("import", "loading", "state", "target")
 
 
 def port(source: str, edits: list[Edit], here: Path) -> tuple[str, dict[str, int]]:
@@ -196,6 +153,9 @@ def port(source: str, edits: list[Edit], here: Path) -> tuple[str, dict[str, int
             changed[edit.kind] += max(len(new) - kept, 0 if new else 1)
             lines[k : k + 1] = new
     text = "\n".join(lines) + "\n"
+    left = sorted(set(re.findall(r"\bmink\.(\w+)", text)) - set(SHARED))
+    if left:
+        raise SystemExit(f"mink names left in the port that taskik does not share: {left}")
     # (the harness's line, not a change of the port: the port runs from another folder)
     text = text.replace("_HERE = Path(__file__).parent", f"_HERE = Path({str(here)!r})", 1)
     return text, changed
@@ -285,12 +245,10 @@ def main() -> None:
         text, changed = port((examples / name).read_text(), edits, examples.resolve())
         target = out / name.replace(".py", "_taskik.py")
         target.write_text(text)
-        beyond = changed["rename"] + changed["target"]
         print(
             f"{name}: {sum(changed.values())} changed lines: "
             + ", ".join(f"{kind} {changed[kind]}" for kind in KINDS)
-            + f"; beyond imports and loading: {beyond} ({changed['target']} without the"
-            f" renames) -> {target}"
+            + f"; beyond imports and loading: {changed['state'] + changed['target']} -> {target}"
         )
         if not can_run:
             continue

@@ -43,8 +43,8 @@ def import_ray() -> ModuleType:
         return importlib.import_module("ray")
     except ImportError:
         raise ImportError(
-            "engine='ray' needs Ray: pip install 'taskik[distributed]' (or pip install "
-            "'ray[default]')"
+            "engine='ray' needs Ray: pip install 'ray[default]' (or, from a clone, "
+            "pip install -e '.[distributed]')"
         ) from None
 
 

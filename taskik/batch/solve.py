@@ -57,7 +57,7 @@ def solve_poses(
         targets: ``N × 4 × 4`` homogeneous transforms (world frame, m) or a list of
             ``pin.SE3``.
         engine: ``"local"`` (processes on this machine, no server) or ``"ray"`` (Ray tasks;
-            ``pip install 'taskik[distributed]'``).
+            ``pip install -e '.[distributed]'`` from a clone, or ``pip install 'ray[default]'``).
         workers: local processes (default: the cores this process may use; 1 solves in
             this process). Unused by Ray, which uses the cluster's CPUs.
         chunk_size: problems per chunk (default: 256, fewer for small jobs so that each

@@ -243,7 +243,8 @@ def retarget_many(
         mapping: a :class:`RetargetMapping`, its dict form, or a ``.json`` / ``.yaml`` file.
         output_dir: folder of the result files (made when missing).
         engine: ``"local"`` (processes on this machine, no server) or ``"ray"`` (Ray tasks,
-            ``pip install 'taskik[distributed]'``; the clip files must be readable by every
+            ``pip install -e '.[distributed]'`` from a clone, or ``pip install 'ray[default]'``;
+            the clip files must be readable by every
             node, e.g. on a shared file system; the outputs are written by the caller).
         workers: local processes (default: the cores this process may use; 1: retarget in
             this process). Unused by Ray, which uses the cluster's CPUs.

@@ -194,7 +194,8 @@ def load(name: str) -> Robot:
     """Load a robot by name.
 
     Bundled (no download): ``ur5``, ``panda``, ``planar_2r``, ``planar_3r``, ``humanoid``.
-    With the ``robots`` extra (``pip install taskik[robots]``): every robot of
+    With the ``robots`` extra (``pip install -e '.[robots]'`` from a clone, or ``pip install
+    example-robot-data``): every robot of
     example-robot-data, e.g. ``talos``, ``g1``, ``ur10``; prefix ``erd:`` to force it
     (``erd:ur5`` is example-robot-data's UR5 URDF rather than the DH model).
     """
@@ -220,7 +221,12 @@ def load(name: str) -> Robot:
             wrapper.collision_model,
             _srdf_of(erd_name),
         )
-    hint = "" if erd else " (install taskik[robots] for example-robot-data's robots)"
+    hint = (
+        ""
+        if erd
+        else " (for example-robot-data's robots, install the robots extra: pip install -e "
+        "'.[robots]' from a clone, or pip install example-robot-data)"
+    )
     err = UnknownName("robot", name, [*dict.fromkeys([*_BUNDLED, *erd])])
     err.args = (str(err) + hint,)
     raise err

@@ -31,9 +31,11 @@ def _is_a_model(x: object) -> bool:
     return isinstance(x, pin.Model) or type(x).__name__ == "MjModel"
 
 
-def _is_one(x: object) -> bool:
-    """Whether ``x`` is the default cost, the float 1.0."""
-    return type(x) is float and x == 1.0
+class _DefaultCost(float):
+    """The default cost, 1.0, told apart from a cost of 1.0 that was given."""
+
+
+_ONE = _DefaultCost(1.0)
 
 
 _LAYOUTS: dict[tuple[int, bool], tuple[pin.Model, np.ndarray, np.ndarray | None, np.ndarray]] = {}
@@ -80,7 +82,8 @@ class PostureTask(Task):
     Args:
         cost: weight (1/rad, 1/m for prismatic joints and a base's translation), scalar or one
             per row (nv minus the base's velocities: nv − 6 with a free flyer, nv − 3 with a
-            planar base); first or by keyword.
+            planar base); first or by keyword, not both (two costs are refused); 1.0 if
+            neither.
         include_base: also drive the base (its rows come first).
         model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): the
             Pinocchio model, or MuJoCo's ``MjModel`` of the same MJCF file, against which the
@@ -92,9 +95,9 @@ class PostureTask(Task):
 
     def __init__(
         self,
-        model_or_cost: pin.Model | npt.ArrayLike = 1.0,
+        model_or_cost: pin.Model | npt.ArrayLike = _ONE,
         /,
-        cost: npt.ArrayLike = 1.0,
+        cost: npt.ArrayLike = _ONE,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
@@ -105,9 +108,9 @@ class PostureTask(Task):
             if model is not None:
                 raise InvalidInput("PostureTask got two models, first and model=")
             model = model_or_cost
-        elif _is_one(cost):  # (the common case: PostureTask(1e-2), or PostureTask())
+        elif cost is _ONE:  # (the common case: PostureTask(1e-2), or PostureTask())
             cost = model_or_cost
-        elif not _is_one(model_or_cost):
+        elif model_or_cost is not _ONE:
             raise InvalidInput(f"PostureTask got two costs, {model_or_cost!r} and cost={cost!r}")
         if not isinstance(include_base, bool | np.bool_):
             raise InvalidInput(f"include_base must be True or False, got {include_base!r}")

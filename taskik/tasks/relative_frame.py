@@ -7,8 +7,31 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
+from ..exceptions import InvalidInput
 from ._frames import FrameName, as_se3, require_target, target_alias
-from .frame import FrameTask
+from .frame import _MJCF_FRAME_TYPES, FrameTask
+
+
+def _mink_name(name: str | None, mink_name: str | None, mink_type: str | None, which: str) -> str:
+    """The frame (``which`` is ``frame``) or root of a task given by taskik's argument or by
+    mink's keywords ``frame_name=``/``root_name=``, with mink's type checked."""
+    if name is not None and mink_name is not None:
+        raise InvalidInput(
+            f"RelativeFrameTask got two {which}s: {name!r} and {which}_name={mink_name!r}"
+        )
+    name = name if name is not None else mink_name
+    if name is None:
+        raise InvalidInput(
+            f"RelativeFrameTask needs a {which} name: RelativeFrameTask(frame, root, ...), "
+            "e.g. RelativeFrameTask('left_hand', 'right_hand')"
+        )
+    if mink_type is not None and mink_type not in _MJCF_FRAME_TYPES:
+        raise InvalidInput(
+            f"{which}_type must be 'body' or 'site' (mink's names of MJCF objects that become "
+            f"frames of the same name), got {mink_type!r}"
+            + (": a MuJoCo geom is not a frame, put a site on it" if mink_type == "geom" else "")
+        )
+    return name
 
 
 class RelativeFrameTask(FrameTask):
@@ -24,6 +47,10 @@ class RelativeFrameTask(FrameTask):
         frame: the moving frame.
         root: the frame in which the pose is expressed.
         position_cost, orientation_cost, gain, lm_damping: see :class:`FrameTask`.
+        frame_name, frame_type, root_name, root_type: mink's keywords: ``frame_name`` is
+            ``frame`` and ``root_name`` is ``root``; a type, ``"body"`` or ``"site"``, is
+            checked and needs nothing more (``pin.buildModelFromMJCF`` names their frames
+            after them).
     """
 
     root = FrameName()
@@ -31,14 +58,26 @@ class RelativeFrameTask(FrameTask):
 
     def __init__(
         self,
-        frame: str,
-        root: str,
+        frame: str | None = None,
+        root: str | None = None,
         position_cost: npt.ArrayLike = 1.0,
         orientation_cost: npt.ArrayLike = 1.0,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
+        frame_name: str | None = None,
+        frame_type: str | None = None,
+        root_name: str | None = None,
+        root_type: str | None = None,
     ) -> None:
+        frame = _mink_name(frame, frame_name, frame_type, "frame")
+        root = _mink_name(root, root_name, root_type, "root")
+        if isinstance(position_cost, str):  # mink's order: frame, frame_type, root, root_type
+            raise InvalidInput(
+                f"RelativeFrameTask's third argument is position_cost, got {position_cost!r} "
+                f"(mink's order, frame_name, frame_type, root_name, root_type?): write "
+                f"RelativeFrameTask(frame_name=..., root_name=..., position_cost=..., ...)"
+            )
         super().__init__(frame, position_cost, orientation_cost, gain=gain, lm_damping=lm_damping)
         self.root = root
 

@@ -1,7 +1,8 @@
 """Browser viewer: ``taskik view <robot>`` (or :func:`view`) serves a page showing the robot,
 a draggable gizmo on every task target, and the IK following live.
 
-Needs the ``viewer`` extra (``pip install 'taskik[viewer]'``, which installs viser).
+Needs the ``viewer`` extra (``pip install -e '.[viewer]'`` from a clone, which installs viser;
+or ``pip install viser``).
 
 Why viser and not Pinocchio's meshcat visualiser (measured 2026-11 on this project's
 2-core machine, Python 3.11):

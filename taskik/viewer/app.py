@@ -100,7 +100,10 @@ class Viewer:
         try:
             import viser
         except ImportError as exc:
-            raise ImportError("the viewer needs viser: pip install 'taskik[viewer]'") from exc
+            raise ImportError(
+                "the viewer needs viser: pip install viser (or, from a clone, "
+                "pip install -e '.[viewer]')"
+            ) from exc
         if not dt > 0:
             raise InvalidInput(f"dt must be positive, got {dt}")
         self.robot = robot
