@@ -14,6 +14,7 @@ from . import (
     metrics,
     plots,
     posture,
+    relax,
     retarget,
     robots,
     steps,
@@ -45,6 +46,7 @@ from .limits import (
 from .limits.collision import CollisionReport
 from .posture import PostureResult, solve_posture
 from .problem import Problem, build_ik
+from .relax import last_relaxation
 from .report import StepReport, report
 from .solve import solve_ik
 from .tasks import (
@@ -114,10 +116,12 @@ __all__ = [
     "geometry",
     "hierarchy",
     "hierarchy_report",
+    "last_relaxation",
     "limits",
     "metrics",
     "plots",
     "posture",
+    "relax",
     "report",
     "retarget",
     "robots",

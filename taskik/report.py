@@ -13,6 +13,7 @@ from .exceptions import InvalidInput, check_finite_array, check_positive_scalar,
 from .limits.limit import Limit
 from .nullspace import null_basis
 from .problem import build_ik
+from .relax import Relaxation, last_relaxation
 from .tasks.task import Task
 from .validation import check_levels, check_tasks
 
@@ -100,10 +101,14 @@ def format_active_bounds(active: list[ActiveBound]) -> list[str]:
 
 @dataclass
 class StepReport:
-    """Per-task errors and per-limit active bounds of one step; ``print()`` it."""
+    """Per-task errors and per-limit active bounds of one step; ``print()`` it.
+
+    ``relaxed``: the limit rows that gave way in that step when the limits conflicted
+    (:func:`taskik.last_relaxation`), None when none did."""
 
     tasks: list[TaskStatus]
     active: list[ActiveBound]
+    relaxed: Relaxation | None = None
 
     def __str__(self) -> str:
         lines = [f"{'task':<48} {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
@@ -112,7 +117,7 @@ class StepReport:
                 f"{t.name[:48]:<48} {_fmt_fraction(t.reducible)} {t.error_norm:>10.3e} "
                 f"{t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
-        return "\n".join(lines + format_active_bounds(self.active))
+        return "\n".join(lines + format_active_bounds(self.active) + _relaxed_lines(self.relaxed))
 
 
 def report(
@@ -167,7 +172,17 @@ def report(
                         float(vi[k]),
                     )
                 )
-    return StepReport(statuses, active)
+    return StepReport(statuses, active, relaxed_in(configuration, v))
+
+
+def relaxed_in(configuration: Configuration, v: np.ndarray) -> Relaxation | None:
+    """The relaxation of the last step on ``configuration`` if that step returned ``v``."""
+    last = last_relaxation(configuration)
+    return last if last and last.v is not None and np.array_equal(last.v, v) else None
+
+
+def _relaxed_lines(relaxed: Relaxation | None) -> list[str]:
+    return [] if relaxed is None else str(relaxed).split("\n")
 
 
 def _check_finite_report(values: list[float], what: str) -> None:
@@ -213,6 +228,7 @@ class HierarchyReport:
 
     levels: list[LevelStatus]
     active: list[ActiveBound]
+    relaxed: Relaxation | None = None  # (as in StepReport)
 
     def __str__(self) -> str:
         lines = [
@@ -226,7 +242,7 @@ class HierarchyReport:
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
                 f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}  {names}"
             )
-        return "\n".join(lines + format_active_bounds(self.active))
+        return "\n".join(lines + format_active_bounds(self.active) + _relaxed_lines(self.relaxed))
 
 
 def hierarchy_report(
@@ -280,4 +296,4 @@ def hierarchy_report(
     )
     flat = [t for tasks in levels for t in tasks]
     active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
-    return HierarchyReport(statuses, active)
+    return HierarchyReport(statuses, active, relaxed_in(configuration, v))

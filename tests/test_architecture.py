@@ -24,7 +24,7 @@ LAYERS = [
     ["configuration"],
     ["tasks", "limits", "robots", "geometry", "metrics", "steps", "nullspace", "trust_region"],
     ["validation", "problem"],
-    ["report", "backends"],
+    ["report", "backends", "relax"],
     ["hierarchy"],
     ["solve"],
     ["posture"],
