@@ -325,10 +325,12 @@ def describe(
     row_limits: Sequence[tuple[Limit, int]],
     dt: float,
 ) -> list[RelaxedRow]:
-    """The rows whose slack exceeds :data:`RELAXED_TOL`, named, largest depth first."""
-    out: list[RelaxedRow] = []
+    """The rows whose slack exceeds :data:`RELAXED_TOL`, named, largest depth first; rows
+    of one limit with the same name (a collision pair's damper and tilt rows) are one
+    entry, with the largest slack among them."""
+    found: dict[tuple[int, str], RelaxedRow] = {}
     start = 0
-    for lim, n in row_limits:
+    for k, (lim, n) in enumerate(row_limits):
         own = slack[start : start + n]
         hit = np.flatnonzero(own > RELAXED_TOL)
         if len(hit):
@@ -337,20 +339,14 @@ def describe(
                 names = [f"{lim.name} row {j}" for j in range(n)]
             for j in hit:
                 i = start + int(j)
-                out.append(
-                    RelaxedRow(
-                        lim.name,
-                        names[j],
-                        i,
-                        float(ranks[i]),
-                        float(h[i]),
-                        float(slack[i]),
-                        float(slack[i]) * dt,
+                s = float(slack[i])
+                key = (k, names[j])
+                if key not in found or found[key].slack < s:
+                    found[key] = RelaxedRow(
+                        lim.name, names[j], i, float(ranks[i]), float(h[i]), s, s * dt
                     )
-                )
         start += n
-    out.sort(key=lambda r: -r.depth)
-    return out
+    return sorted(found.values(), key=lambda r: -r.depth)
 
 
 # ------------------------------------------------------------------ the relaxed step
@@ -375,7 +371,9 @@ def relaxed_rows(
         return None, None, relaxation
     slack, v = found
     relaxation.rows = describe(slack, h, ranks, row_limits, dt)
-    return h + slack + 1e-9 * (1.0 + np.abs(h)), v, relaxation
+    # (rows that gave way get a rounding allowance, so that the best step's QP is not
+    # refused by the width of a rounding error; rows that hold keep their bound)
+    return h + np.where(slack > 0.0, slack + 1e-9 * (1.0 + np.abs(h)), 0.0), v, relaxation
 
 
 def rest_within(lb: np.ndarray | None, ub: np.ndarray | None, nv: int) -> np.ndarray:
