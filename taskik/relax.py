@@ -262,11 +262,24 @@ def least_violation(
     """
     h = np.asarray(h, dtype=float)
     norms = np.sqrt(np.einsum("ij,ij->i", G, G))
-    unit = np.where(norms > 0.0, norms, 1.0)
-    scale = np.maximum(h / unit, 0.0) + REFERENCE_SPEED
+    # rows without a direction (G_i = 0 to rounding: a body no joint moves along the row)
+    # hold whatever v is, or give way by their whole −h_i: they leave the QPs
+    flat = norms <= 1e-12 * max(1.0, float(norms.max(initial=0.0)))
+    if flat.any():
+        keep = ~flat
+        found = least_violation(G[keep], h[keep], lb, ub, ranks[keep]) if keep.any() else None
+        if found is None and keep.any():
+            return None
+        v = found[1] if found is not None else rest_within(lb, ub, G.shape[1])
+        slack = np.zeros(len(h))
+        if found is not None:
+            slack[keep] = found[0]
+        slack[flat] = np.maximum(G[flat] @ v - h[flat], 0.0)
+        return slack, v
+    scale = np.maximum(h / norms, 0.0) + REFERENCE_SPEED
     hard = ~np.isfinite(ranks)
     tiers = sorted(set(ranks[~hard].tolist()), reverse=True)
-    args = (G, h, unit, lb, ub, ranks)
+    args = (G, h, norms, lb, ub, ranks)
     found = _cascade(*args, hard, tiers, scale) if tiers else None
     if found is None and hard.any():
         # the box and the rows that never give way conflict (a base's speed caps against a

@@ -327,3 +327,18 @@ def test_a_solver_failure_without_a_conflict_still_raises(ur5):
 def test_an_empty_relaxation_is_false_and_says_so():
     empty = Relaxation()
     assert not empty and empty.max_depth == 0.0 and str(empty) == "relaxed rows: none"
+
+
+def test_a_row_no_joint_can_move_gives_way_by_all_it_asks(ur5):
+    """A row whose gradient is zero to rounding (1e-17: a body no joint moves along the row,
+    pushed by an obstacle) with h = −0.05: it gives way by 0.05, named, and the other rows
+    are relaxed as without it (it was a failed least-violation problem, then a fallback)."""
+    conf = ur5.configuration()
+    stuck = Rows("stuck", [1e-17 * e0(6)[::-1]], [-0.05], ["link0 / plate"])
+    limits = [stuck, wall(6), VelocityLimit(ur5.model)]
+    v = taskik.solve_ik(conf, [posture(ur5)], DT, limits)
+    assert not last_relaxation(conf).fallback
+    rows = {r.row: r for r in last_relaxation(conf).rows}
+    assert set(rows) == {"link0 / plate", "v0 <= -0.1", "v0 >= 0.1"}
+    assert rows["link0 / plate"].slack == pytest.approx(0.05)
+    assert abs(v[0]) < 1e-6
