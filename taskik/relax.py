@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .backends.qp import daqp_solve
+from .exceptions import check_scalar
 from .limits.base_velocity import BaseVelocityLimit
 from .limits.collision import CollisionLimit
 from .limits.cone import ConeLimit
@@ -104,7 +105,7 @@ def relax_rank(limit: Limit) -> float | None:
     """
     own = getattr(type(limit), "relax_rank", _UNSET)
     if own is not _UNSET:
-        return None if own is None else float(own)
+        return None if own is None else check_scalar(own, f"{type(limit).__name__}.relax_rank")
     for kind, rank in RELAX_RANKS.items():
         if isinstance(limit, kind):
             return rank

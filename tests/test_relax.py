@@ -342,3 +342,11 @@ def test_a_row_no_joint_can_move_gives_way_by_all_it_asks(ur5):
     assert set(rows) == {"link0 / plate", "v0 <= -0.1", "v0 >= 0.1"}
     assert rows["link0 / plate"].slack == pytest.approx(0.05)
     assert abs(v[0]) < 1e-6
+
+
+def test_a_rank_that_is_not_a_number_is_named():
+    class Odd(Rows):
+        relax_rank = "high"
+
+    with pytest.raises(InvalidInput, match="Odd.relax_rank must be a real number"):
+        relax_rank(Odd("odd", [e0(6)], [0.0]))
