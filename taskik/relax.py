@@ -22,7 +22,7 @@ still returns a step, in two stages:
    a velocity damper (collision pairs, cone faces) allows ``h_i = k·margin``, so the row
    whose pair is furthest inside its safe region (the largest margin left) gives way
    first, and a row at its margin or past it (``h_i ≤ 0``) the least; ``REFERENCE_SPEED``
-   (rad/s of joint speed along the row) keeps the weights finite. ``ε`` (:data:`EPS`)
+   (rad/s of joint speed along the row) keeps the weights finite. ``ε`` (``EPS``)
    only makes the problem strictly convex (the smallest such ``v``).
 2. **The best step within the relaxed rows**: the step's own QP (or each level of the
    hierarchy) with ``h + s``; the relaxed rows are then met as the loosened limit.
@@ -85,7 +85,7 @@ RELAXED_TOL = 1e-7
 
 #: The order in which the built-in limits' rows give way (lower first; None: never).
 #: Cones are preferences on a tool's direction; collision rows keep bodies apart. A limit of
-#: another type gives way at :data:`DEFAULT_RANK`, unless its class sets ``relax_rank``
+#: another type gives way at ``DEFAULT_RANK``, unless its class sets ``relax_rank``
 #: (a number, or None for rows that must never give way). See the Limits page for why.
 RELAX_RANKS: dict[type[Limit], float | None] = {
     ConeLimit: 10.0,
@@ -101,7 +101,7 @@ def relax_rank(limit: Limit) -> float | None:
     """When ``limit``'s rows give way, against the others (lower first); None for never.
 
     A class attribute ``relax_rank`` (a number, or None) on the limit decides; otherwise
-    :data:`RELAX_RANKS` by type, else :data:`DEFAULT_RANK`.
+    ``RELAX_RANKS`` by type, else ``DEFAULT_RANK``.
     """
     own = getattr(type(limit), "relax_rank", _UNSET)
     if own is not _UNSET:
@@ -186,7 +186,7 @@ _LAST: weakref.WeakKeyDictionary[Configuration, Relaxation] = weakref.WeakKeyDic
 
 def last_relaxation(configuration: Configuration) -> Relaxation:
     """What gave way in the last step computed on ``configuration`` (by
-    :func:`taskik.solve_ik` or :func:`taskik.solve_hierarchy`); an empty
+    :func:`taskik.solve_ik` or ``taskik.hierarchy.solve_hierarchy``); an empty
     :class:`Relaxation` (false) when the limits did not conflict."""
     return _LAST.get(configuration) or Relaxation()
 
@@ -224,7 +224,7 @@ def _tier_qp(
     joint speed). ``held``: rows kept as ``G v ≤ h``; ``tier``: rows given a slack
     ``s = scale·σ``. The variables are ``(v, σ)``; DAQP solves the problem through its dual,
     whose matrix ``G Gᵀ / ε + diag(scale²)`` must stay well conditioned: hence ``ε``
-    (:data:`EPS`) is not tiny, and is raised once if DAQP fails."""
+    (``EPS``) is not tiny, and is raised once if DAQP fails."""
     nv = G.shape[1]
     m = int(np.count_nonzero(tier))
     rows = np.zeros((int(np.count_nonzero(held)) + m, nv + m))
@@ -339,7 +339,7 @@ def describe(
     row_limits: Sequence[tuple[Limit, int]],
     dt: float,
 ) -> list[RelaxedRow]:
-    """The rows whose slack exceeds :data:`RELAXED_TOL`, named, largest depth first; rows
+    """The rows whose slack exceeds ``RELAXED_TOL``, named, largest depth first; rows
     of one limit with the same name (a collision pair's damper and tilt rows) are one
     entry, with the largest slack among them."""
     found: dict[tuple[int, str], RelaxedRow] = {}
