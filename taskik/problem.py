@@ -223,8 +223,11 @@ class Assembler:
         self.row_limits: list[tuple[Limit, int]] = []  # (limit, its rows) of each block of G
         self.resolved: list[str] = []  # crossed bounds resolved by the last assembly
 
-    def _resolve(self, lower: np.ndarray, upper: np.ndarray) -> None:
-        """Crossed coordinates (lower > upper) to the value between nearest 0, in place."""
+    def _resolve(self, lower: np.ndarray, upper: np.ndarray, resolve: bool, what: str) -> None:
+        """Crossed coordinates (lower > upper) to the value between nearest 0, in place; a
+        limit whose own box is empty is broken, not in conflict: NoSolutionFound names it."""
+        if not resolve or any((b.lower > b.upper).any() for b in self.boxes):
+            raise NoSolutionFound("(none)", what, self.box_conflicts())
         self.resolved = self.box_conflicts() or ["crossed bounds"]
         crossed = lower > upper
         lower[crossed] = upper[crossed] = np.clip(0.0, upper[crossed], lower[crossed])
@@ -403,11 +406,7 @@ class Assembler:
                     row_limits.append((lim, len(rows[1])))
             self._dynamic_boxes = boxes
             if have_dyn_hard and (hard_lb > hard_ub).any():
-                if not resolve:
-                    raise NoSolutionFound(
-                        "(none)", "inconsistent hard bounds", self.box_conflicts()
-                    )
-                self._resolve(hard_lb, hard_ub)
+                self._resolve(hard_lb, hard_ub, resolve, "inconsistent hard bounds")
             if have_soft:
                 # clip(soft, hard) ∩ hard  ==  [min(max(sl, hl), hu), max(min(su, hu), hl)]
                 np.maximum(soft_lb, hard_lb, out=lb)
@@ -416,9 +415,7 @@ class Assembler:
                 np.maximum(ub, hard_lb, out=ub)
                 # one soft box inside a consistent hard box cannot conflict; several can
                 if n_soft > 1 and (lb > ub).any():
-                    if not resolve:
-                        raise NoSolutionFound("(none)", "inconsistent bounds", self.box_conflicts())
-                    self._resolve(lb, ub)
+                    self._resolve(lb, ub, resolve, "inconsistent bounds")
                 has_box = True
             else:
                 lb[:] = hard_lb
