@@ -204,12 +204,18 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
                     kinds.add("reported")
                 elif wake[i] and d_after[i] >= d_before[i] - CLOSE_TOL:
                     kinds.add("recovering")
-                elif table_pairs[i] and halfspace_table:
-                    kinds.add("unreported_halfspace")
-                    tally["unreported_pairs"][names[i]] += 1
                 else:
-                    kinds.add("unreported_other")
+                    kinds.add(
+                        "unreported_halfspace"
+                        if table_pairs[i] and halfspace_table
+                        else "unreported_other"
+                    )
                     tally["unreported_pairs"][names[i]] += 1
+                    tally["unreported_depths"].append(d_s - d_after[i])
+                    near_before = d_before[i] < limit.detection_distance
+                    tally["unreported_near_before" if near_before else "unreported_far_before"] += 1
+                    deep_before = d_before[i] < d_s - CLOSE_TOL
+                    tally["unreported_deeper" if deep_before else "unreported_entered"] += 1
             for kind in kinds:
                 tally[kind] += 1
         wake &= d_after < d_s - CLOSE_TOL
@@ -250,6 +256,11 @@ def main() -> None:
         "unreported_halfspace": 0,
         "unreported_other": 0,
         "unreported_pairs": Counter(),
+        "unreported_depths": [],
+        "unreported_near_before": 0,
+        "unreported_far_before": 0,
+        "unreported_deeper": 0,
+        "unreported_entered": 0,
         "min_distance": np.inf,
         "hand_error": [],
     }
@@ -288,6 +299,12 @@ def main() -> None:
         f"  recovering from an earlier relaxed step      {tally['recovering']}",
         f"  NOT reported, half-space table pairs         {tally['unreported_halfspace']}",
         f"  NOT reported, other pairs                    {tally['unreported_other']}",
+        f"  NOT reported (pairs): already inside before the step, came closer "
+        f"{tally['unreported_deeper']}; entered in the step {tally['unreported_entered']}; "
+        f"within d_i before the step {tally['unreported_near_before']}, beyond "
+        f"{tally['unreported_far_before']}",
+        f"  NOT reported, depth below d_s, mm (p50/p90/p99/max) "
+        f"{percentiles(tally['unreported_depths'])}",
         f"closest distance reached, mm                   {tally['min_distance'] * 1e3:.2f}"
         f"  (d_s = {d_s * 1e3:g} mm)",
         f"NaN in v or q                                  {tally['nan']}",
