@@ -528,10 +528,9 @@ def solve_hierarchy(
                 relaxation.fallback = True  # (the relaxed rows fail too: least violation)
                 v, shares = v_least, None
                 break
-            finite = all(x is None or bool(np.isfinite(x).all()) for x in (h, lb, ub))
+            if G is None or not all(x is None or np.isfinite(x).all() for x in (h, lb, ub)):
+                raise  # (no rows to relax, or NaN limits: the error names them)
             h_relaxed, v_least, relaxation = relaxed_rows(G, h, lb, ub, asm.row_limits, dt)
-            if not finite or G is None:
-                raise
             if h_relaxed is None:  # (even the least violation fails: rest within the box)
                 relaxation.fallback = True
                 v, shares = rest_within(lb, ub, nv), None
