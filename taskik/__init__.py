@@ -8,6 +8,7 @@ joint velocity ``v``; :meth:`Configuration.integrate_inplace` applies it.
 from . import (
     backends,
     batch,
+    contacts,
     geometry,
     hierarchy,
     limits,
@@ -23,6 +24,7 @@ from . import (
 from .backends import default_solver
 from .backends.joint_limit_map import JointLimitMap
 from .configuration import Configuration, custom_configuration_vector
+from .contacts import Contact, check_static_balance
 from .exceptions import (
     InvalidConfiguration,
     InvalidInput,
@@ -35,6 +37,7 @@ from .exceptions import (
 from .hierarchy import hierarchy_report
 from .limits import (
     AccelerationLimit,
+    BalanceLimit,
     BaseVelocityLimit,
     CollisionLimit,
     ConeLimit,
@@ -73,6 +76,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AccelerationLimit",
     "AxisAlignmentTask",
+    "BalanceLimit",
     "BaseVelocityLimit",
     "CollisionLimit",
     "CollisionReport",
@@ -80,6 +84,7 @@ __all__ = [
     "ConeLimit",
     "Configuration",
     "ConfigurationLimit",
+    "Contact",
     "DampingTask",
     "DistanceTask",
     "FrameTask",
@@ -111,6 +116,8 @@ __all__ = [
     "backends",
     "batch",
     "build_ik",
+    "check_static_balance",
+    "contacts",
     "custom_configuration_vector",
     "default_solver",
     "geometry",

@@ -51,6 +51,7 @@ import numpy as np
 
 from .backends.qp import daqp_solve
 from .exceptions import check_scalar
+from .limits.balance import BalanceLimit
 from .limits.base_velocity import BaseVelocityLimit
 from .limits.collision import CollisionLimit
 from .limits.cone import ConeLimit
@@ -84,12 +85,14 @@ EPS = 1e-4
 RELAXED_TOL = 1e-7
 
 #: The order in which the built-in limits' rows give way (lower first; None: never).
-#: Cones are preferences on a tool's direction; collision rows keep bodies apart. A limit of
+#: Cones are preferences on a tool's direction; collision rows keep bodies apart; balance
+#: rows keep the robot standing. A limit of
 #: another type gives way at ``DEFAULT_RANK``, unless its class sets ``relax_rank``
 #: (a number, or None for rows that must never give way). See the Limits page for why.
 RELAX_RANKS: dict[type[Limit], float | None] = {
     ConeLimit: 10.0,
     CollisionLimit: 30.0,
+    BalanceLimit: 40.0,  # past its margin the robot tips over: after collisions
     BaseVelocityLimit: None,  # velocity caps as rows: hard, and v = 0 always meets them
 }
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -12,7 +12,7 @@ from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, check_finite_array, check_positive_scalar, check_scalar
 from .limits.limit import Limit
 from .nullspace import null_basis
-from .problem import build_ik
+from .problem import Problem, build_ik
 from .relax import Relaxation, last_relaxation
 from .tasks.task import Task
 from .validation import check_levels, check_tasks
@@ -52,6 +52,16 @@ class ActiveBound:
     value: float
 
 
+@dataclass
+class ActiveRow:
+    """An inequality row ``g v ≤ h`` the step touches (within ``tol``), named by its limit."""
+
+    limit: str
+    row: str
+    value: float
+    bound: float
+
+
 #: Task directions whose singular value is below this fraction of the largest count as
 #: directions no joint moves the task in (see :func:`taskik.report.reducible`).
 REDUCIBLE_RCOND = 1e-3
@@ -89,6 +99,52 @@ def _fmt_fraction(value: float | None) -> str:
     return f"{'—':>9}" if value is None else f"{value:>9.3f}"
 
 
+#: Printed reports fit this many columns.
+REPORT_WIDTH = 100
+
+
+def short_name(name: str) -> str:
+    """A task's label in a printed report: its class and, when its repr starts with one, its
+    quoted frame name; never cut inside the parameters. ``FrameTask('tool0', cost=[1.0, ...],
+    ...)`` gives ``FrameTask('tool0')``, ``ComTask(cost=[...])`` gives ``ComTask``."""
+    head, sep, rest = name.partition("(")
+    if sep and rest[:1] in ("'", '"'):
+        end = rest.find(rest[0], 1)
+        if end != -1:
+            return f"{head}({rest[: end + 1]})"
+    return head
+
+
+def _fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the cut shown by an ellipsis."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _wrap(words: list[str], width: int) -> list[str]:
+    """``words`` joined by ", " into lines of at most ``width`` characters (a word longer
+    than ``width`` gets a line of its own, cut)."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 2 + len(word) <= width:
+            lines[-1] += ", " + word
+        else:
+            if lines:
+                lines[-1] += ","
+            lines.append(_fit(word, width))
+    return lines or [""]
+
+
+STEP_LEGEND = (
+    "reducible: share of W e that joint motion can reduce; |e|: task error (m, rad);",
+    "|We|^2: weighted error squared; step res.: |W (J v - Kp e / dt)|^2 left by the step",
+)
+LEVEL_LEGEND = (
+    "requested: |W Kp e / dt| asked; residual: |W (J v - Kp e / dt)| left; |e|: task error",
+    "(m, rad); rank, free: directions used and left; reducible: share of W e the levels above",
+    "allow; each level's tasks are listed below its row",
+)
+
+
 def format_active_bounds(active: list[ActiveBound]) -> list[str]:
     """Lines listing the active bounds of a step (shared by the step and hierarchy reports)."""
     if not active:
@@ -101,23 +157,39 @@ def format_active_bounds(active: list[ActiveBound]) -> list[str]:
 
 @dataclass
 class StepReport:
-    """Per-task errors and per-limit active bounds of one step; ``print()`` it.
+    """Per-task errors, per-limit active bounds and rows of one step; ``print()`` it.
 
-    ``relaxed``: the limit rows that gave way in that step when the limits conflicted
-    (:func:`taskik.last_relaxation`), None when none did."""
+    ``rows`` are the inequality rows the step touches; ``limit_status`` one line per limit
+    that describes its state (a limit with a ``status(configuration)`` method, such as
+    :class:`~taskik.BalanceLimit`: the balance margin and the closest edge). ``relaxed``:
+    the limit rows that gave way in that step when the limits conflicted
+    (:func:`taskik.last_relaxation`), None when none did.
+    """
 
     tasks: list[TaskStatus]
     active: list[ActiveBound]
+    rows: list[ActiveRow] = field(default_factory=list)
+    limit_status: list[str] = field(default_factory=list)
     relaxed: Relaxation | None = None
 
     def __str__(self) -> str:
-        lines = [f"{'task':<48} {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"]
-        for t in self.tasks:
+        numbers = f" {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"
+        labels = [short_name(t.name) for t in self.tasks]
+        width = min(max([4, *map(len, labels)]), REPORT_WIDTH - len(numbers))
+        lines = [f"{'task':<{width}}{numbers}"]
+        for label, t in zip(labels, self.tasks, strict=True):
             lines.append(
-                f"{t.name[:48]:<48} {_fmt_fraction(t.reducible)} {t.error_norm:>10.3e} "
-                f"{t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
+                f"{_fit(label, width):<{width}} {_fmt_fraction(t.reducible)} "
+                f"{t.error_norm:>10.3e} {t.weighted_error:>10.3e} {t.step_residual:>10.3e}"
             )
-        return "\n".join(lines + format_active_bounds(self.active) + _relaxed_lines(self.relaxed))
+        lines += list(STEP_LEGEND) + format_active_bounds(self.active)
+        if self.rows:
+            lines.append("active rows (g v <= h):")
+            lines += [
+                f"  {_fit(r.limit, 14):<14} {_fit(r.row, 48):<48} {r.value:+.4g} <= {r.bound:+.4g}"
+                for r in self.rows
+            ]
+        return "\n".join(lines + self.limit_status + _relaxed_lines(self.relaxed))
 
 
 def report(
@@ -172,7 +244,13 @@ def report(
                         float(vi[k]),
                     )
                 )
-    return StepReport(statuses, active, relaxed_in(configuration, v))
+    return StepReport(
+        statuses,
+        active,
+        _active_rows(problem, v, tol),
+        _limit_status(problem, configuration),
+        relaxed_in(configuration, v),
+    )
 
 
 def relaxed_in(configuration: Configuration, v: np.ndarray) -> Relaxation | None:
@@ -183,6 +261,31 @@ def relaxed_in(configuration: Configuration, v: np.ndarray) -> Relaxation | None
 
 def _relaxed_lines(relaxed: Relaxation | None) -> list[str]:
     return [] if relaxed is None else str(relaxed).split("\n")
+
+
+def _active_rows(problem: Problem, v: np.ndarray, tol: float) -> list[ActiveRow]:
+    """The inequality rows with ``g v`` within ``tol`` of their bound, with the names their
+    limits give them (``Limit.row_names``; "row k" where a limit names none)."""
+    if problem.G is None or problem.h is None or not len(problem.h):
+        return []
+    names: list[tuple[str, str]] = []
+    for lim in problem.limits:
+        names += [(lim.name, n) for n in lim.row_names()]
+    if len(names) != len(problem.h):
+        names = [("limits", f"row {k}") for k in range(len(problem.h))]
+    values = problem.G @ v
+    hit = np.flatnonzero(values >= problem.h - tol * np.maximum(1.0, np.abs(problem.h)))
+    return [ActiveRow(names[k][0], names[k][1], float(values[k]), float(problem.h[k])) for k in hit]
+
+
+def _limit_status(problem: Problem, configuration: Configuration) -> list[str]:
+    """``str(limit.status(configuration))`` of the limits that have a ``status`` method."""
+    lines = []
+    for lim in problem.limits:
+        status = getattr(lim, "status", None)
+        if callable(status):
+            lines.append(f"{lim.name}: {status(configuration)}")
+    return lines
 
 
 def _check_finite_report(values: list[float], what: str) -> None:
@@ -233,16 +336,23 @@ class HierarchyReport:
     def __str__(self) -> str:
         lines = [
             f"{'level':<6} {'requested':>10} {'residual':>10} {'satisfied':>9} {'rank':>5} "
-            f"{'free':>5} {'|e|':>10} {'reducible':>9}  tasks"
+            f"{'free':>5} {'|e|':>10} {'reducible':>9}"
         ]
+        indent = " " * 6
         for s in self.levels:
-            names = ", ".join(t.split("(")[0] for t in s.tasks)
             lines.append(
                 f"{s.index:<6} {s.requested:>10.3e} {s.residual:>10.3e} "
                 f"{'yes' if s.satisfied else 'no':>9} {s.rank:>5} {s.free_dofs:>5} "
-                f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}  {names}"
+                f"{s.error_norm:>10.3e} {_fmt_fraction(s.reducible)}"
             )
-        return "\n".join(lines + format_active_bounds(self.active) + _relaxed_lines(self.relaxed))
+            names = [short_name(t) for t in s.tasks]  # the level's tasks, below its row
+            lines += [indent + line for line in _wrap(names, REPORT_WIDTH - len(indent))]
+        return "\n".join(
+            lines
+            + list(LEVEL_LEGEND)
+            + format_active_bounds(self.active)
+            + _relaxed_lines(self.relaxed)
+        )
 
 
 def hierarchy_report(

@@ -28,20 +28,63 @@ _PINK_KEYWORDS = {
     "solve_ik(configuration, [[hard_task, ...], [other_task, ...]], dt)",
     "barriers": "taskik has no barrier functions (pink.barriers): bound the step with limits "
     "(limits=[...]) or pull with a task",
-    "safety_break": "taskik does not check q against its limits before a step (pink's "
-    "safety_break=True): call configuration.check_limits() where you need it; "
-    "safety_break=False is what taskik does and is accepted",
+}
+
+#: What solve_ik reads from its positional arguments after ``(configuration, tasks, dt)``:
+#: taskik's order, and pink's and mink's, which put the solver's name fourth. pink's and
+#: mink's orders part at the sixth place: a flag there is mink's ``safety_break``.
+_TASKIK_ORDER = ("limits", "solver", "damping", "backend", "adaptive")
+_PINK_ORDER = ("solver", "damping", "limits", "barriers", "constraints", "safety_break")
+_MINK_ORDER = ("solver", "damping", "safety_break", "limits", "constraints")
+_DEFAULTS: dict[str, Any] = {
+    "limits": None,
+    "solver": None,
+    "damping": 1e-12,
+    "backend": "qp",
+    "adaptive": True,
 }
 
 
-def _check_pink_keywords(kwargs: dict[str, Any]) -> None:
-    """Drop pink's keywords that mean what taskik does anyway (``safety_break=False``,
-    ``constraints``/``barriers`` empty); :class:`InvalidInput` naming the taskik way else."""
+def _positional(args: tuple[Any, ...], given: dict[str, Any]) -> dict[str, Any]:
+    """Name solve_ik's positional arguments (after ``dt``) in taskik's order or, when the
+    first is a solver name, in pink's or mink's; :class:`InvalidInput` when one is also given
+    by keyword or there are more than the order has."""
+    if isinstance(args[0], str):
+        flag = len(args) > 2 and isinstance(args[2], bool | np.bool_)
+        order, whose = (_MINK_ORDER, "mink's") if flag else (_PINK_ORDER, "pink's")
+    else:
+        order, whose = _TASKIK_ORDER, "taskik's"
+    if len(args) > len(order):
+        raise InvalidInput(
+            f"solve_ik takes at most {len(order)} positional arguments after dt in {whose} "
+            f"order ({', '.join(order)}), got {len(args)}: give the others by keyword"
+        )
+    named = dict(zip(order, args, strict=False))
+    for name in named:
+        value, default = given.get(name, _DEFAULTS.get(name)), _DEFAULTS.get(name)
+        if value is not default and not (type(value) is type(default) and value == default):
+            raise InvalidInput(
+                f"solve_ik got {name} twice, by position ({whose} order: configuration, "
+                f"tasks, dt, {', '.join(order)}) and by keyword"
+            )
+    return named
+
+
+def _check_pink_keywords(kwargs: dict[str, Any], configuration: Configuration) -> None:
+    """Act on pink's and mink's keywords: ``safety_break=True`` checks q against the model's
+    position limits (:class:`NotWithinConfigurationLimits` if outside), ``safety_break=False``
+    and empty ``constraints``/``barriers`` ask for what taskik does; :class:`InvalidInput`
+    naming the taskik way else."""
+    if "safety_break" in kwargs:
+        flag = kwargs.pop("safety_break")
+        if not isinstance(flag, bool | np.bool_):
+            raise InvalidInput(f"safety_break must be True or False, got {flag!r}")
+        if flag:
+            configuration.check_limits()
     for name, hint in _PINK_KEYWORDS.items():
         if name in kwargs:
             value = kwargs.pop(name)
-            empty = value is None or (isinstance(value, list | tuple) and not value)
-            if value is False or (name != "safety_break" and empty):
+            if value is None or (isinstance(value, list | tuple) and not value):
                 continue
             raise InvalidInput(f"solve_ik has no {name}= keyword (pink's): {hint}")
 
@@ -54,6 +97,7 @@ def solve_ik(
     configuration: Configuration,
     tasks: Sequence[Task] | Sequence[Sequence[Task]],
     dt: float,
+    *args: Any,
     limits: Sequence[Limit] | None = None,
     solver: str | None = None,
     damping: float = 1e-12,
@@ -90,10 +134,19 @@ def solve_ik(
             ``v = 0`` until a target changes or q is set from outside.
             ``False`` gives the plain step every time (the same step as pink's). QP backend
             only.
+        args: the arguments above by position, in the order ``limits, solver, damping,
+            backend, adaptive``; or, when the first is a solver name, in pink's order
+            ``solver, damping, limits, barriers, constraints, safety_break`` or mink's
+            ``solver, damping, safety_break, limits, constraints`` (a flag in the sixth place
+            says which). ``solve_ik(configuration, tasks, dt, "quadprog", 1e-3)`` is
+            ``solver="quadprog", damping=1e-3``.
         solver_kwargs: passed to the QP solver (or options of the chosen backend). pink's
-            ``constraints``, ``barriers`` and ``safety_break=True`` raise
-            :class:`InvalidInput` naming the taskik way; ``safety_break=False`` and empty
-            ``constraints``/``barriers`` are accepted (they ask for what taskik does).
+            and mink's ``safety_break=True`` checks q against the model's position limits
+            before the step (:meth:`Configuration.check_limits`); ``safety_break=False`` and
+            empty ``constraints``/``barriers`` are accepted (they ask for what taskik does);
+            other ``constraints`` and ``barriers`` raise :class:`InvalidInput` naming the
+            taskik way.
+
         strict: what to do when the limits conflict (no ``v`` meets them all: an obstacle
             pins the arm against a table). ``False`` (default): the step that violates the
             least (:mod:`taskik.relax`): the box (joint ranges, velocity limits) holds, the
@@ -101,8 +154,10 @@ def solve_ik(
             :func:`taskik.last_relaxation` (and :func:`taskik.report`) names each relaxed
             row and by how much. ``True``: raise :class:`NoSolutionFound` instead.
 
+
     Raises:
         InvalidInput: bad dt, damping, task or limit list, or solver name.
+        NotWithinConfigurationLimits: ``safety_break=True`` and q is outside its limits.
         NoSolutionFound: with ``strict=True``, the limits conflict (the message names them);
             in either mode, the solver failed on a QP whose limits do not conflict (options
             that stop it early, a QP out of floating-point range).
@@ -116,8 +171,19 @@ def solve_ik(
                 else ""
             )
         )
+    if len(args) == 1 and limits is None and not isinstance(args[0], str):
+        limits = args[0]  # (the common positional call: solve_ik(conf, tasks, dt, limits))
+    elif args:  # (pink's and mink's solve_ik(configuration, tasks, dt, "quadprog", 1e-3))
+        given = dict(limits=limits, solver=solver, damping=damping, backend=backend)
+        named = _positional(args, dict(solver_kwargs, adaptive=adaptive, **given))
+        limits = named.pop("limits", limits)
+        solver = named.pop("solver", solver)
+        damping = named.pop("damping", damping)
+        backend = named.pop("backend", backend)
+        adaptive = named.pop("adaptive", adaptive)
+        solver_kwargs.update(named)
     if solver_kwargs:
-        _check_pink_keywords(solver_kwargs)
+        _check_pink_keywords(solver_kwargs, configuration)
     if type(dt) is not float or not 0.0 < dt < math.inf:
         dt = check_positive_scalar(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:

@@ -149,10 +149,10 @@ def resolve_limits(
     """``None`` → the model's position and velocity limits; otherwise a validated list."""
     if limits is None:
         return default_limits(configuration.model)
-    if isinstance(limits, str):  # pink's solve_ik(configuration, tasks, dt, "daqp")
+    if isinstance(limits, str):  # solve_ik(configuration, tasks, dt, limits="daqp")
         raise InvalidInput(
-            f"limits must be a list of Limit objects, got the string {limits!r}: the fourth "
-            f"argument of taskik.solve_ik is limits (pink's is the solver): write solver={limits!r}"
+            f"limits must be a list of Limit objects, got the string {limits!r}: for a QP "
+            f"solver, write solver={limits!r}"
         )
     return check_limits(limits)
 

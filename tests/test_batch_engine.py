@@ -94,8 +94,10 @@ def test_an_unreadable_part_is_solved_again(tmp_path, ur5):
     values |= {name: getattr(full, name) for name in ("searches", "error", "time")}
     store.write(0, 10, {k: v[0:10] for k, v in values.items()})
     store.write(10, 20, {k: v[10:20] for k, v in values.items()})
+    store.close()  # (the stopped run's lock released)
     (parts / f"{10:010d}-{20:010d}.npz").write_bytes(b"truncated")
-    resumed = solve_poses(ur5, "tool0", targets, workers=1, chunk_size=10, output=output)
+    with pytest.warns(RuntimeWarning, match=r"not an \.npz archive.*10\.\.19 are solved again"):
+        resumed = solve_poses(ur5, "tool0", targets, workers=1, chunk_size=10, output=output)
     assert_same(resumed, full)
     # problems 10..29 solved: 10 in the caller first, then 11..19 and 20..29
     assert len(resumed.workers) == 3

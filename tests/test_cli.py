@@ -185,13 +185,13 @@ def test_partial_table1_run_leaves_the_checkout_clean():
             output.unlink(missing_ok=True)
 
 
-def test_readme_lists_the_robots_that_taskik_robots_prints(capsys):
+def test_api_overview_lists_the_robots_that_taskik_robots_prints(capsys):
     code, out, _ = run(capsys, "robots")
     assert code == 0
     table = out.split("\n\n", 1)[0].splitlines()[1:]
     bundled = [line.split()[0] for line in table]
-    readme = (Path(cli.CHECKOUT) / "README.md").read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| `robots.load(name)`"))
+    overview = (Path(cli.CHECKOUT) / "docs" / "api.md").read_text()  # "At a glance"
+    row = next(line for line in overview.splitlines() if line.startswith("| `robots.load(name)`"))
     listed = re.search(r"bundled robots \(([^)]*)\)", row).group(1)
     assert re.findall(r"`(\w+)`", listed) == bundled
 

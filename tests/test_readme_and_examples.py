@@ -1,4 +1,5 @@
-"""The README's snippets and the examples run as written."""
+"""The README's snippets, the complete examples of the concept pages and the examples run as
+written, and do what their text says."""
 
 import re
 import runpy
@@ -11,9 +12,47 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def readme_snippets():
-    text = (ROOT / "README.md").read_text()
+#: The concept pages: each has at least one complete example (a snippet that starts with its
+#: imports), and every complete example runs.
+CONCEPT_PAGES = (
+    "docs/concepts/tasks.md",
+    "docs/concepts/limits.md",
+    "docs/concepts/backends.md",
+    "docs/concepts/priorities.md",
+    "docs/concepts/solve_to_pose.md",
+    "docs/concepts/collisions.md",
+    "docs/concepts/settling.md",
+)
+
+
+def snippets(page: str = "README.md") -> list[str]:
+    """The ```python blocks of a page (README.md or a docs page), in order."""
+    text = (ROOT / page).read_text()
     return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def readme_snippets() -> list[str]:
+    return snippets("README.md")
+
+
+def complete_examples() -> list[tuple[str, int]]:
+    return [
+        (page, i)
+        for page in CONCEPT_PAGES
+        for i, snippet in enumerate(snippets(page))
+        if snippet.startswith(("import ", "from "))
+    ]
+
+
+def test_every_concept_page_has_a_complete_example():
+    have = {page for page, _ in complete_examples()}
+    assert have == set(CONCEPT_PAGES), set(CONCEPT_PAGES) - have
+
+
+@pytest.mark.parametrize(("page", "index"), complete_examples())
+def test_concept_page_example_runs(page, index, capsys):
+    exec(compile(snippets(page)[index], f"{page} snippet {index}", "exec"), {})
+    assert capsys.readouterr().out.strip()  # every example shows its result
 
 
 @pytest.mark.parametrize("index", range(len(readme_snippets())))
@@ -22,8 +61,8 @@ def test_readme_snippet_runs(index, capsys):
     assert capsys.readouterr().out.strip()  # every snippet shows its result
 
 
-def test_readme_backends_snippet_shows_the_singularity(capsys):
-    (snippet,) = [s for s in readme_snippets() if "planar_2r" in s]
+def test_backends_page_snippet_shows_the_singularity(capsys):
+    (snippet,) = [s for s in snippets("docs/concepts/backends.md") if "planar_2r" in s]
     exec(snippet, {})
     lines = dict(line.split(":", 1) for line in capsys.readouterr().out.splitlines())
     assert lines["       pinv"].strip() == "v = [0. 0.]"
@@ -31,11 +70,11 @@ def test_readme_backends_snippet_shows_the_singularity(capsys):
     assert lines["regularized"].strip() != "v = [0. 0.]"
 
 
-def run_snippet(marker: str) -> dict:
-    """Runs the one README snippet that contains ``marker``; returns its namespace."""
-    (snippet,) = [s for s in readme_snippets() if marker in s]
+def run_snippet(marker: str, page: str = "README.md") -> dict:
+    """Runs the one snippet of ``page`` that contains ``marker``; returns its namespace."""
+    (snippet,) = [s for s in snippets(page) if marker in s]
     namespace: dict = {}
-    exec(compile(snippet, f"README snippet with {marker!r}", "exec"), namespace)
+    exec(compile(snippet, f"{page} snippet with {marker!r}", "exec"), namespace)
     return namespace
 
 
@@ -48,8 +87,8 @@ def within_limits(model, q) -> bool:
 # Bounds below: the values measured when the tests were written, with a margin of ~3–5×.
 def printed_errors(out: str) -> dict[str, float]:
     """``|e|`` column of a printed ``taskik.report``: task name (up to its '(') → value."""
-    rows = [line for line in out.splitlines() if "Task(" in line]
-    return {line.split("(")[0]: float(line.split()[-3]) for line in rows}
+    rows = [line for line in out.splitlines() if re.match(r"\w+Task\b", line)]
+    return {re.match(r"\w+", line)[0]: float(line.split()[-3]) for line in rows}
 
 
 def test_readme_control_loop_reaches_its_target(capsys):
@@ -145,12 +184,13 @@ def test_readme_priorities_snippet_plain_step_does_not_come_to_rest():
         assert np.linalg.norm(foot.compute_error(namespace["configuration"])) > 5e-3, foot
 
 
-def test_readme_backends_snippet_regularized_step_gets_closer():
+def test_backends_page_snippet_regularized_step_gets_closer():
     import numpy as np
 
     import taskik
 
-    ns = run_snippet("planar_2r")  # its last step is the regularized backend's
+    # its last step is the regularized backend's
+    ns = run_snippet("planar_2r", "docs/concepts/backends.md")
     conf, task, v, dt = ns["configuration"], ns["task"], ns["v"], ns["dt"]
     assert abs(np.linalg.norm(task.compute_error(conf)) - 0.5) < 1e-12  # stretched, 0.5 m away
     after = taskik.Configuration(conf.model, conf.integrate(v, dt))
@@ -187,10 +227,11 @@ def test_demo_runs_and_prints_every_task():
         assert name in out
 
 
-def test_readme_lists_every_public_name():
+def test_api_overview_lists_every_public_name():
+    """The table "At a glance" of docs/api.md names every public class and entry point."""
     import taskik
 
-    text = (ROOT / "README.md").read_text()
+    text = (ROOT / "docs" / "api.md").read_text()
     missing = [n for n in taskik.__all__ if n[0].isupper() or n in ("solve_ik", "build_ik")]
     missing = [n for n in missing if n not in text]
     assert not missing, missing
@@ -201,10 +242,10 @@ def test_demo_module_has_main():
     assert callable(module["main"])
 
 
-def test_readme_report_snippet_shows_a_stretched_arm_cannot_reduce_its_error(capsys):
+def test_settling_page_report_snippet_shows_a_stretched_arm_cannot_reduce_its_error(capsys):
     import numpy as np
 
-    ns = run_snippet('robot = taskik.robots.load("planar_3r")')
+    ns = run_snippet('robot = taskik.robots.load("planar_3r")', "docs/concepts/settling.md")
     assert "reducible" in capsys.readouterr().out
     conf, tip, v = ns["configuration"], ns["tip"], ns["v"]
     assert np.abs(v).max() < 1e-9  # every joint moves the tip across the error, none along it
@@ -213,10 +254,12 @@ def test_readme_report_snippet_shows_a_stretched_arm_cannot_reduce_its_error(cap
     assert abs(status.error_norm - 0.8) < 1e-12
 
 
-def test_readme_solve_then_drive_snippet_reaches_the_pose(capsys):
+def test_solve_to_pose_page_solve_then_drive_snippet_reaches_the_pose(capsys):
     import numpy as np
 
-    ns = run_snippet('configuration, [hand], tol=1e-10, select="nearest"')
+    ns = run_snippet(
+        'configuration, [hand], tol=1e-10, select="nearest"', "docs/concepts/solve_to_pose.md"
+    )
     capsys.readouterr()
     conf, hand, taskik = ns["configuration"], ns["hand"], ns["taskik"]
     assert ns["found"].success and "the nearest of" in ns["found"].reason
@@ -229,3 +272,73 @@ def test_readme_solve_then_drive_snippet_reaches_the_pose(capsys):
     )
     assert np.linalg.norm(hand.compute_error(conf)) < 1e-6  # 3.2e-9 measured
     assert within_limits(conf.model, conf.q)
+
+
+def test_readme_is_short_and_in_the_users_words():
+    """A README on the model of pink's and mink's: short, no benchmark table (the figures are
+    on the docs' Benchmarks page), none of the project's own codes, links that resolve."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.split()) <= 1500, len(text.split())
+    assert not re.search(r"\bB[0-9]+\b|\bseed 0\d\d\b", text)
+    assert "µs" not in text and "× " not in text  # timings live in docs/benchmarks
+    links = re.findall(r"\]\(((?:docs/|benchmarks/|LICENSE)[^)#]*)", text)
+    assert len(links) >= 8
+    for link in links:
+        assert (ROOT / link).exists(), link
+    for heading in ("## Installation", "## A first loop", "## A short tour", "## Citation"):
+        assert heading in text, heading
+
+
+def test_readme_collision_snippet_goes_around_the_ball(capsys):
+    """The straight way to the target crosses the ball; the loop gets there with every pair
+    kept beyond the safety distance (closest 24 mm measured, at the start)."""
+    import numpy as np
+
+    ns = run_snippet("closest approach")
+    assert "closest approach" in capsys.readouterr().out
+    conf, target, ball, collisions = (
+        ns[k] for k in ("configuration", "target", "ball", "collisions")
+    )
+    centre, radius = ball.pose.translation, float(ball.geometry.radius)
+    start = ns["tool"].translation
+    # the segment start → target passes through the ball
+    t = np.clip(
+        (centre - start) @ (target.translation - start) / np.sum((target.translation - start) ** 2),
+        0,
+        1,
+    )
+    assert np.linalg.norm(start + t * (target.translation - start) - centre) < radius
+    assert ns["closest"] > collisions.safety_distance - 1e-3  # never closer than d_s (1 cm)
+    reached = conf.get_transform_frame_to_world("tool0").translation
+    assert np.linalg.norm(reached - target.translation) < 1e-3  # 2.7e-6 m measured
+    assert within_limits(ns["robot"].model, conf.q)
+
+
+def test_readme_batch_snippet_solves_every_reachable_target(capsys):
+    import numpy as np
+    import pinocchio as pin
+
+    ns = run_snippet("solve_poses(robot")
+    capsys.readouterr()
+    result, model, targets = ns["result"], ns["model"], ns["targets"]
+    assert result.success.all()  # poses of the tool at random configurations: all reachable
+    data, frame = model.createData(), model.getFrameId("tool0")
+    for q, T in zip(result.q[:50], targets[:50], strict=True):
+        assert within_limits(model, q)
+        pin.framesForwardKinematics(model, data, q)
+        err = pin.log6(pin.SE3(T).actInv(data.oMf[frame])).vector
+        assert 0.5 * np.linalg.norm(err) ** 2 < 1e-6  # solve_posture's default: E < 1e-6
+
+
+def test_readme_retarget_snippet_tracks_the_clip_within_the_limits(capsys):
+    import numpy as np
+
+    ns = run_snippet('retarget("g1"')
+    assert "121 frames of g1" in capsys.readouterr().out
+    result = ns["result"]
+    model = ns["taskik"].robots.load("g1").model
+    assert result.q.shape == (121, model.nq)
+    assert all(within_limits(model, q) for q in result.q)
+    errors = result.position_errors
+    assert np.isfinite(errors).all()
+    assert errors.mean() < 0.2  # 86 mm mean measured: a different body, scaled by 0.89

@@ -202,7 +202,7 @@ def test_rows_that_never_give_way_hold_and_the_others_give_way(ur5):
 def test_the_ranks_of_the_built_in_limits(ur5):
     assert relax_rank(taskik.ConeLimit("tool0", [0, 0, 1], [0, 0, 1], 0.3)) == 10.0
     assert relax_rank(Rows("x", [e0(6)], [0.0])) == DEFAULT_RANK == 20.0
-    assert RELAX_RANKS[taskik.CollisionLimit] == 30.0
+    assert RELAX_RANKS[taskik.CollisionLimit] == 30.0 < RELAX_RANKS[taskik.BalanceLimit]
     assert relax_rank(taskik.BaseVelocityLimit(taskik.robots.load("humanoid").model, 1.0)) is None
     assert relax_rank(Never("n", [e0(6)], [0.0])) is None and relax_rank(Late("l", [], [])) == 30
 

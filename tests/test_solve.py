@@ -322,7 +322,6 @@ def test_an_integer_dt_is_a_number_of_seconds(ur5):
     [
         ("constraints", ["task"], r"a priority level in taskik: solve_ik\(configuration, \[\["),
         ("barriers", ["barrier"], "taskik has no barrier functions"),
-        ("safety_break", True, r"taskik does not check q .* configuration.check_limits\(\)"),
     ],
 )
 def test_pinks_keywords_name_the_taskik_way(ur5, keyword, value, hint):
@@ -344,9 +343,10 @@ def test_pinks_keywords_that_ask_for_what_taskik_does_are_accepted(ur5):
     assert np.allclose(v, same, rtol=0, atol=1e-9)  # (warm-started QP, damping 1e-12)
 
 
-def test_a_solver_name_in_pinks_fourth_place_says_to_write_solver(ur5):
+def test_a_solver_name_in_pinks_fourth_place_is_the_solver(ur5):
     conf = ur5.configuration()
     task = PositionTask("tool0")
-    task.set_target_from_configuration(conf)
-    with pytest.raises(InvalidInput, match="fourth argument .* is limits .* write solver='daqp'"):
-        taskik.solve_ik(conf, [task], 0.01, "daqp")
+    task.set_target(conf.get_transform_frame_to_world("tool0").translation + 0.01)
+    v = taskik.solve_ik(conf, [task], 0.01, "daqp", adaptive=False)
+    same = taskik.solve_ik(conf, [task], 0.01, solver="daqp", adaptive=False)
+    assert np.allclose(v, same, rtol=0, atol=1e-9)  # (warm-started QP, damping 1e-12)

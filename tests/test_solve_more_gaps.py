@@ -11,13 +11,13 @@ from taskik import InvalidInput
 
 
 @pytest.mark.parametrize("value", [None, [], ()])
-def test_safety_break_is_accepted_only_as_false_not_as_an_empty_value(ur5, value):
-    """``safety_break`` is a flag: None or an empty list is not ``False`` and names the
-    taskik way (unlike ``constraints``/``barriers``, for which empty means none)."""
+def test_safety_break_is_accepted_only_as_a_flag_not_as_an_empty_value(ur5, value):
+    """``safety_break`` is a flag: None or an empty list is not ``False`` (unlike
+    ``constraints``/``barriers``, for which empty means none)."""
     conf = ur5.configuration()
     task = taskik.PositionTask("tool0")
     task.set_target_from_configuration(conf)
-    with pytest.raises(InvalidInput, match=r"no safety_break= keyword \(pink's\)"):
+    with pytest.raises(InvalidInput, match=r"safety_break must be True or False"):
         taskik.solve_ik(conf, [task], 0.01, safety_break=value)
 
 

@@ -1,5 +1,7 @@
 """The viewer: shapes where the links are, the IK loop following a moved target, and the
-page drawn for real by headless Chromium (Debian's package, installed by `make test`)."""
+page drawn for real by headless Chromium (skipped, with the reason in the test summary, where no
+Chromium is installed; `.ci/run` installs it, and sets TASKIK_REQUIRE_CHROMIUM=1 so that CI
+fails instead of skipping)."""
 
 from __future__ import annotations
 
@@ -367,14 +369,49 @@ def test_example_sweeps_a_ball_through_the_arm_which_keeps_clear(monkeypatch, tm
 
 
 # -- the page, drawn by a real browser ---------------------------------------------------
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+NO_CHROMIUM = (
+    "no headless Chromium on PATH (looked for {names}): install it to run the browser test, "
+    "e.g. `sudo apt-get install chromium` (Debian) or `sudo apt-get install chromium-browser` "
+    "(Ubuntu); `.ci/run` installs it"
+)
+
+
+def find_chromium() -> str | None:
+    """The first Chromium (or Chrome) on PATH, or None."""
+    for name in CHROMIUM_NAMES:
+        path = shutil.which(name)
+        if path is not None:
+            return path
+    return None
+
+
+def chromium_or_skip(path: str | None, required: bool) -> str:
+    """``path``; without one, a skip naming what to install, or a failure when ``required``
+    (CI, which installs Chromium: a missing browser there is a broken setup, not a skip)."""
+    if path is not None:
+        return path
+    reason = NO_CHROMIUM.format(names=", ".join(CHROMIUM_NAMES))
+    if required:
+        pytest.fail(reason + " (TASKIK_REQUIRE_CHROMIUM is set)")
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="module")
 def chromium() -> str:
-    path = shutil.which("chromium")
-    if path is None:
-        pytest.fail(
-            "Debian's chromium is needed: `make test` installs it (apt-get install chromium)"
-        )
-    return path
+    return chromium_or_skip(find_chromium(), os.environ.get("TASKIK_REQUIRE_CHROMIUM") == "1")
+
+
+def test_browser_test_skips_with_what_to_install_and_runs_where_chromium_is(monkeypatch):
+    """No Chromium: a skip that names the package (or a failure where it is required);
+    a Chromium on PATH: its path, so the browser test runs."""
+    with pytest.raises(pytest.skip.Exception, match="apt-get install chromium"):
+        chromium_or_skip(None, required=False)
+    with pytest.raises(pytest.fail.Exception, match="TASKIK_REQUIRE_CHROMIUM"):
+        chromium_or_skip(None, required=True)
+    assert chromium_or_skip("/opt/chromium", required=False) == "/opt/chromium"
+    monkeypatch.setenv("PATH", "")
+    assert find_chromium() is None
 
 
 def screenshot(chromium: str, url: str, out: Path, attempts: int = 3) -> np.ndarray:

@@ -8,12 +8,21 @@ the engine, the number of workers, the chunk size or the order the chunks finish
 
 Layout: ``problems`` (the checked job, the seeds, one chunk's solve), ``local`` (worker
 processes, forked warm), ``ray_engine`` (the same chunks as Ray tasks), ``store`` (finished
-chunks on disk, resume), ``result`` (:class:`BatchResult`) and ``solve`` (the entry point).
+chunks on disk, each checked when read back; resume), ``result`` (:class:`BatchResult`, the
+checksummed files) and ``solve`` (the entry point).
 """
 
-from .local import WorkerLost
+from .local import WorkerError, WorkerLost
 from .problems import problem_seed
-from .result import BatchResult
+from .result import BatchResult, OutputError
 from .solve import ENGINES, solve_poses
 
-__all__ = ["ENGINES", "BatchResult", "WorkerLost", "problem_seed", "solve_poses"]
+__all__ = [
+    "ENGINES",
+    "BatchResult",
+    "OutputError",
+    "WorkerError",
+    "WorkerLost",
+    "problem_seed",
+    "solve_poses",
+]

@@ -9,7 +9,9 @@ the job (model and targets) once each, pickled.
 
 Faults: a worker that dies (killed, out of memory) is replaced and its chunk given to
 another worker; each chunk is accepted once, so every problem is solved once in the output.
-An exception raised by a solve is not retried: it is raised in the caller.
+An exception raised by a solve is not retried: it is raised in the caller, as itself with
+the worker's traceback as its ``__cause__`` (:class:`WorkerTraceback`), or, when it cannot
+be pickled, as a :class:`WorkerError` carrying its type, message and traceback as text.
 
 The engine runs any chunked work (:data:`Work`), not only pose IK.
 """
@@ -20,10 +22,12 @@ import contextlib
 import multiprocessing as mp
 import os
 import pickle
+import traceback
 from collections import deque
 from collections.abc import Callable
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
@@ -58,15 +62,72 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
-def _portable(exc: Exception) -> object:
-    """``exc`` if it survives pickling (the pipe), otherwise ``(type, args, attributes)``,
-    rebuilt by :func:`_rebuilt` without calling its ``__init__`` (whose signature may not
-    be its ``args``: e.g. :class:`taskik.exceptions.UnknownName`)."""
+class WorkerError(TaskikError, RuntimeError):
+    """An exception raised in a worker that could not travel back as itself (it, its
+    arguments or its attributes cannot be pickled, or it cannot be rebuilt in the caller):
+    its type, message and the worker's traceback, as text.
+
+    Attributes:
+        type_name: ``module.QualifiedName`` of the worker's exception.
+        message: its ``str()``.
+        traceback: the worker's formatted traceback (``traceback.format_exception``).
+    """
+
+    def __init__(self, type_name: str, message: str, traceback: str, where: str = "") -> None:
+        """``where``: where it was raised, e.g. ``"in a worker on problems 3..9"``."""
+        self.type_name = type_name
+        self.message = message
+        self.traceback = traceback
+        self.where = where
+        super().__init__(
+            f"{type_name}: {message} (raised {where or 'in a worker'}; it could not be sent "
+            f"back as itself, so here as text, with its traceback:)\n{traceback.rstrip()}"
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.type_name, self.message, self.traceback, self.where))
+
+
+class WorkerTraceback(Exception):
+    """The traceback of an exception raised in a worker, as text: set as the ``__cause__``
+    of that exception when it is raised again in the caller (printed above it)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return "\n\n" + self.text.rstrip()
+
+
+def _type_name(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _text(exc: BaseException) -> str:
     try:
-        pickle.loads(pickle.dumps(exc))
-        return exc
+        return str(exc)
+    except Exception:  # (a broken __str__)
+        return repr(exc.args)
+
+
+def _round_trips(value: object) -> bool:
+    try:
+        pickle.loads(pickle.dumps(value))
+        return True
     except Exception:
-        return (type(exc), exc.args, dict(vars(exc)))
+        return False
+
+
+def _portable(exc: Exception) -> object:
+    """``exc`` if it survives pickling (the pipe); otherwise ``(type, args, attributes)``
+    if they do, rebuilt by :func:`_rebuilt` without calling its ``__init__`` (whose
+    signature may not be its ``args``: e.g. :class:`taskik.exceptions.UnknownName`);
+    otherwise None (sent as text, see :class:`WorkerError`)."""
+    if _round_trips(exc):
+        return exc
+    parts = (type(exc), exc.args, dict(getattr(exc, "__dict__", {})))
+    return parts if _round_trips(parts) else None
 
 
 def _rebuilt(value: object) -> BaseException:
@@ -83,11 +144,49 @@ def _rebuilt(value: object) -> BaseException:
     return exc
 
 
+def error_reply(start: int, stop: int, exc: Exception, about: str = "") -> tuple[Any, ...]:
+    """The reply of a worker whose ``work(start, stop)`` raised ``exc``: the exception (or
+    what rebuilds it) with its type name, message and traceback text, always picklable.
+    ``about``: what failed when it was not the work (e.g. pickling its result), put
+    before the message; the exception is then sent as text only."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    value = None if about else _portable(exc)
+    return ("error", start, stop, value, _type_name(type(exc)), about + _text(exc), text)
+
+
+def sendable(exc: Exception, where: str = "") -> Exception:
+    """``exc`` if it survives pickling, otherwise a :class:`WorkerError` with its type,
+    message and traceback (for engines that pickle a worker's exception themselves, as
+    Ray does). ``where``: e.g. ``"in a worker on problems 3..9"``."""
+    if _round_trips(exc):
+        return exc
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    return WorkerError(_type_name(type(exc)), _text(exc), text, where)
+
+
+def raised_in_worker(reply: tuple[Any, ...], label: str) -> BaseException:
+    """The exception to raise in the caller for a worker's :func:`error_reply`: the
+    worker's own, its traceback as ``__cause__`` (:class:`WorkerTraceback`), or a
+    :class:`WorkerError` when it cannot be rebuilt."""
+    _, start, stop, value, type_name, message, text = reply
+    where = f"in a worker on {label} {start}..{stop - 1}"
+    if value is not None:
+        try:
+            exc = _rebuilt(value)
+        except Exception:
+            pass
+        else:
+            exc.__cause__ = WorkerTraceback(text)
+            return exc
+    return WorkerError(type_name, message, text, where)
+
+
 def _serve(conn: Connection, work: Work, inherited: list[Connection]) -> None:
     """A worker: solve the chunks it is sent until it is sent None, or until the caller is
     gone (end of file on ``conn``). ``inherited``: the caller's ends of the pipes that a
     forked worker holds copies of (its own and earlier workers'); closed first, so that
-    the caller's death closes every pipe and no worker outlives it."""
+    the caller's death closes every pipe and no worker outlives it. An exception of the
+    work, or a result that cannot be pickled, is sent back as an error (not retried)."""
     for end in inherited:
         end.close()
     try:
@@ -97,11 +196,16 @@ def _serve(conn: Connection, work: Work, inherited: list[Connection]) -> None:
                 return
             start, stop = msg
             try:
-                reply: tuple[Any, ...] = ("ok", start, stop, work(start, stop))
+                out = work(start, stop)
             except Exception as exc:  # raised in the caller, not retried
-                reply = ("error", start, stop, _portable(exc))
-            conn.send(reply)
-    except (EOFError, KeyboardInterrupt):
+                data = ForkingPickler.dumps(error_reply(start, stop, exc))
+            else:
+                try:
+                    data = ForkingPickler.dumps(("ok", start, stop, out))
+                except Exception as exc:
+                    data = ForkingPickler.dumps(error_reply(start, stop, exc, "its result: "))
+            conn.send_bytes(data)
+    except (EOFError, OSError, KeyboardInterrupt):  # (the caller is gone)
         return
 
 
@@ -211,17 +315,25 @@ def run_local(
                 try:
                     if w.conn.poll():
                         reply = w.conn.recv()
-                except (EOFError, OSError, ValueError):
+                except (EOFError, OSError):
                     reply = None
+                except Exception as exc:  # (a reply the caller cannot unpickle)
+                    chunk = w.chunks[0]
+                    raise WorkerError(
+                        _type_name(type(exc)),
+                        f"the reply could not be read: {_text(exc)}",
+                        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+                        f"in the caller, reading the reply for {label} {chunk[0]}..{chunk[1] - 1}",
+                    ) from exc
                 if reply is None:  # the worker died (its sentinel fired, nothing to read)
                     if w.process.is_alive() and w.conn not in ready:
                         continue  # (spurious wake-up)
                     pool[i] = _replace(ctx, work, pool, w, pending, lost, label)
                     continue
-                kind, start, stop, value = reply
+                kind, start, stop, value = reply[:4]
                 w.chunks.popleft()  # (== (start, stop): a worker answers in order)
                 if kind == "error":
-                    raise _rebuilt(value)
+                    raise raised_in_worker(reply, label)
                 names.append(str(value["worker"]))
                 on_chunk(start, stop, value)
     finally:

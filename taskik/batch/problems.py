@@ -47,9 +47,6 @@ RESERVED = {"rng": "seed", "q0": "targets (every problem starts as solve_posture
 #: Arguments of :func:`taskik.solve_posture` that are not options of a batch.
 FIXED = ("conf_or_model", "tasks", *RESERVED)
 
-#: Result arrays of a chunk, by name: (dtype, per-problem shape given nq).
-FIELDS = ("q", "success", "iterations", "searches", "error", "time")
-
 
 def problem_seed(seed: int, index: int) -> int:
     """The ``rng`` of problem ``index`` in a job seeded ``seed``: ``seed · 2³² + index``
@@ -184,7 +181,8 @@ def fingerprint(job: Job) -> str:
 
 
 def empty_results(n: int, nq: int) -> dict[str, np.ndarray]:
-    """Result arrays for ``n`` problems (q NaN, success False until filled)."""
+    """Result arrays for ``n`` problems (``taskik.batch.result.FIELDS``, of their
+    ``DTYPES``; q NaN, success False until filled)."""
     return {
         "q": np.full((n, nq), np.nan),
         "success": np.zeros(n, dtype=bool),
@@ -199,8 +197,8 @@ def solve_chunk(
     job: Job, start: int, stop: int, targets: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
     """Solve problems ``start ≤ i < stop`` of ``job`` (``targets``: theirs, when the job
-    does not hold them); the result arrays of the chunk (:data:`FIELDS`) and ``worker``
-    (``"pid@host"``)."""
+    does not hold them); the result arrays of the chunk (``taskik.batch.result.FIELDS``)
+    and ``worker`` (``"pid@host"``)."""
     model, options, seed = job.model, job.options, job.seed
     out = empty_results(stop - start, model.nq)
     q, success, iterations, searches = out["q"], out["success"], out["iterations"], out["searches"]

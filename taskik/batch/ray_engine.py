@@ -6,7 +6,8 @@ humanoid), fetched by a worker the first time it runs a chunk of the job and kep
 chunk's targets (128 B per problem) and the job's small options; returned per chunk: the
 result arrays (≈ 80 B per UR5 problem). A task whose worker dies is retried by Ray
 (``max_retries``); the caller accepts each chunk once, so every problem is once in the
-output. An exception raised by a solve is not retried.
+output. An exception raised by a solve is not retried; one that cannot be pickled is sent
+as a :class:`taskik.batch.WorkerError` (its type, message and traceback as text).
 
 :func:`run_ray_work` runs any chunked work (:data:`taskik.batch.local.Work`, picklable) the
 same way: shipped once per job, kept by each worker for the job's later chunks.
@@ -23,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ..exceptions import TaskikError
-from .local import OnChunk, Work
+from .local import OnChunk, Work, sendable
 from .problems import Job, solve_chunk, worker_name
 
 #: Ray retries of a task whose worker died.
@@ -62,7 +63,13 @@ def _chunk_task(
         ray = import_ray()
         _JOBS.clear()  # one job at a time per worker: drop the last one
         job = _JOBS[key] = Job(ray.get(model_box[0]), frame, _NO_TARGETS, options, seed, key)
-    out = solve_chunk(job, start, stop, targets)
+    try:
+        out = solve_chunk(job, start, stop, targets)
+    except Exception as exc:
+        error = sendable(exc, f"in a Ray worker on problems {start}..{stop - 1}")
+        if error is exc:
+            raise
+        raise error from None
     out["worker"] = np.array(f"{worker_name()}/{_node_id()}")
     return out
 
@@ -75,7 +82,13 @@ def _work_task(key: str, work_box: list[Any], start: int, stop: int) -> dict[str
         ray = import_ray()
         _WORKS.clear()
         work = _WORKS[key] = ray.get(work_box[0])
-    out = work(start, stop)
+    try:
+        out = work(start, stop)
+    except Exception as exc:
+        error = sendable(exc, f"in a Ray worker on chunk {start}..{stop - 1}")
+        if error is exc:
+            raise
+        raise error from None
     out["worker"] = np.array(f"{worker_name()}/{_node_id()}")
     return out
 

@@ -14,11 +14,11 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, TaskikError
 from ..robots import Robot
 from .local import cpu_count, run_local
-from .problems import FIELDS, chunks, default_chunk_size, empty_results, make_job, solve_chunk
-from .result import BatchResult
+from .problems import Job, chunks, default_chunk_size, empty_results, make_job, solve_chunk
+from .result import FIELDS, BatchResult, check_rows
 from .store import Store
 
 #: Engines of :func:`solve_poses`.
@@ -63,10 +63,14 @@ def solve_poses(
         chunk_size: problems per chunk (default: 256, fewer for small jobs so that each
             worker, or each CPU of the Ray cluster, gets about four chunks, and the last
             chunks shrink so that the workers finish together). Never changes the answers.
-        output: a ``.npz`` path: finished chunks are written next to it as they finish
-            (``<output>.parts/``) and the result into it at the end; a call with the same
-            job and output resumes where a stopped run left off, and returns the file's
-            result when the job is already complete.
+        output: a ``.npz`` path (its directory must exist): finished chunks are written
+            next to it as they finish (``<output>.parts/``, each with its problem indices
+            and a SHA-256 checksum, written atomically and flushed to disk) and the result
+            into it at the end (checksummed too); a call with the same job and output
+            resumes where a stopped run left off, and returns the file's result, checked,
+            when the job is already complete. On resume, a part that fails its check
+            (truncated, corrupted, wrong length or indices) is removed with a
+            ``RuntimeWarning`` and its problems solved again.
         progress: show a progress bar (tqdm) with problems/s.
         seed: the job's seed (int ≥ 0; None: drawn at random, recorded in the result).
         address: Ray cluster address (``None``: a local Ray, ``"auto"``, ``"ray://host:port"``),
@@ -80,7 +84,15 @@ def solve_poses(
 
     Raises:
         InvalidInput: bad targets (shape, NaN/inf, not rigid: the first bad index is named),
-            engine, workers, chunk size or option; an output written by a different job.
+            engine, workers, chunk size or option; an output that is not a file path, is a
+            directory, lies in a missing directory, was written by a different job, or is
+            a damaged result file (left as it is).
+        OutputError: the output cannot be written (read-only, full disk...): the path and
+            the system's reason; the parts written so far are kept for a resume.
+        WorkerError: an exception raised in a worker that cannot be pickled (its type,
+            message and traceback as text); one that can be is raised as itself, the
+            worker's traceback as its ``__cause__``.
+        WorkerLost: a chunk lost its worker (killed, out of memory) 4 times.
         UnknownName: ``frame`` is not in the model (close names are suggested).
         ImportError: ``engine="ray"`` without Ray installed.
     """
@@ -109,6 +121,29 @@ def solve_poses(
     ):
         raise InvalidInput(f"chunk_size must be an int >= 1 or None, got {chunk_size!r}")
     store = None if output is None else Store(output, job)
+    try:
+        return _solve(
+            job, store, engine, int(workers), int(chunk_size), tail, progress, address, t0
+        )
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _solve(
+    job: Job,
+    store: Store | None,
+    engine: str,
+    workers: int,
+    chunk_size: int,
+    tail: int,
+    progress: bool,
+    address: str | None,
+    t0: float,
+) -> BatchResult:
+    """The body of :func:`solve_poses`, its arguments checked (``tail``: the guided tail's
+    workers, 0 for a given chunk size; ``t0``: when the call started)."""
+    n = job.size
     if store is None:
         arrays, done, finished = empty_results(n, job.model.nq), np.zeros(n, dtype=bool), None
     else:
@@ -119,6 +154,13 @@ def solve_poses(
     bar = progress_bar(n, int(done.sum())) if progress else None
 
     def on_chunk(start: int, stop: int, values: dict[str, np.ndarray]) -> None:
+        # each problem answered once, by a chunk of its own size (an engine's fault
+        # otherwise: stop rather than write a row that is not the problem's)
+        why = check_rows(values, stop - start, job.model.nq)
+        if why or done[start:stop].any():
+            why = why or "some of its problems were already answered"
+            raise TaskikError(f"chunk {start}..{stop - 1} refused: {why}")
+        done[start:stop] = True
         for name in FIELDS:
             arrays[name][start:stop] = values[name]
         if store is not None:
@@ -128,7 +170,7 @@ def solve_poses(
 
     names: list[str] = []
     try:
-        todo = chunks(~done, int(chunk_size), tail)
+        todo = chunks(~done, chunk_size, tail)
         if todo:
             # the first remaining problem here: a bad option raises now, and the solver
             # state it builds (seed memory) is inherited by forked workers
@@ -136,17 +178,21 @@ def solve_poses(
             out = solve_chunk(job, first, first + 1)
             on_chunk(first, first + 1, out)
             names.append(str(out["worker"]))
-            done[first] = True
-            todo = chunks(~done, int(chunk_size), tail)
+            todo = chunks(~done, chunk_size, tail)
         if engine == "ray":
             from .ray_engine import run_ray
 
             names += run_ray(job, todo, on_chunk, address=address)
         else:
-            names += run_local(partial(solve_chunk, job), todo, int(workers), on_chunk)
+            names += run_local(partial(solve_chunk, job), todo, workers, on_chunk)
     finally:
         if bar is not None:
             bar.close()
+    if not done.all():  # (an engine's fault: never reported as an answer)
+        missing = np.flatnonzero(~done)
+        raise TaskikError(
+            f"{missing.size} problems were not answered (first: {missing[:10].tolist()})"
+        )
     result = BatchResult(
         **{name: arrays[name] for name in FIELDS},
         seed=job.seed,

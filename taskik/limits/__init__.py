@@ -3,6 +3,7 @@
 import pinocchio as pin
 
 from .acceleration import AccelerationLimit
+from .balance import BalanceLimit
 from .base_velocity import BaseVelocityLimit
 from .collision import CollisionLimit
 from .cone import ConeLimit
@@ -20,6 +21,7 @@ def default_limits(model: pin.Model) -> list[Limit]:
 
 __all__ = [
     "AccelerationLimit",
+    "BalanceLimit",
     "BaseVelocityLimit",
     "CollisionLimit",
     "ConeLimit",

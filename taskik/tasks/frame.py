@@ -7,8 +7,34 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
+from ..exceptions import InvalidInput
 from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias
 from .task import Task, check_cost, is_plain_cost
+
+#: mink's frame types that pin.buildModelFromMJCF turns into frames of the same name.
+_MJCF_FRAME_TYPES = ("body", "site")
+
+
+def _mink_frame(frame: str | None, frame_name: str | None, frame_type: str | None) -> str:
+    """The frame name of ``FrameTask(frame_name=..., frame_type=...)`` (mink's keywords)."""
+    if frame is not None and frame_name is not None:
+        raise InvalidInput(f"FrameTask got two frames: {frame!r} and frame_name={frame_name!r}")
+    name = frame if frame is not None else frame_name
+    if name is None:
+        raise InvalidInput("FrameTask needs a frame name: FrameTask('tool0', ...)")
+    if frame_type == "geom":
+        raise InvalidInput(
+            f"frame_type='geom': a MuJoCo geom is not a frame of the Pinocchio model "
+            f"(pin.buildModelFromMJCF makes frames of bodies and sites): regulate a site placed "
+            f"on the geom, or add a frame where it is, model.addFrame(pin.Frame({name!r}, "
+            f"joint, placement, pin.FrameType.OP_FRAME)), and write FrameTask({name!r}, ...)"
+        )
+    if frame_type is not None and frame_type not in _MJCF_FRAME_TYPES:
+        raise InvalidInput(
+            f"frame_type must be 'body' or 'site' (mink's names of MJCF objects that become "
+            f"frames of the same name), got {frame_type!r}: write FrameTask({name!r}, ...)"
+        )
+    return name
 
 
 class FrameTask(Task):
@@ -27,6 +53,10 @@ class FrameTask(Task):
         position_cost: weight of the 3 translation rows (1/m), scalar or 3-vector.
         orientation_cost: weight of the 3 rotation rows (1/rad), scalar or 3-vector.
         gain, lm_damping: see :class:`Task`.
+        frame_name, frame_type: mink's keywords: ``frame_name`` is ``frame``; ``frame_type``
+            ``"body"`` or ``"site"`` is checked and needs nothing more, since
+            ``pin.buildModelFromMJCF`` names the frame of an MJCF body or site after it
+            (a geom has no frame: :class:`InvalidInput` says what to write).
     """
 
     dim = 6
@@ -36,13 +66,23 @@ class FrameTask(Task):
 
     def __init__(
         self,
-        frame: str,
+        frame: str | None = None,
         position_cost: npt.ArrayLike = 1.0,
         orientation_cost: npt.ArrayLike = 1.0,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
+        frame_name: str | None = None,
+        frame_type: str | None = None,
     ) -> None:
+        if frame is None or frame_name is not None or frame_type is not None:
+            frame = _mink_frame(frame, frame_name, frame_type)
+        if isinstance(position_cost, str):  # mink's FrameTask(frame_name, frame_type, ...)
+            raise InvalidInput(
+                f"FrameTask's second argument is position_cost, got {position_cost!r} (mink's "
+                f"frame_type?): write FrameTask({frame!r}, position_cost=..., "
+                "orientation_cost=...)"
+            )
         self.frame = frame
         self.target: pin.SE3 | None = None
         pc, oc = position_cost, orientation_cost

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
@@ -17,6 +19,16 @@ def actuated_velocity_indices(model: pin.Model, include_base: bool = False) -> n
     :func:`taskik.configuration.base_velocity_count`: a free-flyer, planar or translation
     root joint, or one named ``root_joint``); all of v with ``include_base=True``."""
     return np.arange(0 if include_base else base_velocity_count(model), model.nv)
+
+
+def _is_a_model(x: object) -> bool:
+    """Whether ``x`` is a robot model (Pinocchio's or MuJoCo's) rather than a cost."""
+    return isinstance(x, pin.Model) or type(x).__name__ == "MjModel"
+
+
+def _is_one(x: object) -> bool:
+    """Whether ``x`` is the default cost, the float 1.0."""
+    return type(x) is float and x == 1.0
 
 
 _LAYOUTS: dict[tuple[int, bool], tuple[pin.Model, np.ndarray, np.ndarray | None, np.ndarray]] = {}
@@ -63,20 +75,35 @@ class PostureTask(Task):
     Args:
         cost: weight (1/rad, 1/m for prismatic joints and a base's translation), scalar or one
             per row (nv minus the base's velocities: nv − 6 with a free flyer, nv − 3 with a
-            planar base).
+            planar base); first or by keyword.
         include_base: also drive the base (its rows come first).
+        model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): the
+            Pinocchio model, or MuJoCo's ``MjModel`` of the same MJCF file, against which the
+            cost is checked at once; with it, a cost of nv entries (mink's shape) drops the
+            base's entries, which mink ignores too.
     """
 
     target_q = target_alias("target_q")
 
     def __init__(
         self,
+        model_or_cost: pin.Model | npt.ArrayLike = 1.0,
+        /,
         cost: npt.ArrayLike = 1.0,
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
         include_base: bool = False,
+        model: pin.Model | object | None = None,
     ) -> None:
+        if _is_a_model(model_or_cost):  # mink's PostureTask(model, cost=...)
+            if model is not None:
+                raise InvalidInput("PostureTask got two models, first and model=")
+            model = model_or_cost
+        elif _is_one(cost):  # (the common case: PostureTask(1e-2), or PostureTask())
+            cost = model_or_cost
+        elif not _is_one(model_or_cost):
+            raise InvalidInput(f"PostureTask got two costs, {model_or_cost!r} and cost={cost!r}")
         if not isinstance(include_base, bool | np.bool_):
             raise InvalidInput(f"include_base must be True or False, got {include_base!r}")
         self._include_base = bool(include_base)
@@ -87,6 +114,33 @@ class PostureTask(Task):
         self._q_rows: np.ndarray | None
         self._model: pin.Model | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+        if model is not None:
+            self._bind_mink_model(model)
+
+    def _bind_mink_model(self, model: object) -> None:
+        """mink's ``PostureTask(model, cost)``: check the cost's shape against the model now;
+        mink's shape (one entry per velocity) loses the base's entries."""
+        if isinstance(model, pin.Model):
+            nv, base = model.nv, model.nv - len(actuated_velocity_indices(model, False))
+        elif type(model).__name__ == "MjModel":  # (MuJoCo's model of the same MJCF file)
+            mujoco_model: Any = model
+            jnt_type = mujoco_model.jnt_type
+            nv, base = int(mujoco_model.nv), 6 if len(jnt_type) and int(jnt_type[0]) == 0 else 0
+        else:
+            raise InvalidInput(
+                f"PostureTask's model must be a pinocchio.Model (or mink's mujoco.MjModel), "
+                f"got {type(model).__name__}"
+            )
+        base = 0 if self._include_base else base
+        if base and self._cost.shape == (nv,):
+            self._cost = self._cost[base:].copy()
+        if self._cost.ndim == 1 and self._cost.shape != (nv - base,):
+            raise InvalidInput(
+                f"PostureTask cost must be a scalar or have shape ({nv - base},) (or mink's "
+                f"({nv},)) for this model, got {self._cost.shape}"
+            )
+        if isinstance(model, pin.Model):
+            self._bind(model)
 
     @property
     def include_base(self) -> bool:

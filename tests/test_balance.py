@@ -1,0 +1,394 @@
+"""Static balance: contacts, the static-equilibrium region, its check, and the balance limit."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import taskik
+from taskik.contacts import (
+    Contact,
+    ContactSet,
+    both_feet,
+    check_static_balance,
+    equilibrium_forces,
+    feet_and_hand,
+    friction_generators,
+    one_foot,
+    support_region,
+)
+from taskik.exceptions import InvalidInput
+from taskik.limits import BalanceLimit
+
+
+def flat_rectangle(x0: float, y0: float, length: float, width: float) -> np.ndarray:
+    hx, hy = length / 2, width / 2
+    return np.array(
+        [[x0 + sx * hx, y0 + sy * hy, 0.0] for sx, sy in ((1, 1), (-1, 1), (-1, -1), (1, -1))]
+    )
+
+
+def contact_set(parts: list[tuple[np.ndarray, np.ndarray, float]]) -> ContactSet:
+    points = np.vstack([p for p, _, _ in parts])
+    normals = np.vstack([np.tile(n / np.linalg.norm(n), (len(p), 1)) for p, n, _ in parts])
+    friction = np.concatenate([np.full(len(p), mu) for p, _, mu in parts])
+    return ContactSet(points, normals, friction)
+
+
+def uneven_stance() -> ContactSet:
+    """A foot flat on the floor, a foot on a 30° slope higher up, a hand on a wall: not
+    coplanar, not symmetric about any axis through the origin."""
+    slope = np.array([np.sin(np.pi / 6), 0.0, np.cos(np.pi / 6)])  # rises toward −x
+    tangent = np.cross(slope, [0.0, 1.0, 0.0])
+    right = np.array(
+        [
+            [0.6 + a * tangent[0] * 0.1, -0.2 + b * 0.05, 0.3 + a * tangent[2] * 0.1]
+            for a, b in ((1, 1), (-1, 1), (-1, -1), (1, -1))
+        ]
+    )
+    return contact_set(
+        [
+            (flat_rectangle(0.4, 0.25, 0.2, 0.1), np.array([0.0, 0.0, 1.0]), 0.6),
+            (right, slope, 0.6),
+            (np.array([[1.4, 0.1, 1.2]]), np.array([-1.0, 0.0, 0.0]), 0.5),
+        ]
+    )
+
+
+def test_friction_generators_lie_on_the_cone():
+    n = np.array([0.3, -0.2, 0.9])
+    n /= np.linalg.norm(n)
+    U = friction_generators(n, 0.6, 8)
+    normal_part = U @ n
+    tangential = np.linalg.norm(U - np.outer(normal_part, n), axis=1)
+    np.testing.assert_allclose(normal_part, 1.0, atol=1e-12)
+    np.testing.assert_allclose(tangential, 0.6, atol=1e-12)  # on the cone: ‖f_t‖ = μ f_n
+    # spread evenly around the normal
+    assert np.linalg.norm(U.sum(axis=0) - 8 * n) < 1e-12
+
+
+def test_flat_region_is_the_hull_of_the_feet():
+    feet = contact_set(
+        [
+            (flat_rectangle(0.0, 0.1, 0.2, 0.1), np.array([0.0, 0.0, 1.0]), 0.7),
+            (flat_rectangle(0.1, -0.1, 0.2, 0.1), np.array([0.0, 0.0, 1.0]), 0.7),
+        ]
+    )
+    region = support_region(feet)
+    # hull of both rectangles: the outer corners
+    corners = {tuple(np.round(v, 9)) for v in region.vertices}
+    assert corners == {
+        (0.1, 0.15),
+        (-0.1, 0.15),
+        (-0.1, 0.05),
+        (0.0, -0.15),
+        (0.2, -0.15),
+        (0.2, -0.05),
+    }
+    assert region.signed_distance([0.05, 0.0]) > 0.0
+    assert region.signed_distance([0.3, 0.0]) == pytest.approx(-np.hypot(0.1, 0.0) + 0.0, abs=0.05)
+    assert region.signed_distance([-0.2, 0.1]) == pytest.approx(-0.1, abs=1e-12)
+
+
+@pytest.mark.parametrize("stance", ["flat", "uneven"])
+def test_region_agrees_with_the_force_lp_on_a_grid(stance):
+    """Brute force: at every sampled CoM, forces exist exactly when the region holds it
+    (up to the projection's tolerance)."""
+    contacts = (
+        uneven_stance()
+        if stance == "uneven"
+        else contact_set(
+            [
+                (flat_rectangle(0.3, 0.1, 0.25, 0.12), np.array([0.0, 0.0, 1.0]), 0.7),
+                (flat_rectangle(0.5, -0.2, 0.25, 0.12), np.array([0.0, 0.0, 1.0]), 0.7),
+            ]
+        )
+    )
+    region = support_region(contacts, tol=1e-5)
+    assert len(region.vertices) >= 3 and region.bounded
+    lo, hi = region.vertices.min(0) - 0.15, region.vertices.max(0) + 0.15
+    disagreements, inside = 0, 0
+    for x in np.linspace(lo[0], hi[0], 13):
+        for y in np.linspace(lo[1], hi[1], 13):
+            d = region.signed_distance([x, y])
+            if abs(d) < 1e-3:
+                continue  # on the edge: either answer is right
+            held = equilibrium_forces(contacts, np.array([x, y, 0.9])) is not None
+            inside += held
+            disagreements += held != (d > 0)
+    assert disagreements == 0
+    assert inside >= 12  # the grid does sample the region
+
+
+def test_uneven_region_is_not_the_hull_and_depends_on_friction():
+    contacts = uneven_stance()
+    region = support_region(contacts)
+    low = support_region(ContactSet(contacts.points, contacts.normals, contacts.friction / 4))
+
+    def area(V: np.ndarray) -> float:
+        return 0.5 * abs(V[:, 0] @ np.roll(V[:, 1], -1) - V[:, 1] @ np.roll(V[:, 0], -1))
+
+    assert area(low.vertices) < area(region.vertices) - 1e-3  # less friction, less region
+    # the wall lets the CoM go beyond the feet toward it
+    assert region.vertices[:, 0].max() > contacts.points[:8, 0].max() + 0.02
+
+
+def test_forces_balance_gravity_inside_their_cones():
+    contacts = uneven_stance()
+    com = np.array([0.55, 0.05, 0.9])
+    forces = equilibrium_forces(contacts, com)
+    assert forces is not None
+    np.testing.assert_allclose(forces.sum(axis=0), [0.0, 0.0, 1.0], atol=1e-8)
+    moment = np.cross(contacts.points, forces).sum(axis=0) + np.cross(com, [0.0, 0.0, -1.0])
+    np.testing.assert_allclose(moment, 0.0, atol=1e-8)
+    fn = np.einsum("ij,ij->i", forces, contacts.normals)
+    ft = np.linalg.norm(forces - fn[:, None] * contacts.normals, axis=1)
+    assert (fn >= -1e-9).all() and (ft <= contacts.friction * fn + 1e-8).all()
+
+
+@pytest.fixture(scope="module")
+def talos():
+    return taskik.robots.load("talos")
+
+
+def test_talos_soles_come_from_its_geometry(talos):
+    conf = talos.configuration()
+    left, right = both_feet(talos, conf)
+    for contact in (left, right):
+        pts = contact.world_points(conf)
+        extent = np.ptp(pts[:, :2], axis=0)
+        assert 0.15 < extent[0] < 0.3 and 0.08 < extent[1] < 0.18, extent  # a sole, in metres
+        assert np.ptp(pts[:, 2]) < 1e-9  # flat
+    check = check_static_balance(conf, [left, right])
+    assert check.stable and check.margin > 0.05  # standing: CoM well inside
+    assert not check_static_balance(conf, one_foot(talos, conf, "left")).stable
+
+
+def test_balance_rows_match_finite_differences(talos):
+    conf = talos.configuration()
+    limit = BalanceLimit(both_feet(talos, conf), margin=0.02, detection_distance=math.inf)
+    dt = 0.01
+    G, h = limit.compute_inequalities(conf, dt)
+    rng = np.random.default_rng(3)
+    v = rng.standard_normal(talos.model.nv)
+    eps = 1e-6
+    after = taskik.Configuration(talos.model, conf.integrate(v, eps))
+    # h_i = b_i − margin − n_iᵀ c: its rate is −G v
+    rate = (limit.margins(after) - limit.margins(conf)) / eps
+    np.testing.assert_allclose(rate, -(G @ v), atol=1e-5 * max(1.0, np.abs(G @ v).max()))
+    np.testing.assert_allclose(h, limit.gain * limit.margins(conf) / dt, rtol=1e-12)
+
+
+def lean(robot, contacts, conf, hand_frame, offset, limits, steps=300, levels=False):
+    feet = [c.task(conf, cost=10.0) for c in contacts if c.frame.name in robot.end_effectors[:2]]
+    hand = taskik.PositionTask(hand_frame, cost=1.0, lm_damping=1.0)
+    hand.set_target(conf.get_transform_frame_to_world(hand_frame).translation + offset)
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(robot.q0)
+    tasks = [feet, [hand], [posture]] if levels else [*feet, hand, posture]
+    margins, key, region = [], None, None
+    for _ in range(steps):
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+        conf.integrate_inplace(v, 0.01)
+        # the margin in the region of the contacts where they are now, computed here (the
+        # region again whenever a contact point moved by 0.1 mm), not the limit's
+        world = ContactSet.of(conf, contacts)
+        if key is None or np.abs(world.points - key).max() > 1e-4:
+            key, region = world.points, support_region(world)
+        margins.append(region.signed_distance(conf.com[:2]))
+    return np.array(margins), float(np.linalg.norm(hand.compute_error(conf)))
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_talos_leans_to_the_edge_and_stops(talos, levels):
+    conf = talos.configuration()
+    contacts = both_feet(talos, conf)
+    limit = BalanceLimit(contacts, margin=0.01)
+    limits = [*taskik.limits.default_limits(talos.model), limit]
+    margins, _ = lean(
+        talos, contacts, conf, talos.end_effectors[3], [1.5, 0.0, -0.3], limits, levels=levels
+    )
+    assert margins.min() > 0.01 - 0.002  # never closer to the edge than the margin, less 2 mm
+    assert margins[-1] < 0.02  # it did ride to the edge: the hand is far out of reach
+    assert check_static_balance(conf, contacts).stable
+
+
+def test_without_the_limit_talos_falls_over(talos):
+    conf = talos.configuration()
+    contacts = both_feet(talos, conf)
+    margins, _ = lean(talos, contacts, conf, talos.end_effectors[3], [1.5, 0.0, -0.3], None)
+    assert margins[-1] < -0.1  # CoM 10 cm or more outside the soles
+
+
+def test_a_hand_on_a_table_lets_talos_reach_further(talos):
+    """The left hand goes onto a table in front (as far as balance on the feet allows) and
+    pushes down there; the right hand then reaches for a target far out of reach, further
+    than it does from the same posture with the feet alone."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    held = [c.task(conf, cost=10.0) for c in feet]
+    left, right = talos.end_effectors[2], talos.end_effectors[3]
+    to_table = taskik.PositionTask(left, cost=1.0, lm_damping=1.0)
+    to_table.set_target(conf.get_transform_frame_to_world(left).translation + [0.6, 0.0, -0.1])
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(talos.q0)
+    limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(feet)]
+    for _ in range(200):
+        conf.integrate_inplace(
+            taskik.solve_ik(conf, [*held, to_table, posture], 0.01, limits=limits), 0.01
+        )
+    start = conf.q.copy()
+
+    def reach(contacts):
+        conf = taskik.Configuration(talos.model, start.copy())
+        hand = taskik.PositionTask(right, cost=1.0, lm_damping=1.0)
+        hand.set_target(conf.get_transform_frame_to_world(right).translation + [1.5, 0.0, -0.3])
+        tasks = [*(c.task(conf, cost=10.0) for c in contacts), hand, posture]
+        limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(contacts)]
+        for _ in range(300):
+            conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.01, limits=limits), 0.01)
+        assert check_static_balance(conf, contacts).margin > 0.01 - 0.002
+        return float(np.linalg.norm(hand.compute_error(conf)))
+
+    braced = feet_and_hand(talos, taskik.Configuration(talos.model, start), left, [0.0, 0.0, 1.0])
+    assert reach(braced) < reach(both_feet(talos, taskik.Configuration(talos.model, start))) - 0.05
+
+
+def test_solve_posture_with_the_limit_ends_balanced(talos):
+    conf = talos.configuration()
+    contacts = both_feet(talos, conf)
+    feet = [c.task(conf) for c in contacts]
+    hand = taskik.PositionTask(talos.end_effectors[3])
+    hand.set_target(
+        conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [0.8, 0, -0.4]
+    )
+    limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(contacts)]
+    result = taskik.solve_posture(
+        conf, [*feet, hand], method="qp", limits=limits, max_searches=1, max_iterations=200
+    )
+    final = taskik.Configuration(talos.model, result.q)
+    assert check_static_balance(final, contacts).margin > 0.01 - 0.002
+
+
+def test_bad_contacts_are_refused():
+    with pytest.raises(InvalidInput, match="empty"):
+        BalanceLimit([])
+    with pytest.raises(InvalidInput, match="friction"):
+        Contact("f", [[0, 0, 0]], friction=0.0)
+    with pytest.raises(InvalidInput, match="normal"):
+        Contact("f", [[0, 0, 0]], normal=[0, 0, 0])
+    with pytest.raises(InvalidInput, match="points"):
+        Contact("f", [[0, 0]])
+    with pytest.raises(InvalidInput):
+        Contact("f", [[0, 0, np.nan]])
+    with pytest.raises(InvalidInput, match="Contact"):
+        BalanceLimit(["left_sole_link"])
+
+
+@pytest.mark.parametrize("name", ["g1", "talos", "humanoid"])
+def test_on_one_foot_the_com_moves_over_it_and_stays(name):
+    """Single support from a double-support posture: the CoM starts outside the one sole's
+    polygon, the rows bring it in at the damper's rate, and from then on every step keeps
+    the margin while the other foot lifts 10 cm."""
+    robot = taskik.robots.load(name)
+    conf = robot.configuration()
+    stance = one_foot(robot, conf, "left")
+    assert check_static_balance(conf, stance).margin < 0.0  # both feet down, CoM between
+    held = stance[0].task(conf, cost=10.0)
+    lift = taskik.FrameTask(robot.end_effectors[1], position_cost=1.0, orientation_cost=1.0)
+    target = conf.get_transform_frame_to_world(robot.end_effectors[1]).copy()
+    target.translation[2] += 0.1
+    lift.set_target(target)
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(robot.q0)
+    limit = BalanceLimit(stance, margin=0.01)
+    limits = [*taskik.limits.default_limits(robot.model), limit]
+    margins = []
+    for _ in range(200):
+        conf.integrate_inplace(
+            taskik.solve_ik(conf, [held, lift, posture], 0.01, limits=limits), 0.01
+        )
+        margins.append(limit.balance_margin(conf))
+    inside = int(np.argmax(np.array(margins) >= 0.01 - 1e-3))
+    assert inside < 20  # in within 20 steps (measured: 0 to 6)
+    assert min(margins[inside:]) > 0.01 - 1e-3
+    assert np.linalg.norm(lift.compute_error(conf)) < 0.01  # and the foot did lift
+    final = check_static_balance(conf, stance)
+    assert final.stable and final.margin > 0.009
+
+
+def test_status_names_the_closest_edge(talos):
+    conf = talos.configuration()
+    limit = BalanceLimit(both_feet(talos, conf), detection_distance=math.inf)
+    status = limit.status(conf)
+    # standing: the CoM is nearest to the toes, the edge from one sole to the other
+    assert set(status.frames) == {"left_sole_link", "right_sole_link"}
+    assert status.segment[:, 0].min() > conf.com[0]  # in front of the CoM
+    assert status.margin == pytest.approx(limit.balance_margin(conf))
+    assert "mm" in str(status)
+    G, _ = limit.compute_inequalities(conf, 0.01)
+    names = limit.row_names()
+    assert len(names) == len(G) and "left_sole_link" in names[status.edge]
+    single = BalanceLimit(one_foot(talos, conf, "right")).status(conf)
+    assert single.margin < 0 and single.frames == ("right_sole_link",)
+
+
+def test_the_balance_page_runs_as_written():
+    """The two snippets of docs/concepts/balance.md, run in order, do what the page says."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs/concepts/balance.md").read_text()
+    snippets = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    assert len(snippets) == 2
+    namespace: dict = {}
+    for snippet in snippets:
+        exec(compile(snippet, "docs/concepts/balance.md", "exec"), namespace)
+    status = namespace["limit"].status(namespace["configuration"])
+    assert abs(status.margin - 0.01) < 2e-3  # rode to the edge, 1 cm inside
+    assert taskik.check_static_balance(namespace["configuration"], namespace["feet"]).stable
+
+
+def test_only_edges_within_the_detection_distance_give_rows(talos):
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, margin=0.01, detection_distance=0.05)
+    assert limit.margins(conf).min() > 0.05  # standing: every edge farther than 5 cm
+    assert limit.compute_inequalities(conf, 0.01) is None and limit.row_names() == []
+    near = BalanceLimit(feet, margin=0.01, detection_distance=0.09)
+    G, h = near.compute_inequalities(conf, 0.01)
+    every = BalanceLimit(feet, margin=0.01, detection_distance=math.inf)
+    G_all, h_all = every.compute_inequalities(conf, 0.01)
+    kept = every.margins(conf) < 0.09
+    assert 0 < len(h) == kept.sum() < len(h_all)
+    np.testing.assert_array_equal(G, G_all[kept])
+    np.testing.assert_array_equal(h, h_all[kept])
+    assert near.row_names() == [n for n, k in zip(every.row_names(), kept, strict=True) if k]
+    with pytest.raises(InvalidInput, match="detection_distance"):
+        BalanceLimit(feet, detection_distance=0.0)
+
+
+def test_the_step_report_shows_the_balance_rows_and_margin(talos):
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    tasks = [*(c.task(conf) for c in feet)]
+    hand = taskik.PositionTask(talos.end_effectors[3], lm_damping=1.0)
+    hand.set_target(
+        conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [1.5, 0, -0.3]
+    )
+    tasks.append(hand)
+    limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(feet)]
+    for _ in range(150):
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.01, limits=limits), 0.01)
+    v = taskik.solve_ik(conf, tasks, 0.01, limits=limits)
+    step = taskik.report(conf, tasks, 0.01, v, limits)
+    assert step.rows and all(r.limit == "balance" for r in step.rows)
+    assert all(r.row.startswith("balance edge") for r in step.rows)
+    assert all(abs(r.value - r.bound) <= 1e-6 * max(1.0, abs(r.bound)) for r in step.rows)
+    (line,) = step.limit_status
+    assert line.startswith("balance: balance margin +10.0 mm")  # at the edge, 1 cm inside
+    text = str(step)
+    assert "active rows" in text and line in text
+    assert max(map(len, text.splitlines())) <= 100

@@ -1,0 +1,438 @@
+"""docs/coming_from_mink.md is a tested page: its Python snippets run, in order, in one
+namespace, from the repository's root (they load the MJCF files of benchmarks/mink_examples/);
+mink's call shapes are accepted with mink's meaning or refused naming the taskik call; and
+where mink and MuJoCo are installed, a mink loop and its port give the same velocities on
+the same MJCF file."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "coming_from_mink.md"
+MODELS = ROOT / "benchmarks" / "mink_examples"
+SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+
+
+def snippets() -> list[str]:
+    return SNIPPET.findall(PAGE.read_text())
+
+
+def test_the_page_has_snippets_for_each_trip_up():
+    code = "\n".join(snippets())
+    for name in (
+        "buildModelFromMJCF",
+        "buildGeomFromMJCF",
+        "referenceConfigurations",
+        'frame_name="attachment_site"',
+        'frame_type="site"',
+        "PostureTask(model=model",
+        "PostureTask(model, cost",
+        "solve_ik(configuration, tasks, dt, solver, 1e-3)",
+        '"quadprog", 1e-2, False, limits=limits',
+        "ComTask(cost=",
+        "q_to_qpos",
+    ):
+        assert name in code, name
+
+
+def test_the_snippets_run_in_order(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    namespace: dict[str, object] = {"__name__": "coming_from_mink"}
+    for k, code in enumerate(snippets()):
+        try:
+            exec(compile(code, f"{PAGE.name}[snippet {k}]", "exec"), namespace)
+        except Exception as exc:  # pragma: no cover - the message names the snippet
+            raise AssertionError(f"snippet {k} of {PAGE.name} failed: {exc!r}\n{code}") from exc
+
+
+def test_the_page_is_in_the_navigation():
+    assert "coming_from_mink.md" in (ROOT / "mkdocs.yml").read_text()
+
+
+# ------------------------------------------------------------------- MJCF facts the page states
+def load(name: str) -> pin.Model:
+    return pin.buildModelFromMJCF(str(MODELS / f"{name}.xml"))
+
+
+def test_mjcf_keyframes_arrive_with_the_quaternion_reordered():
+    """The MJCF key holds w, x, y, z = cos(π/8), 0, 0, sin(π/8); Pinocchio's q x, y, z, w."""
+    model = load("humanoid")
+    turned = model.referenceConfigurations["turned"]
+    c, s = np.cos(np.pi / 8), np.sin(np.pi / 8)
+    assert np.allclose(turned[3:7], [0.0, 0.0, s, c], atol=1e-6)
+    assert np.allclose(turned[:3], [0.1, 0.2, 0.7])
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, turned)
+    yaw = pin.rpy.matrixToRpy(data.oMf[model.getFrameId("pelvis")].rotation)[2]
+    assert abs(yaw - np.pi / 4) < 1e-5  # a quarter of a half turn about z, as MuJoCo reads it
+
+
+def test_bodies_and_sites_are_frames_and_geoms_are_geometry_objects():
+    model = load("humanoid")
+    types = {f.name: f.type for f in model.frames}
+    assert types["pelvis"] == pin.FrameType.BODY
+    assert types["left_foot"] == pin.FrameType.OP_FRAME
+    geometry = pin.buildGeomFromMJCF(model, str(MODELS / "humanoid.xml"), pin.COLLISION)
+    names = [g.name for g in geometry.geometryObjects]
+    assert "pelvis_geom" in names and "pelvis_geom" not in types
+    assert model.names[1] == "floating_base_joint"
+    assert taskik.PostureTask(model, cost=1.0).dim == model.nv - 6  # the base is left out
+
+
+def test_a_body_with_two_joints_is_one_composite_joint_that_limits_do_not_bound(tmp_path):
+    """What the page says of bodies holding several joints (a limitation of taskik's
+    ConfigurationLimit today: when it bounds composite joints, this test and the page change)."""
+    path = tmp_path / "two_joints.xml"
+    path.write_text(
+        '<mujoco><compiler angle="radian"/><worldbody><body name="a">'
+        '<joint name="j1" axis="0 1 0" range="-0.5 0.5"/>'
+        '<joint name="j2" axis="1 0 0" range="-0.3 0.3"/>'
+        '<geom type="sphere" size="0.1"/></body></worldbody></mujoco>'
+    )
+    model = pin.buildModelFromMJCF(str(path))
+    assert list(model.names)[1:] == ["Composite_j1"]
+    assert model.upperPositionLimit.tolist() == [0.5, 0.3]
+    assert len(taskik.ConfigurationLimit(model).indices) == 0
+
+
+# ------------------------------------------------------------------- mink's call shapes
+@pytest.fixture
+def arm():
+    model = load("arm7")
+    conf = taskik.Configuration(model, model.referenceConfigurations["home"])
+    hand = taskik.FrameTask("attachment_site", position_cost=1.0, orientation_cost=1.0)
+    hand.set_target(
+        conf.get_transform_frame_to_world("attachment_site")
+        * pin.SE3(pin.rpy.rpyToMatrix(0.1, 0.0, 0.2), np.array([0.05, -0.02, 0.03]))
+    )
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target_from_configuration(conf)
+    return model, conf, [hand, posture]
+
+
+def solve(conf, tasks, *args, **kwargs):
+    return taskik.solve_ik(conf, tasks, 0.01, *args, adaptive=False, **kwargs)
+
+
+def same(a, b):
+    """Two steps of one problem, the second from a warm-started solver: equal to 1e-9 rad/s
+    (the steps are of order 1 rad/s)."""
+    return np.allclose(a, b, rtol=0, atol=1e-9) and np.abs(a).max() > 0.1
+
+
+def test_a_solver_name_fourth_is_the_solver_and_a_number_fifth_the_damping(arm):
+    """mink's solve_ik(conf, tasks, dt, "quadprog", 1e-1): before, 'QP solver 0.1 is not
+    available'."""
+    _, conf, tasks = arm
+    v = solve(conf, tasks, "quadprog", 1e-1)
+    assert same(v, solve(conf, tasks, solver="quadprog", damping=1e-1))
+    assert not np.allclose(v, solve(conf, tasks, solver="quadprog"), atol=1e-3)  # damped
+
+
+def test_minks_safety_break_sixth_and_limits_by_keyword(arm):
+    """mink's (…, "quadprog", 1e-2, False, limits=…): before, a TypeError (limits twice)."""
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, "quadprog", 1e-2, False, limits=limits)
+    assert same(v, solve(conf, tasks, limits=limits, solver="quadprog", damping=1e-2))
+    assert same(v, solve(conf, tasks, "quadprog", 1e-2, True, limits))  # mink's order, all
+
+
+def test_pinks_positional_order_puts_limits_sixth(arm):
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, "daqp", 1e-2, limits)
+    assert same(v, solve(conf, tasks, limits=limits, solver="daqp", damping=1e-2))
+    assert same(v, solve(conf, tasks, "daqp", 1e-2, limits, None, [], True))  # all eight
+
+
+def test_taskiks_positional_order_still_holds(arm):
+    model, conf, tasks = arm
+    limits = [taskik.ConfigurationLimit(model, gain=0.95)]
+    v = solve(conf, tasks, limits, "daqp", 1e-2)
+    assert same(v, solve(conf, tasks, limits=limits, solver="daqp", damping=1e-2))
+
+
+def test_safety_break_true_checks_q_against_its_limits(arm):
+    model, conf, tasks = arm
+    assert same(solve(conf, tasks, "quadprog", 1e-2, True), solve(conf, tasks, "quadprog", 1e-2))
+    q = conf.q.copy()
+    q[1] = model.upperPositionLimit[1] + 0.1  # joint2 beyond its range
+    conf.update(q)
+    solve(conf, tasks, "quadprog", 1e-2, False)  # mink's default: no check
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="joint2"):
+        solve(conf, tasks, "quadprog", 1e-2, True)
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="joint2"):
+        solve(conf, tasks, solver="quadprog", safety_break=True)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        (("quadprog",), {"solver": "daqp"}, r"got solver twice, by position \(pink's order"),
+        (("quadprog", 1e-2, False), {"safety_break": True}, r"safety_break twice.*mink's"),
+        ((None,), {"limits": []}, r"got limits twice, by position \(taskik's order"),
+        (("quadprog", 1e-2, False, None, None, 1), {}, r"at most 5 positional .* mink's"),
+        ((None, None, 1e-2, "qp", False, 1), {}, r"at most 5 positional .* taskik's"),
+        (("quadprog", 1e-2, False, None, ["task"]), {}, r"no constraints= .* priority level"),
+        (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
+        ((), {"limits": "daqp"}, r"got the string 'daqp': for a QP solver, write solver='daqp'"),
+    ],
+)
+def test_ambiguous_or_unknown_positional_calls_name_the_problem(arm, args, kwargs, message):
+    _, conf, tasks = arm
+    with pytest.raises(taskik.InvalidInput, match=message):
+        solve(conf, tasks, *args, **kwargs)
+
+
+def test_frame_name_and_frame_type_are_minks_keywords(arm):
+    """mink's FrameTask(frame_name=..., frame_type=...): before, a TypeError."""
+    _, conf, tasks = arm
+    for frame_type in ("site", None):
+        mink_style = taskik.FrameTask(
+            frame_name="attachment_site", frame_type=frame_type, position_cost=1.0
+        )
+        assert mink_style.frame == "attachment_site"
+        mink_style.set_target(tasks[0].target)
+        assert same(solve(conf, [mink_style, tasks[1]]), solve(conf, tasks))
+    body = taskik.FrameTask(frame_name="link7", frame_type="body")
+    body.set_target_from_configuration(conf)
+    assert np.allclose(body.compute_error(conf), 0.0)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"frame_name": "flange", "frame_type": "geom"}, r"a MuJoCo geom is not a frame .*site"),
+        ({"frame_name": "x", "frame_type": "joint"}, r"frame_type must be 'body' or 'site'"),
+        ({"frame": "a", "frame_name": "b"}, r"two frames: 'a' and frame_name='b'"),
+        ({"position_cost": 1.0}, r"needs a frame name: FrameTask\('tool0'"),
+        ({"frame": "a", "position_cost": "site"}, r"second argument is position_cost.*'site'"),
+    ],
+)
+def test_frame_task_refusals_show_the_taskik_call(kwargs, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        taskik.FrameTask(**kwargs)
+
+
+def test_posture_task_takes_minks_model_first_or_by_keyword(arm):
+    """mink's PostureTask(model, cost=...) and (model=model, cost=...): before, a TypeError."""
+    model, conf, tasks = arm
+    reference = solve(conf, tasks)
+    for posture in (
+        taskik.PostureTask(model, cost=1e-2),
+        taskik.PostureTask(model=model, cost=1e-2),
+        taskik.PostureTask(model, 1e-2),
+        taskik.PostureTask(1e-2, model=model),
+    ):
+        posture.set_target_from_configuration(conf)
+        assert same(solve(conf, [tasks[0], posture]), reference)
+    assert np.all(taskik.PostureTask(model).cost == 1.0)
+
+
+def test_an_nv_long_posture_cost_drops_the_free_flyers_entries():
+    """mink's cost has one entry per velocity, the free joint's six ignored."""
+    model = load("humanoid")
+    weights = np.arange(1.0, model.nv + 1.0)
+    task = taskik.PostureTask(model, cost=weights)
+    assert task.cost.tolist() == weights[6:].tolist()
+    with_base = taskik.PostureTask(model, cost=weights, include_base=True)
+    assert with_base.cost.tolist() == weights.tolist()
+    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\) \(or mink's \(21,\)\)"):
+        taskik.PostureTask(model, cost=np.ones(4))
+
+
+class MjModel:
+    """Stands for mujoco.MjModel (taskik reads its class name, nv and jnt_type)."""
+
+    def __init__(self, nv, jnt_type):
+        self.nv, self.jnt_type = nv, np.array(jnt_type)
+
+
+def test_a_mujoco_model_sizes_the_posture_cost_as_in_mink():
+    """mink's PostureTask(model, cost) with MuJoCo's model of the file: the cost is checked
+    against its nv, and its free joint's six entries dropped."""
+    free = MjModel(21, [0] + [3] * 15)  # (mjJNT_FREE = 0, mjJNT_HINGE = 3)
+    weights = np.arange(1.0, 22.0)
+    assert taskik.PostureTask(free, cost=weights).cost.tolist() == weights[6:].tolist()
+    assert taskik.PostureTask(free, cost=weights[6:]).cost.tolist() == weights[6:].tolist()
+    assert taskik.PostureTask(model=MjModel(7, [3] * 7), cost=1e-2).cost == 1e-2
+    with pytest.raises(taskik.InvalidInput, match=r"shape \(15,\) \(or mink's \(21,\)\)"):
+        taskik.PostureTask(free, cost=np.ones(7))
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda m: taskik.PostureTask(model=object(), cost=1.0), r"a pinocchio.Model .*got object"),
+        (lambda m: taskik.PostureTask(model="arm7"), r"must be a pinocchio.Model"),
+        (lambda m: taskik.PostureTask(m, model=m), r"two models"),
+        (lambda m: taskik.PostureTask(0.5, cost=2.0), r"two costs, 0.5 and cost=2.0"),
+        (lambda m: taskik.PostureTask(None), r"cost"),
+    ],
+)
+def test_posture_task_refusals_name_the_problem(make, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        make(load("arm7"))
+
+
+# ------------------------------------------------------------------- against mink
+def mink_and_mujoco():
+    mujoco = pytest.importorskip("mujoco", reason="mujoco and mink (the bench extra) compare")
+    mink = pytest.importorskip("mink", reason="mujoco and mink (the bench extra) compare")
+    return mujoco, mink
+
+
+def arm_tasks(lib, model):
+    return [
+        lib.FrameTask(
+            frame_name="attachment_site",
+            frame_type="site",
+            position_cost=1.0,
+            orientation_cost=0.5,
+            lm_damping=1.0,
+        ),
+        lib.PostureTask(model, cost=1e-2),
+    ]
+
+
+def humanoid_tasks(lib, model):
+    tasks = [
+        lib.FrameTask(
+            frame_name="pelvis", frame_type="body", position_cost=0.0, orientation_cost=10.0
+        ),
+        lib.PostureTask(model, cost=1.0),
+        lib.ComTask(cost=200.0),
+    ]
+    for foot in ("right_foot", "left_foot"):
+        tasks.append(
+            lib.FrameTask(
+                frame_name=foot,
+                frame_type="site",
+                position_cost=200.0,
+                orientation_cost=10.0,
+                lm_damping=1.0,
+            )
+        )
+    for hand in ("right_palm", "left_palm"):
+        tasks.append(
+            lib.FrameTask(
+                frame_name=hand,
+                frame_type="site",
+                position_cost=200.0,
+                orientation_cost=0.0,
+                lm_damping=1.0,
+            )
+        )
+    return tasks
+
+
+def qpos_of(q, free):
+    return np.concatenate([q[:3], q[6:7], q[3:6], q[7:]]) if free else q
+
+
+def offset(k: int) -> pin.SE3:
+    """A small, different offset for the k-th frame target (m, rad)."""
+    rotation = pin.rpy.rpyToMatrix(0.05 + 0.01 * k, -0.04, 0.03 * k)
+    return pin.SE3(rotation, np.array([0.02, -0.01 * k, 0.03]))
+
+
+@pytest.mark.parametrize(
+    "name, key, make, damping, free",
+    [("arm7", "home", arm_tasks, 1e-3, False), ("humanoid", "stand", humanoid_tasks, 1e-1, True)],
+)
+def test_a_ported_loop_gives_minks_velocities(name, key, make, damping, free):
+    """mink's loop and its port, each step computed from the same q (taskik's, integrated by
+    Pinocchio): the same velocity to 1e-7 of its size (measured: 9e-10 on the arm, 1e-12 on
+    the humanoid, mink 0.0.5 and MuJoCo 4.0.1). A free joint's linear velocity is in
+    the world frame in MuJoCo and in the base frame in Pinocchio: compared as Rᵀ v.
+
+    Every frame target is off in rotation: mink's Jacobian of the pose error takes a
+    rotation error below 1e-5 rad as none and drops the coupling of translation and
+    rotation (Pinocchio's Jlog6 keeps it), so steps are compared while every rotation error
+    is above 2e-5 rad."""
+    mujoco, mink = mink_and_mujoco()
+    path = str(MODELS / f"{name}.xml")
+    mj_model = mujoco.MjModel.from_xml_path(path)
+    model = pin.buildModelFromMJCF(path)
+    q0 = model.referenceConfigurations[key]
+    theirs, ours = mink.Configuration(mj_model), taskik.Configuration(model, q0)
+    theirs.update(qpos_of(q0, free))
+    mink_tasks, our_tasks = make(mink, mj_model), make(taskik, model)
+    frames = [k for k, task in enumerate(our_tasks) if isinstance(task, taskik.FrameTask)]
+    for k, (a, b) in enumerate(zip(mink_tasks, our_tasks, strict=True)):
+        a.set_target_from_configuration(theirs)
+        b.set_target_from_configuration(ours)
+        if k in frames:
+            b.set_target(b.target * offset(k))
+            a.set_target(mink.SE3.from_matrix(b.target.homogeneous))
+    dt, limits = 0.005, [taskik.ConfigurationLimit(model, gain=0.95)]
+    compared, largest = 0, 0.0
+    for _ in range(60):
+        theirs.update(qpos_of(ours.q, free))
+        v = taskik.solve_ik(ours, our_tasks, dt, "quadprog", damping, False, limits, adaptive=False)
+        if min(np.linalg.norm(our_tasks[k].compute_error(ours)[3:]) for k in frames) > 2e-5:
+            v_mink = mink.solve_ik(theirs, mink_tasks, dt, "quadprog", damping)
+            if free:
+                R = ours.get_transform_frame_to_world("pelvis").rotation
+                v_mink = np.concatenate([R.T @ v_mink[:3], v_mink[3:]])
+            scale = max(1.0, np.abs(v_mink).max())
+            assert np.abs(v - v_mink).max() <= 1e-7 * scale
+            compared += 1
+            largest = max(largest, np.abs(v_mink).max())
+        ours.integrate_inplace(v, dt)
+    assert compared >= 5 and largest > 1.0  # the loop moves
+
+
+# ------------------------------------------------------------------- the port of mink's examples
+def port_script(monkeypatch):
+    import importlib.util
+    import sys
+
+    path = MODELS / "port_examples.py"
+    spec = importlib.util.spec_from_file_location("port_examples", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "port_examples", module)  # (its dataclass looks there)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_ports_renames_change_only_the_module_name(monkeypatch):
+    """What the port script counts as a rename is ``mink.`` written ``taskik.``."""
+    script = port_script(monkeypatch)
+    for edits in script.EXAMPLES.values():
+        renames = [edit for edit in edits if edit.kind == "rename"]
+        assert renames
+        for edit in renames:
+            assert edit.new == (edit.old.replace("mink.", "taskik."),)
+        assert {edit.kind for edit in edits} <= set(script.KINDS)
+
+
+def test_the_port_counts_the_lines_it_adds_changes_or_deletes(tmp_path, monkeypatch):
+    script = port_script(monkeypatch)
+    source = "import mink\n\nx = 1\n    task = mink.FrameTask(\n    task = mink.FrameTask(\n"
+    edits = [
+        script.Edit("import mink", ("import pinocchio as pin", "import taskik"), "import"),
+        script.Edit("x = 1", (), "loading"),
+        script.Edit("task = mink.FrameTask(", ("task = taskik.FrameTask(",), "rename"),
+    ]
+    text, changed = script.port(source, edits, tmp_path)
+    assert text.splitlines() == [
+        "import pinocchio as pin",
+        "import taskik",
+        "",
+        "    task = taskik.FrameTask(",
+        "    task = taskik.FrameTask(",
+    ]
+    assert changed == {"import": 2, "loading": 1, "rename": 2, "target": 0}
+    with pytest.raises(SystemExit, match="changed upstream"):
+        script.port("import numpy\n", edits, tmp_path)
