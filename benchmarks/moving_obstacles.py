@@ -3,7 +3,8 @@ to 0.5 m/s above a table, reaching for random hand targets.
 
 Each episode (seeded, 1,000 steps of 10 ms) draws a table (a half-space in even episodes, a
 box in odd ones), two to four obstacles (spheres, boxes and slabs: flat boxes 30–60 cm wide)
-that swing between two points (speed ``|B − A| ω / 2 ≤ 0.5 m/s``), half of them aimed at the
+that swing between two points (speed ``|B − A| ω / 2 ≤ 0.5 m/s``, acceleration ≤ 2 m/s²:
+the collision rows predict an obstacle's next step from its last), half of them aimed at the
 hand's target (re-aimed at each new one), and a new reachable hand target every 2.5 s, 3–40
 cm above the table. The loop is the one a user writes: ``solve_ik`` with its defaults (position,
 velocity and collision limits; ``CollisionLimit`` with its default distances), then
@@ -42,6 +43,7 @@ from taskik import geometry
 
 DT = 0.01
 MAX_SPEED = 0.5  # m/s, obstacles
+MAX_ACCELERATION = 2.0  # m/s², obstacles (the collision rows predict a constant velocity)
 TARGET_EVERY = 250  # steps
 SEED = 20261126
 LIMIT_TOL = 1e-9
@@ -61,8 +63,11 @@ class Swing:
         self.aim(a, b, 0.0)
 
     def aim(self, a: np.ndarray, b: np.ndarray, t0: float) -> None:
+        """Swing from a to b from time t0: peak speed |b − a| ω / 2, peak acceleration
+        |b − a| ω² / 2, the first capped at ``speed``, the second at MAX_ACCELERATION."""
         self.a, self.b, self.t0 = a, b, t0
-        self.omega = 2.0 * self.speed / max(float(np.linalg.norm(b - a)), 1e-9)
+        span = max(float(np.linalg.norm(b - a)), 1e-9)
+        self.omega = min(2.0 * self.speed / span, np.sqrt(2.0 * MAX_ACCELERATION / span))
 
     def at(self, t: float) -> np.ndarray:
         return self.a + (self.b - self.a) * 0.5 * (1.0 - np.cos(self.omega * (t - self.t0)))
@@ -276,8 +281,9 @@ def main() -> None:
     d_s = 0.01
     n = tally["steps"]
     lines = [
-        "Moving-obstacle soak: Panda, 2-4 spheres and boxes swinging at up to 0.5 m/s, a table",
-        "(half-space in even episodes, box in odd ones), random hand targets every 2.5 s;",
+        "Moving-obstacle soak: Panda, 2-4 spheres, boxes and slabs swinging at up to 0.5 m/s",
+        f"(accelerations up to {MAX_ACCELERATION:g} m/s^2) above a table (half-space in even",
+        "episodes, box in odd ones), half aimed at the hand's random targets (every 2.5 s);",
         "solve_ik with its defaults (strict=False), CollisionLimit defaults (d_s = 10 mm).",
         f"seed {SEED}, {args.episodes} episodes x {args.steps} steps of {DT * 1e3:g} ms",
         f"({platform.machine()}, Python {platform.python_version()}, "
