@@ -350,3 +350,25 @@ def test_a_rank_that_is_not_a_number_is_named():
 
     with pytest.raises(InvalidInput, match="Odd.relax_rank must be a real number"):
         relax_rank(Odd("odd", [e0(6)], [0.0]))
+
+
+def test_a_joint_outside_its_range_still_returns_while_rows_give_way(ur5):
+    """q[0] past its upper limit: the position box asks joint 0 back (v0 < 0, the soft box
+    clipped into the velocity limit, as before); a row asking v0 ≥ 0.1 conflicts with it.
+    The box holds, the row gives way, and the joint heads back into its range."""
+    model = ur5.model
+    q = ur5.q0.copy()
+    q[0] = model.upperPositionLimit[0] + 0.05
+    conf = taskik.Configuration(model, q)
+    limits = [
+        taskik.ConfigurationLimit(model),
+        VelocityLimit(model),
+        Rows("push", [e0(6, -1.0)], [-0.1], ["v0 >= 0.1"]),
+    ]
+    v = taskik.solve_ik(conf, [posture(ur5, 0.0)], DT, limits)
+    box = taskik.build_ik(conf, [posture(ur5, 0.0)], DT, limits[:2])
+    assert box.ub[0] < 0.0 and v[0] <= box.ub[0] + 1e-12
+    (row,) = last_relaxation(conf).rows
+    assert row.row == "v0 >= 0.1" and row.slack == pytest.approx(0.1 - v[0], abs=1e-7)
+    with pytest.raises(NoSolutionFound, match="v0 >= 0.1"):
+        taskik.solve_ik(conf, [posture(ur5, 0.0)], DT, limits, strict=True)
