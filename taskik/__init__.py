@@ -16,6 +16,7 @@ from . import (
     mjcf,
     plots,
     posture,
+    relax,
     retarget,
     robots,
     steps,
@@ -49,6 +50,7 @@ from .limits import (
 from .limits.collision import CollisionReport
 from .posture import PostureResult, solve_posture
 from .problem import Problem, build_ik
+from .relax import last_relaxation
 from .report import StepReport, report
 from .solve import solve_ik
 from .tasks import (
@@ -122,11 +124,13 @@ __all__ = [
     "geometry",
     "hierarchy",
     "hierarchy_report",
+    "last_relaxation",
     "limits",
     "metrics",
     "mjcf",
     "plots",
     "posture",
+    "relax",
     "report",
     "retarget",
     "robots",

@@ -181,3 +181,11 @@ def check_scalar(
 def check_positive_scalar(value: object, name: str) -> float:
     """Return ``value`` as a float, raising :class:`InvalidInput` unless it is finite and > 0."""
     return check_scalar(value, name, 0.0, low_open=True)
+
+
+def check_bool(value: object, name: str) -> bool:
+    """``value`` as a bool when it is one (Python's or numpy's); :class:`InvalidInput`
+    naming ``name`` otherwise (``1``, ``"yes"`` and ``None`` are refused, not guessed at)."""
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    raise InvalidInput(f"{name} must be True or False, got {value!r}")

@@ -1,5 +1,9 @@
 """Strict task priorities: hierarchical differential IK with limits at every level.
 
+(This module is longer than 500 lines: the level loop and the QP helpers of its levels share
+the solver's conventions and are read together; the loop runs twice when the limits
+conflict, see :mod:`taskik.relax`.)
+
 ``solve_ik(conf, [[feet, com], [hand], [posture]], dt)`` solves the levels in order, highest
 first; tasks inside a level are weighted against each other as usual. Level ``k`` asks
 
@@ -81,10 +85,11 @@ from .backends.qp import (
     solve_qp_arrays,
 )
 from .configuration import Configuration
-from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
+from .exceptions import InvalidInput, NoSolutionFound, check_bool, check_positive_scalar
 from .limits.limit import Limit
 from .nullspace import LevelSplit, constraint_rows, null_basis
 from .problem import Assembler
+from .relax import Relaxation, record, relaxed_rows, rest_within
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
@@ -319,6 +324,7 @@ def solve_hierarchy(
     damping: float = 1e-12,
     method: str = "auto",
     adaptive: bool = True,
+    strict: bool = False,
     **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) achieving the levels with strict priorities, highest first.
@@ -343,24 +349,31 @@ def solve_hierarchy(
             only without inequality limits).
         adaptive: damping adapted across the steps of a closed loop (see
             :func:`taskik.solve_ik`); ``False``: the plain step.
+        strict: ``False`` (default): when the limits conflict, every level is solved
+            within the least-relaxed rows (:mod:`taskik.relax`; the same rows as a weighted
+            step's, since they depend on the limits only), and
+            :func:`taskik.last_relaxation` names them. ``True``: raise instead.
         solver_kwargs: passed to the QP solver.
 
     Raises:
         InvalidInput: bad levels, dt, damping, method or solver; ``"nullspace"`` with limits.
-        NoSolutionFound: the QP of a level has no solution (the message names the level and
-            the conflicting limits).
+        NoSolutionFound: with ``strict=True``, the limits conflict (the message names the
+            level and the conflicting limits); in either mode, a level's solver failed
+            where no limit conflicts.
     """
     if method not in METHODS:
         raise InvalidInput(f"method must be one of {METHODS}, got {method!r}")
     dt = check_positive_scalar(dt, "dt")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
+    if strict is not False and strict is not True:
+        strict = check_bool(strict, "strict")
     plan = get_plan(configuration, levels, limits)
     asm = plan.asm
     control = plan.adaptive if adaptive else None
     if control is not None:
         control.begin(configuration, asm)
-    _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping, normal=False)
+    _, _, G, h, lb, ub = asm.assemble(configuration, dt, damping, normal=False, resolve=not strict)
     constrained = lb is not None or G is not None
     if method == "nullspace" and constrained:
         raise InvalidInput(
@@ -377,119 +390,163 @@ def solve_hierarchy(
     if control is not None and control.resting and control.rests(lb, ub, h):
         v = np.zeros(configuration.nv)  # the loop is at rest (see taskik.trust_region)
         control.record(configuration, asm, s, v, dt)
+        if not strict:
+            record(configuration, None)
         return v
     A_all, c_all = asm.A, asm.c
     hint = plan.qp_hint
     workspaces = plan.workspaces if solver == "daqp" and not solver_kwargs else None
 
     nv = configuration.nv
-    v = np.zeros(nv)
-    Z = None  # basis of the directions the higher levels leave free; None = all of them
-    w = None  # Zᵀ v
-    keep = None  # constraints the lower levels' QPs still see (None: all of them)
-    fixed = None  # constraints a higher level turned into equalities kept by Z
-    last = len(plan.rows) - 1
-    nu = 0.0 if control is None else control.nu
-    merits = control.merits if control is not None and nu else []
-    carried = 0.0  # Σ f_h M_h of the levels above (f_h: 0 or 1, see trust_region)
-    shares = [1.0] * len(plan.rows) if nu else None
-    for k, rows in enumerate(plan.rows):
-        A, lam = A_all[rows], lams[k] + nu * carried
-        norm_a = _fro(A)
-        if not norm_a < math.inf:  # (inf or NaN: rows too large to square, or not finite)
-            raise level_overflow(k, plan.tasks_rows[k], A_all, c_all)
-        if Z is None:
-            B, d = A, c_all[rows]
-        else:
-            B = A @ Z
-            d = c_all[rows] - A @ v
-            w = v @ Z
-        # Without inequalities, or when the level's unconstrained optimum is feasible, that optimum
-        # is the level's QP solution; a level whose QP had an active bound goes to its QP first.
-        step = split = mult = None
-        if not (always_qp or (use_qp and hint[k])):
-            split = LevelSplit(B, norm_a if Z is not None else 0.0)
-            z = split.solve(d, lam, w)
-            step = z if Z is None else Z @ z
-            if use_qp and not _feasible(v + step, lb, ub, G, h):
-                step = None
-        if step is not None:
-            v += step
-        else:
-            P = B.T @ B
-            if lam:
-                P.reshape(-1)[:: P.shape[0] + 1] += lam
-            g = d @ B
-            if lam and w is not None:
-                g -= lam * w
-            ws = workspaces[k] if workspaces is not None else None
-            if Z is None:
-                v, mult = _first_level_qp(P, -g, G, h, lb, ub, qp_solver, asm, solver_kwargs, ws)
-            else:
-                z, mult = _level_qp(P, g, Z, v, lb, ub, G, h, keep, qp_solver, solver_kwargs, k, ws)
-                v += Z @ z
-            if mult is not None:
-                mult = np.abs(mult)
-            hint[k] = mult is None or mult.any()
-        if k == last:
-            break  # (the last level's factorisation is needed only for its own step)
-        if shares is not None:  # a level with no direction of its own has no say (trust_region)
-            own = split if split is not None else LevelSplit(B, norm_a if Z is not None else 0.0)
-            shares[k] = 1.0 if own.rank else 0.0
-            carried += merits[k] * shares[k]
-        # Constraints strongly active at this level (nonzero multiplier) hold at every optimum
-        # of the level: the lower levels keep them as equalities, in the basis Z.
-        strong = None
-        if mult is not None:
-            # multipliers: gradient components, ≤ ‖A_k‖‖d‖. The damping's share holds nothing: λv
-            # directly, and as much again through the residual it leaves (damped least squares:
-            # Bᵀ(d − Bz) = λz), so up to 2λ‖v‖
-            strong = np.flatnonzero(mult > STRONG_RTOL * norm_a * _fro(d) + 2.0 * lam * _fro(v))
-            if not strong.size:
-                strong = None
-            elif keep is not None:
-                strong = keep[strong]  # constraint indices: nv box rows, then the rows of G
-            elif Z is not None and lb is None:
-                strong = strong + nv
-        if strong is not None and Z is None and strong[-1] < nv:
-            # top level, bounds only: the fixed coordinates leave the basis
-            free = np.ones(nv, dtype=bool)
-            free[strong] = False
-            # on the level's scale: a column that is numerically zero adds no rank
-            null = LevelSplit(B[:, free], norm_a).null
-            Z = np.zeros((nv, null.shape[1]))
-            Z[free] = null
-            exact = True  # the rows of the fixed coordinates in Z are zeros
-        else:
-            exact = False
-            if strong is not None:
-                C = constraint_rows(strong, nv, Z, G)
-                C *= norm_a / math.sqrt(len(A))  # on the scale of the level's own rows
-                split = LevelSplit(np.vstack([B, C]), norm_a if Z is not None else 0.0)
-            elif split is None:
-                split = LevelSplit(B, norm_a if Z is not None else 0.0)
-            null = split.null
-            Z = null if Z is None else Z @ null
-        if Z.shape[1] == 0:
-            break  # no freedom left: the lower levels cannot move v
-        if strong is not None:
-            # the lower levels' QPs no longer see the constraints Z keeps exactly
-            if not exact:
-                residue = constraint_rows(strong, nv, Z, G, unit=False)
-                strong = strong[np.abs(residue).max(axis=1) <= FIXED_TOL]
-            if strong.size:
-                if fixed is None:
-                    fixed = np.zeros(nv + (0 if h is None else len(h)), dtype=np.bool_)
-                    # coordinates without a finite bound constrain nothing
-                    fixed[:nv] = (
-                        True if lb is None or ub is None else ~(np.isfinite(lb) | np.isfinite(ub))
+    relaxation: Relaxation | None = None
+    v_least: np.ndarray | None = None
+    while True:  # (twice when the limits conflict: then with the relaxed rows)
+        try:
+            v = np.zeros(nv)
+            Z = None  # basis of the directions the higher levels leave free; None = all of them
+            w = None  # Zᵀ v
+            keep = None  # constraints the lower levels' QPs still see (None: all of them)
+            fixed = None  # constraints a higher level turned into equalities kept by Z
+            last = len(plan.rows) - 1
+            nu = 0.0 if control is None else control.nu
+            merits = control.merits if control is not None and nu else []
+            carried = 0.0  # Σ f_h M_h of the levels above (f_h: 0 or 1, see trust_region)
+            shares = [1.0] * len(plan.rows) if nu else None
+            for k, rows in enumerate(plan.rows):
+                A, lam = A_all[rows], lams[k] + nu * carried
+                norm_a = _fro(A)
+                if not norm_a < math.inf:  # (inf or NaN: rows too large to square, or not finite)
+                    raise level_overflow(k, plan.tasks_rows[k], A_all, c_all)
+                if Z is None:
+                    B, d = A, c_all[rows]
+                else:
+                    B = A @ Z
+                    d = c_all[rows] - A @ v
+                    w = v @ Z
+                # Without inequalities, or when the level's unconstrained optimum is feasible,
+                # that optimum is the level's QP solution; a level whose QP had an active bound
+                # goes to its QP first.
+                step = split = mult = None
+                if not (always_qp or (use_qp and hint[k])):
+                    split = LevelSplit(B, norm_a if Z is not None else 0.0)
+                    z = split.solve(d, lam, w)
+                    step = z if Z is None else Z @ z
+                    if use_qp and not _feasible(v + step, lb, ub, G, h):
+                        step = None
+                if step is not None:
+                    v += step
+                else:
+                    P = B.T @ B
+                    if lam:
+                        P.reshape(-1)[:: P.shape[0] + 1] += lam
+                    g = d @ B
+                    if lam and w is not None:
+                        g -= lam * w
+                    ws = workspaces[k] if workspaces is not None else None
+                    if Z is None:
+                        v, mult = _first_level_qp(
+                            P, -g, G, h, lb, ub, qp_solver, asm, solver_kwargs, ws
+                        )
+                    else:
+                        z, mult = _level_qp(
+                            P, g, Z, v, lb, ub, G, h, keep, qp_solver, solver_kwargs, k, ws
+                        )
+                        v += Z @ z
+                    if mult is not None:
+                        mult = np.abs(mult)
+                    hint[k] = mult is None or mult.any()
+                if k == last:
+                    break  # (the last level's factorisation is needed only for its own step)
+                if (
+                    shares is not None
+                ):  # a level with no direction of its own has no say (trust_region)
+                    own = (
+                        split
+                        if split is not None
+                        else LevelSplit(B, norm_a if Z is not None else 0.0)
                     )
-                fixed[strong] = True
-                keep = np.flatnonzero(~fixed)
+                    shares[k] = 1.0 if own.rank else 0.0
+                    carried += merits[k] * shares[k]
+                # Constraints strongly active at this level (nonzero multiplier) hold at every
+                # optimum of the level: the lower levels keep them as equalities, in the basis Z.
+                strong = None
+                if mult is not None:
+                    # multipliers: gradient components, ≤ ‖A_k‖‖d‖. The damping's share holds
+                    # nothing: λv directly, and as much again through the residual it leaves
+                    # (damped least squares: Bᵀ(d − Bz) = λz), so up to 2λ‖v‖
+                    strong = np.flatnonzero(
+                        mult > STRONG_RTOL * norm_a * _fro(d) + 2.0 * lam * _fro(v)
+                    )
+                    if not strong.size:
+                        strong = None
+                    elif keep is not None:
+                        strong = keep[strong]  # constraint indices: nv box rows, then the rows of G
+                    elif Z is not None and lb is None:
+                        strong = strong + nv
+                if strong is not None and Z is None and strong[-1] < nv:
+                    # top level, bounds only: the fixed coordinates leave the basis
+                    free = np.ones(nv, dtype=bool)
+                    free[strong] = False
+                    # on the level's scale: a column that is numerically zero adds no rank
+                    null = LevelSplit(B[:, free], norm_a).null
+                    Z = np.zeros((nv, null.shape[1]))
+                    Z[free] = null
+                    exact = True  # the rows of the fixed coordinates in Z are zeros
+                else:
+                    exact = False
+                    if strong is not None:
+                        C = constraint_rows(strong, nv, Z, G)
+                        C *= norm_a / math.sqrt(len(A))  # on the scale of the level's own rows
+                        split = LevelSplit(np.vstack([B, C]), norm_a if Z is not None else 0.0)
+                    elif split is None:
+                        split = LevelSplit(B, norm_a if Z is not None else 0.0)
+                    null = split.null
+                    Z = null if Z is None else Z @ null
+                if Z.shape[1] == 0:
+                    break  # no freedom left: the lower levels cannot move v
+                if strong is not None:
+                    # the lower levels' QPs no longer see the constraints Z keeps exactly
+                    if not exact:
+                        residue = constraint_rows(strong, nv, Z, G, unit=False)
+                        strong = strong[np.abs(residue).max(axis=1) <= FIXED_TOL]
+                    if strong.size:
+                        if fixed is None:
+                            fixed = np.zeros(nv + (0 if h is None else len(h)), dtype=np.bool_)
+                            # coordinates without a finite bound constrain nothing
+                            fixed[:nv] = (
+                                True
+                                if lb is None or ub is None
+                                else ~(np.isfinite(lb) | np.isfinite(ub))
+                            )
+                        fixed[strong] = True
+                        keep = np.flatnonzero(~fixed)
+            break
+        except NoSolutionFound:
+            if strict or relaxation is not None:
+                if relaxation is None or not relaxation.rows or v_least is None:
+                    raise  # (strict, or the solver failed where no limit conflicts)
+                relaxation.fallback = True  # (the relaxed rows fail too: least violation)
+                v, shares = v_least, None
+                break
+            if G is None or not all(x is None or np.isfinite(x).all() for x in (h, lb, ub)):
+                raise  # (no rows to relax, or NaN limits: the error names them)
+            h_relaxed, v_least, relaxation = relaxed_rows(G, h, lb, ub, asm.row_limits, dt)
+            if h_relaxed is None:  # (even the least violation fails: rest within the box)
+                relaxation.fallback = True
+                v, shares = rest_within(lb, ub, nv), None
+                break
+            h = h_relaxed
     if lb is not None and ub is not None:
         # QP solvers meet bounds up to their tolerance (1e-6 for DAQP): limits hold exactly
         np.maximum(v, lb, out=v)
         np.minimum(v, ub, out=v)
+    if not strict:
+        if asm.resolved and relaxation is None:
+            relaxation = Relaxation(dt=dt)
+        if relaxation is not None:
+            relaxation.bounds = list(asm.resolved)
+            relaxation.v = v
+        record(configuration, relaxation)
     if control is not None:
         control.shares = shares
         control.record(configuration, asm, s, v, dt)

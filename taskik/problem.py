@@ -221,6 +221,17 @@ class Assembler:
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
         self._dynamic_boxes: list[tuple[Limit, Box]]  # (set by every assembly)
+        self.row_limits: list[tuple[Limit, int]] = []  # (limit, its rows) of each block of G
+        self.resolved: list[str] = []  # crossed bounds resolved by the last assembly
+
+    def _resolve(self, lower: np.ndarray, upper: np.ndarray, resolve: bool, what: str) -> None:
+        """Crossed coordinates (lower > upper) to the value between nearest 0, in place; a
+        limit whose own box is empty is broken, not in conflict: NoSolutionFound names it."""
+        if not resolve or any((b.lower > b.upper).any() for b in self.boxes):
+            raise NoSolutionFound("(none)", what, self.box_conflicts())
+        self.resolved = self.box_conflicts() or ["crossed bounds"]
+        crossed = lower > upper
+        lower[crossed] = upper[crossed] = np.clip(0.0, upper[crossed], lower[crossed])
 
     def rebind(self, tasks: Sequence[Task]) -> bool:
         """Point the assembly at ``tasks``, a list with the same structure as the one it was
@@ -280,13 +291,23 @@ class Assembler:
         self._last_dt = None
 
     def assemble(
-        self, configuration: Configuration, dt: float, damping: float, normal: bool = True
+        self,
+        configuration: Configuration,
+        dt: float,
+        damping: float,
+        normal: bool = True,
+        resolve: bool = False,
     ) -> QPArrays:
         """Fill and return ``(P, r, G, h, lb, ub)`` for the current configuration.
 
         ``normal=False`` fills only the rows ``A``, ``c`` and the limits (``P`` and ``r``
         are then stale), for solvers that do not use the normal equations.
+
+        Crossed bounds raise :class:`NoSolutionFound`, or with ``resolve`` take the value
+        of ``[ub_i, lb_i]`` nearest 0, listed in ``resolved`` (:mod:`taskik.relax`).
         """
+        if self.resolved:
+            self.resolved = []
         self.assembles += 1
         versions = self._versions
         stale = False
@@ -344,6 +365,8 @@ class Assembler:
 
         G_rows: list[np.ndarray] = []
         h_rows: list[np.ndarray] = []
+        row_limits: list[tuple[Limit, int]] = []
+        self.row_limits = row_limits
         boxes: list[tuple[Limit, Box]] = []
         lb, ub = self.lb, self.ub
         if self.dynamic:
@@ -381,9 +404,10 @@ class Assembler:
                         rows = check_rows(lim, rows, self.nv)
                     G_rows.append(rows[0])
                     h_rows.append(rows[1])
+                    row_limits.append((lim, len(rows[1])))
             self._dynamic_boxes = boxes
             if have_dyn_hard and (hard_lb > hard_ub).any():
-                raise NoSolutionFound("(none)", "inconsistent hard bounds", self.box_conflicts())
+                self._resolve(hard_lb, hard_ub, resolve, "inconsistent hard bounds")
             if have_soft:
                 # clip(soft, hard) ∩ hard  ==  [min(max(sl, hl), hu), max(min(su, hu), hl)]
                 np.maximum(soft_lb, hard_lb, out=lb)
@@ -392,7 +416,7 @@ class Assembler:
                 np.maximum(ub, hard_lb, out=ub)
                 # one soft box inside a consistent hard box cannot conflict; several can
                 if n_soft > 1 and (lb > ub).any():
-                    raise NoSolutionFound("(none)", "inconsistent bounds", self.box_conflicts())
+                    self._resolve(lb, ub, resolve, "inconsistent bounds")
                 has_box = True
             else:
                 lb[:] = hard_lb

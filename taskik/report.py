@@ -13,6 +13,7 @@ from .exceptions import InvalidInput, check_finite_array, check_positive_scalar,
 from .limits.limit import Limit
 from .nullspace import null_basis
 from .problem import Problem, build_ik
+from .relax import Relaxation, last_relaxation
 from .tasks.task import Task
 from .validation import check_levels, check_tasks
 
@@ -160,13 +161,16 @@ class StepReport:
 
     ``rows`` are the inequality rows the step touches; ``limit_status`` one line per limit
     that describes its state (a limit with a ``status(configuration)`` method, such as
-    :class:`~taskik.BalanceLimit`: the balance margin and the closest edge).
+    :class:`~taskik.BalanceLimit`: the balance margin and the closest edge). ``relaxed``:
+    the limit rows that gave way in that step when the limits conflicted
+    (:func:`taskik.last_relaxation`), None when none did.
     """
 
     tasks: list[TaskStatus]
     active: list[ActiveBound]
     rows: list[ActiveRow] = field(default_factory=list)
     limit_status: list[str] = field(default_factory=list)
+    relaxed: Relaxation | None = None
 
     def __str__(self) -> str:
         numbers = f" {'reducible':>9} {'|e|':>10} {'|We|^2':>10} {'step res.':>10}"
@@ -185,7 +189,7 @@ class StepReport:
                 f"  {_fit(r.limit, 14):<14} {_fit(r.row, 48):<48} {r.value:+.4g} <= {r.bound:+.4g}"
                 for r in self.rows
             ]
-        return "\n".join(lines + self.limit_status)
+        return "\n".join(lines + self.limit_status + _relaxed_lines(self.relaxed))
 
 
 def report(
@@ -241,8 +245,22 @@ def report(
                     )
                 )
     return StepReport(
-        statuses, active, _active_rows(problem, v, tol), _limit_status(problem, configuration)
+        statuses,
+        active,
+        _active_rows(problem, v, tol),
+        _limit_status(problem, configuration),
+        relaxed_in(configuration, v),
     )
+
+
+def relaxed_in(configuration: Configuration, v: np.ndarray) -> Relaxation | None:
+    """The relaxation of the last step on ``configuration`` if that step returned ``v``."""
+    last = last_relaxation(configuration)
+    return last if last and last.v is not None and np.array_equal(last.v, v) else None
+
+
+def _relaxed_lines(relaxed: Relaxation | None) -> list[str]:
+    return [] if relaxed is None else str(relaxed).split("\n")
 
 
 def _active_rows(problem: Problem, v: np.ndarray, tol: float) -> list[ActiveRow]:
@@ -313,6 +331,7 @@ class HierarchyReport:
 
     levels: list[LevelStatus]
     active: list[ActiveBound]
+    relaxed: Relaxation | None = None  # (as in StepReport)
 
     def __str__(self) -> str:
         lines = [
@@ -328,7 +347,12 @@ class HierarchyReport:
             )
             names = [short_name(t) for t in s.tasks]  # the level's tasks, below its row
             lines += [indent + line for line in _wrap(names, REPORT_WIDTH - len(indent))]
-        return "\n".join(lines + list(LEVEL_LEGEND) + format_active_bounds(self.active))
+        return "\n".join(
+            lines
+            + list(LEVEL_LEGEND)
+            + format_active_bounds(self.active)
+            + _relaxed_lines(self.relaxed)
+        )
 
 
 def hierarchy_report(
@@ -382,4 +406,4 @@ def hierarchy_report(
     )
     flat = [t for tasks in levels for t in tasks]
     active = report(configuration, flat, dt, v, limits, tol=tol).active if flat else []
-    return HierarchyReport(statuses, active)
+    return HierarchyReport(statuses, active, relaxed_in(configuration, v))

@@ -11,10 +11,11 @@ import numpy as np
 from .backends.qp import DaqpWorkspace, check_solver, default_solver, solve_qp_arrays
 from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
-from .exceptions import InvalidInput
+from .exceptions import InvalidInput, NoSolutionFound, check_bool
 from .hierarchy import solve_hierarchy
 from .limits.limit import Limit
-from .problem import MIN_DT, check_dt, get_assembler
+from .problem import MIN_DT, Assembler, QPArrays, check_dt, get_assembler
+from .relax import Relaxation, record, relaxed_rows, rest_within
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
 from .validation import check_damping, check_levels, check_tasks, is_hierarchy
@@ -108,6 +109,7 @@ def solve_ik(
     damping: float = 1e-12,
     backend: str = "qp",
     adaptive: bool = True,
+    strict: bool = False,
     **solver_kwargs: Any,
 ) -> np.ndarray:
     """Velocity ``v`` (size nv) that best achieves the tasks in one step of ``dt`` seconds.
@@ -151,11 +153,20 @@ def solve_ik(
             other ``constraints`` and ``barriers`` raise :class:`InvalidInput` naming the
             taskik way.
 
+        strict: what to do when the limits conflict (no ``v`` meets them all: an obstacle
+            pins the arm against a table). ``False`` (default): the step that violates the
+            least (:mod:`taskik.relax`): the box (joint ranges, velocity limits) holds, the
+            inequality rows give way in the documented order by the smallest slack, and
+            :func:`taskik.last_relaxation` (and :func:`taskik.report`) names each relaxed
+            row and by how much. ``True``: raise :class:`NoSolutionFound` instead.
+
+
     Raises:
         InvalidInput: bad dt, damping, task or limit list, or solver name.
         NotWithinConfigurationLimits: ``safety_break=True`` and q is outside its limits.
-        NoSolutionFound: the solver found no solution; names it, its status and the limits
-            that conflict.
+        NoSolutionFound: with ``strict=True``, the limits conflict (the message names them);
+            in either mode, the solver failed on a QP whose limits do not conflict (options
+            that stop it early, a QP out of floating-point range).
     """
     if type(configuration) is not Configuration and not isinstance(configuration, Configuration):
         raise InvalidInput(
@@ -187,6 +198,8 @@ def solve_ik(
         if not isinstance(adaptive, np.bool_):
             raise InvalidInput(f"adaptive must be True or False, got {adaptive!r}")
         adaptive = bool(adaptive)
+    if strict is not False and strict is not True:
+        strict = check_bool(strict, "strict")
     try:
         if backend != "qp":
             return solve_unconstrained(
@@ -201,6 +214,7 @@ def solve_ik(
                 solver,
                 damping,
                 adaptive=adaptive,
+                strict=strict,
                 **solver_kwargs,
             )
         solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
@@ -214,7 +228,7 @@ def solve_ik(
         if control is None:
             control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
         control.begin(configuration, asm)
-    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping)
+    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, resolve=not strict)
     s = None
     if control is not None:
         if control.needs_errors():
@@ -233,10 +247,24 @@ def solve_ik(
         if workspace is None:
             workspace = asm.qp_workspace = DaqpWorkspace()
         x = workspace.solve_box(P, r, lb, ub)  # (projected onto the box: limits hold exactly)
+    relaxation = None
     if x is None:
-        x = solve_qp_arrays(
-            P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
-        )
+        try:
+            x = solve_qp_arrays(
+                P, r, G, h, lb, ub, solver, lambda: asm.boxes, asm.limits, **solver_kwargs
+            )
+        except NoSolutionFound as error:
+            if strict:
+                raise
+            x, relaxation = _relaxed_step(
+                (P, r, G, h, lb, ub), asm, dt, solver, error, solver_kwargs
+            )
+    if not strict:
+        if asm.resolved and relaxation is None:
+            relaxation = Relaxation(bounds=list(asm.resolved), dt=dt)
+        if relaxation is not None:
+            relaxation.v = x
+        record(configuration, relaxation)
     if control is not None:
         control.record(configuration, asm, s, x, dt)
     return x
@@ -249,3 +277,36 @@ def _check_task_items(tasks: object) -> None:
         check_levels(tasks)
     else:
         check_tasks(tasks)  # type: ignore[arg-type]
+
+
+def _relaxed_step(
+    qp: QPArrays,
+    asm: Assembler,
+    dt: float,
+    solver: str,
+    error: NoSolutionFound,
+    kwargs: dict[str, Any],
+) -> tuple[np.ndarray, Relaxation]:
+    """The step when the QP ``qp`` of ``asm``'s last assembly failed with ``error``: the
+    best step within the least-relaxed rows (:mod:`taskik.relax`). Raises ``error`` again
+    when no row had to give way (the failure was the solver's, not a conflict)."""
+    P, r, G, h, lb, ub = qp
+    if not all(x is None or bool(np.isfinite(x).all()) for x in (h, lb, ub)):
+        raise error  # (NaN limits: nothing to relax, the error names them)
+    h_relaxed, v_least, relaxation = relaxed_rows(G, h, lb, ub, asm.row_limits, dt)
+    relaxation.bounds = list(asm.resolved)
+    if h_relaxed is None or v_least is None:
+        if G is None:
+            raise error
+        relaxation.fallback = True  # (the box and the rows fail even relaxed: rest)
+        return rest_within(lb, ub, len(r)), relaxation
+    try:
+        v = solve_qp_arrays(
+            P, r, G, h_relaxed, lb, ub, solver, lambda: asm.boxes, asm.limits, **kwargs
+        )
+    except NoSolutionFound:
+        if not relaxation.rows:
+            raise error from None
+        relaxation.fallback = True
+        return v_least, relaxation
+    return v, relaxation

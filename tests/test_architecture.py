@@ -35,7 +35,7 @@ LAYERS = [
         "trust_region",
     ],
     ["validation", "problem"],
-    ["report", "backends"],
+    ["report", "backends", "relax"],
     ["hierarchy"],
     ["solve"],
     ["posture"],

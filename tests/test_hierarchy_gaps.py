@@ -176,7 +176,7 @@ def test_rows_that_cannot_hold_at_the_top_level_are_named_in_the_error(ur5):
     G[0, 0], G[1, 0] = 1.0, -1.0
     wall = Rows(G, [-0.1, -0.1], name="wall")
     with pytest.raises(NoSolutionFound, match=r"limits \['wall'\]"):
-        taskik.solve_ik(conf, ur5_levels(conf, ur5), DT, limits=[wall])
+        taskik.solve_ik(conf, ur5_levels(conf, ur5), DT, limits=[wall], strict=True)
 
 
 # ------------------------------------------ LevelSplit when Cholesky cannot factor the system

@@ -275,9 +275,9 @@ def test_the_hierarchy_assembles_rows_without_normal_equations(ur5, monkeypatch)
     normals = []
     assemble = Assembler.assemble
 
-    def counted(asm, configuration, dt, damping, normal=True):
+    def counted(asm, configuration, dt, damping, normal=True, **kwargs):
         normals.append(normal)
-        return assemble(asm, configuration, dt, damping, normal)
+        return assemble(asm, configuration, dt, damping, normal, **kwargs)
 
     monkeypatch.setattr(Assembler, "assemble", counted)
     taskik.solve_ik(conf, levels, DT)

@@ -91,7 +91,7 @@ def test_freezing_a_moving_joint_against_an_acceleration_limit_names_both(ur5):
     assert v[2] == 0.0
     conf.integrate_inplace(np.full(6, 0.5), DT)  # the elbow moved at 0.5 rad/s
     with pytest.raises(NoSolutionFound, match="acceleration.*frozen joints"):
-        taskik.solve_ik(conf, [task], DT, limits=limits)
+        taskik.solve_ik(conf, [task], DT, limits=limits, strict=True)
 
 
 def test_names_are_checked(ur5):

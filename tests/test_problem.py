@@ -66,7 +66,7 @@ def test_conflicting_hard_limits_are_named(ur5):
     task.set_target(ur5.q0)
     limits = [FixedBox(ur5.model), VelocityLimit(ur5.model, {"shoulder_pan_joint": 0.5})]
     with pytest.raises(NoSolutionFound, match=r"shoulder_pan_joint: forward limit lower bound 1"):
-        taskik.solve_ik(conf, [task], 0.01, limits=limits)
+        taskik.solve_ik(conf, [task], 0.01, limits=limits, strict=True)
 
 
 class HalfSpace(Limit):
@@ -99,7 +99,7 @@ def test_infeasible_inequalities_raise_with_solver_and_limits(ur5):
     task.set_target(ur5.q0)
     limits = [HalfSpace(ur5.model, -10.0), VelocityLimit(ur5.model)]
     with pytest.raises(NoSolutionFound, match=r"'daqp'.*halfspace"):
-        taskik.solve_ik(conf, [task], 0.01, limits=limits)
+        taskik.solve_ik(conf, [task], 0.01, limits=limits, strict=True)
 
 
 def test_build_ik_returns_independent_copies(ur5):
@@ -170,7 +170,7 @@ def test_two_soft_boxes_that_exclude_each_other_are_named(ur5):
     with pytest.raises(
         NoSolutionFound, match=r"v\[2\]: first limit lower bound 1 > second limit upper bound -1"
     ):
-        taskik.solve_ik(conf, [task], 0.01, limits=[a, b])
+        taskik.solve_ik(conf, [task], 0.01, limits=[a, b], strict=True)
     # one soft box alone is never in conflict
     assert taskik.solve_ik(conf, [task], 0.01, limits=[a])[2] == pytest.approx(1.0)
     # the message names the limit with the highest lower and the one with the lowest upper
@@ -178,7 +178,7 @@ def test_two_soft_boxes_that_exclude_each_other_are_named(ur5):
     c = SoftBox("third", [2], [-3.0], [10.0])
     touching = [SoftBox("left", [1], [0.0], [1.0]), SoftBox("right", [1], [1.0], [2.0])]
     with pytest.raises(NoSolutionFound) as info:
-        taskik.solve_ik(conf, [task], 0.01, limits=[c, a, *touching, b])
+        taskik.solve_ik(conf, [task], 0.01, limits=[c, a, *touching, b], strict=True)
     message = str(info.value)
     assert "v[2]: first limit lower bound 1 > second limit upper bound -1" in message
     assert "v[1]" not in message and "third" not in message
@@ -323,7 +323,7 @@ def test_a_conflict_is_named_when_two_limits_give_the_same_bounds(ur5):
     twin = SoftBox("twin", [2], [1.0], [2.0])
     below = SoftBox("below", [2], [-2.0], [-1.0])
     with pytest.raises(NoSolutionFound) as info:
-        taskik.solve_ik(conf, [task], 0.01, limits=[first, twin, below])
+        taskik.solve_ik(conf, [task], 0.01, limits=[first, twin, below], strict=True)
     message = str(info.value)
     assert "limit lower bound 1 > below limit upper bound -1" in message
     assert "v[2]: first limit" in message or "v[2]: twin limit" in message

@@ -75,6 +75,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "`benchmarks/collisions_mink.py`."),
     ("collision_defaults", "The collision limit's defaults",
      "`benchmarks/collision_defaults.py`."),
+    ("moving_obstacles", "Moving obstacles: a step always exists",
+     "The Panda among spheres, boxes and slabs moving at up to 0.5 m/s above a table, random "
+     "hand targets, 30,000 steps of the default step: exceptions, steps where rows gave way "
+     "and how deep, pairs closer than the safety distance and whether the step named them. "
+     "Explained in [When limits conflict](concepts/conflicts.md). "
+     "`benchmarks/moving_obstacles.py`."),
     ("balance", "Static balance on humanoid postures",
      "Seeded posture problems on Talos, G1 and the bundled humanoid (double support, single "
      "support, feet and a hand on a table; random hand targets, many beyond what balance "

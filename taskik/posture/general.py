@@ -45,8 +45,10 @@ class GeneralSearch:
         regularization: list[Task],
         levels: list[list[Task]] | None = None,
         limits: list[Limit] | None = None,
+        strict: bool = False,
     ) -> None:
         self.conf = conf
+        self.strict = strict  # (solve_ik's: a conflict of the limits ends the search)
         self.tasks = tasks
         self.all_tasks = tasks + regularization
         self.levels = levels
@@ -153,7 +155,7 @@ class GeneralSearch:
                     # the closed loop of solve_ik with dt = 1: its damping adapted across the
                     # iterations keeps the lower levels' steps from dragging the higher ones
                     mu = 0.0 if method == "gn" else float(damping) * E
-                    dq = solve_ik(conf, levels, 1.0, lims, damping=mu)
+                    dq = solve_ik(conf, levels, 1.0, lims, damping=mu, strict=self.strict)
                     if self.watched:
                         q = self._backtrack(q, dq, clearance)
                         conf.update(q)
@@ -169,7 +171,13 @@ class GeneralSearch:
                 elif method == "qp":
                     mu = float(damping) * E  # (a scalar λ for this method)
                     dq = solve_ik(
-                        conf, self.all_tasks, 1.0, self.qp_limits, damping=mu, adaptive=False
+                        conf,
+                        self.all_tasks,
+                        1.0,
+                        self.qp_limits,
+                        damping=mu,
+                        adaptive=False,
+                        strict=self.strict,
                     )
                 else:
                     dq = self._step(asm, method, damping, E)

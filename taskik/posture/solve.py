@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput, check_positive_scalar, check_scalar
+from ..exceptions import InvalidInput, check_bool, check_positive_scalar, check_scalar
 from ..limits.limit import Limit
 from ..tasks._frames import require_target
 from ..tasks.damping import DampingTask
@@ -62,6 +62,7 @@ def solve_posture(
     pose_error: str = "log6",
     limits: Sequence[Limit] | None = None,
     select: str = "first",
+    strict: bool = False,
 ) -> PostureResult:
     """Find a configuration ``q`` at which every goal task's weighted error is (near) zero.
 
@@ -153,6 +154,11 @@ def solve_posture(
             start (a :class:`Configuration` or ``q0``). For a loop that then drives the
             joints to ``q`` at their velocity limits (a ``PostureTask(1)`` on it), this is
             the solution it reaches first; it costs every search instead of one.
+        strict: the QP steps (``method="qp"``, priority levels) when ``limits`` conflict
+            at an iterate: ``False`` (default) takes the step that violates them the least
+            (:mod:`taskik.relax`; an iterate closer than a collision limit's safety distance
+            is still never the answer); ``True`` ends that search instead, as before
+            (``reason`` names the conflict if no search converges).
 
     Returns:
         A :class:`PostureResult`; never raises for an unreachable target (``success`` is
@@ -179,6 +185,8 @@ def solve_posture(
             method, joint_limits, tol, max_iterations, max_searches, time_budget, starts,
             pose_error,
         )  # fmt: skip
+    if strict is not False and strict is not True:
+        strict = check_bool(strict, "strict")
     if not (type(select) is str and select in SELECTS):
         raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
     if not (type(patience) is int and patience >= 1):
@@ -302,7 +310,7 @@ def solve_posture(
         runner = ctx.fast_pose(fid, pose_error)
         runner.target = target
     else:
-        runner = GeneralSearch(conf, task_list, regularization, levels, step_limits)
+        runner = GeneralSearch(conf, task_list, regularization, levels, step_limits, strict)
     start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them
     memory: SeedMemory | None = None
     scores: np.ndarray | None = None
