@@ -4,6 +4,11 @@
 algorithms. One call to :meth:`Configuration.update` runs forward kinematics, all joint
 Jacobians and frame placements once; every task and limit then reads from that cache.
 The centre of mass and its Jacobian are computed on first request after an update.
+
+This module is longer than 500 lines: besides the class, it holds the checks of q every
+other module uses (sizes, unit quaternions, position ranges) and the entry points pink's
+and mink's users call by name (``Configuration(model)`` at the model's ``qpos0``,
+``update_from_keyframe``, ``tangent``); they share the class's private caches.
 """
 
 from __future__ import annotations
