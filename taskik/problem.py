@@ -16,6 +16,10 @@ An :class:`Assembler` is built once for a list of tasks and limits: it allocates
 buffers, merges the limits that do not depend on q (velocity limits) once, and then fills
 the buffers in place at every step. :func:`get_assembler` finds the one of a task list again
 in the configuration's plan cache.
+
+This module is longer than 500 lines because the assembler's hot path (rows written in
+place, boxes merged, the conflict-resolution of crossed hard boxes) shares its preallocated
+buffers; splitting it would pass them between modules at every step.
 """
 
 from __future__ import annotations
