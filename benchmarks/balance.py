@@ -6,8 +6,9 @@ Problems: Talos, G1 and the bundled humanoid; stances: both feet, one foot (the 
 for the free hand, offset from where it starts by x ∈ [−0.2, 1.5], y ∈ [−0.6, 0.6],
 z ∈ [−0.8, 0.4] m (many beyond what balance allows). Every problem starts from a posture
 balanced on its stance (a first loop with the limit brings the CoM 1 cm inside). Then two
-closed loops of STEPS steps of 10 ms, the model's joint limits on, the contacts held by
-tasks (cost 10), a posture task (1e-2):
+closed loops of STEPS steps of 10 ms, the model's joint limits on, the floating base bounded
+to 1 m/s and 2 rad/s (``BaseVelocityLimit``: static balance is for slow motion; ``--free-base``
+leaves it out), the contacts held by tasks (cost 10), a posture task (1e-2):
 
 - limit: ``BalanceLimit(contacts, margin=0.01)``;
 - pinning: no balance limit, a ``ComTask`` (cost 5) holding the CoM's ground projection over
@@ -32,6 +33,7 @@ import taskik
 from taskik.contacts import ContactSet, both_feet, feet_and_hand, one_foot, support_region
 
 RESULTS = Path(__file__).resolve().parent / "results" / "balance.txt"
+RESULTS_FREE = RESULTS.with_name("balance_free_base.txt")
 STANCES = ("double", "single", "feet+hand")
 
 
@@ -82,7 +84,7 @@ def balanced_start(robot, stance):
     return conf.q.copy(), tasks
 
 
-def run(robot, q_start, stance, held_tasks, offset, method, steps):
+def run(robot, q_start, stance, held_tasks, offset, method, steps, free_base=False):
     conf = taskik.Configuration(robot.model, q_start.copy())
     contacts = stance_of(robot, conf, stance)
     held = []
@@ -92,6 +94,8 @@ def run(robot, q_start, stance, held_tasks, offset, method, steps):
     hand = taskik.PositionTask(hand_frame, cost=1.0, lm_damping=1.0)
     hand.set_target(conf.get_transform_frame_to_world(hand_frame).translation + offset)
     limits = list(taskik.limits.default_limits(robot.model))
+    if not free_base:
+        limits.append(taskik.BaseVelocityLimit(robot.model, linear=1.0, angular=2.0))
     tasks = [*held, hand, posture_task(robot)]
     if method == "limit":
         limits.append(taskik.BalanceLimit(contacts, margin=0.01))
@@ -125,6 +129,7 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=500)
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--free-base", action="store_true", help="no base velocity bound")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     robots = {name: taskik.robots.load(name) for name in ("talos", "g1", "humanoid")}
@@ -140,12 +145,12 @@ def main() -> None:
         q_start, held = starts[name, stance]
         offset = rng.uniform([-0.2, -0.6, -0.8], [1.5, 0.6, 0.4])
         for method in ("limit", "pinning"):
-            row = run(robot, q_start, stance, held, offset, method, args.steps)
+            row = run(robot, q_start, stance, held, offset, method, args.steps, args.free_base)
             rows.append({"problem": k, "robot": name, "stance": stance, "method": method, **row})
     seconds = time.perf_counter() - t0
     lines = [
         f"# benchmarks/balance.py --problems {args.problems} --steps {args.steps} "
-        f"--seed {args.seed}",
+        f"--seed {args.seed}{' --free-base' if args.free_base else ''}",
         f"# {args.problems} problems, {seconds:.0f} s; margins in mm, hand errors in m",
         "",
         f"{'method':<8} {'subset':<20} {'n':>4} {'stable':>7} {'worst step':>11} "
@@ -193,10 +198,11 @@ def main() -> None:
         )
     text = "\n".join(lines) + "\n"
     print(text)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    tmp = RESULTS.with_suffix(".tmp")
+    out = RESULTS_FREE if args.free_base else RESULTS
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
     tmp.write_text(text)
-    tmp.replace(RESULTS)
+    tmp.replace(out)
 
 
 if __name__ == "__main__":
