@@ -3852,12 +3852,18 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
     for m in vector_muts(np.full(nv, 2.0), scalar_ok=True):
+        if m.label.startswith("inf at"):
+            m = Mut(m.label, m.value, ACCEPT)  # documented: inf leaves a coordinate free
+        elif m.label.startswith("-1e+300 at"):
+            m = Mut(m.label, m.value, REJECT)  # a negative cap
+        elif m.label == "scalar 0.5":
+            m = Mut(m.label, m.value, ACCEPT)
         out.append(
             Case(
                 "AccelerationLimit",
                 f"a_max=vector {m.label}",
                 _step_run(bot, q, tasks, lambda c, a=m.value: [taskik.AccelerationLimit(model, a)]),
-                m.expect if m.label != "scalar 0.5" else ACCEPT,
+                m.expect,
                 acc_check(m.value if m.expect != REJECT else None),
                 ("a_max", "acceleration"),
                 bot.name,

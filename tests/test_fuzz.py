@@ -60,7 +60,7 @@ KNOWN_DEFECTS: dict[str, dict[str, int]] = {
     # shapes, convex hulls (segfaults), fit_capsules, self_collision_pairs, CollisionScene
     "geometry": {"bare": 64, "crash": 20, "garbage": 94},
     # AccelerationLimit (NaN/-1e300 caps accepted), ConeLimit and unit vectors (overflow)
-    "limits": {"garbage": 10},
+    "limits": {"garbage": 5},
     # CollisionLimit arguments: self_collision, q_reference, srdf, another robot's geometry
     "limits.collision": {"bare": 19, "garbage": 14},
     # regularization=<a task> or 5, select=np.str_, damping_matrix / step_direction inputs
