@@ -6538,16 +6538,33 @@ def generate(world: World, n: int, seed: int = 0, min_rounds: int | None = None)
     return cases
 
 
+#: Cases a subsample always keeps: those whose check compares with an independent answer
+#: (coal, a plain loop, retarget itself, the relation held, the joint held still, ...).
+KEY_LABELS = (
+    "coupling held",
+    "exact singularity",
+    "direction opposite",
+    "against coal",
+    "resume, part files",
+    "equal to retarget",
+    "step must be zero",
+    "all_but",
+    "read back",
+    "joints=list, backend=",
+)
+
+
 def subsample(cases: Sequence[Case], every: dict[str, int]) -> list[Case]:
     """One case in ``every[generator]`` of each entry point of that generator (the first,
-    then every k-th, so every entry point keeps at least one case); generators not named
-    keep all their cases. The seeded test runs this subset to stay fast."""
+    then every k-th, so every entry point keeps at least one case) and every case of
+    :data:`KEY_LABELS`; generators not named keep all their cases. The seeded test runs
+    this subset to stay fast."""
     seen: Counter = Counter()
     out = []
     for c in cases:
         k = every.get(c.source, 1)
         key = (c.source, c.entry)
-        if seen[key] % k == 0:
+        if seen[key] % k == 0 or any(label in c.label for label in KEY_LABELS):
             out.append(c)
         seen[key] += 1
     return out

@@ -54,7 +54,7 @@ EVERY = {
 #: land. A module or kind not listed must stay at zero.
 KNOWN_DEFECTS: dict[str, dict[str, int]] = {
     # solve_poses outputs, store, resume, problem_seed, BatchResult load/save (batch helper)
-    "batch": {"bare": 7, "garbage": 5},
+    "batch": {"bare": 14, "garbage": 10},
     # custom_configuration_vector(values='abc' or a list): TypeError
     "configuration": {"bare": 3},
     # shapes, convex hulls (segfaults), fit_capsules, self_collision_pairs, CollisionScene
@@ -72,7 +72,7 @@ KNOWN_DEFECTS: dict[str, dict[str, int]] = {
     # a task class for an instance, osqp options, build_ik(dt=5e-324), osqp's warning
     "solve": {"bare": 8, "garbage": 4},
     # JointCouplingTask joints, ManipulabilityTask rows/singularity, unit-vector overflow
-    "tasks": {"bare": 6, "garbage": 17},
+    "tasks": {"bare": 6, "garbage": 18},
 }
 
 
@@ -274,3 +274,57 @@ def test_a_crashing_or_hanging_case_is_counted_and_the_run_goes_on(monkeypatch):
     assert outcomes[2].cause == "killed by SIGSEGV"
     assert outcomes[3].cause.startswith("timeout")
     assert [o.case.label for o in outcomes] == [c.label for c in cases]
+
+
+def test_the_garbage_checks_catch_wrong_answers(tmp_path):
+    """Each check that compares with an independent answer flags a result made wrong on
+    purpose: a distance off coal's by 1 mm, a batch row of another problem, a retargeted q
+    past a joint limit, a frozen joint moving by 1e-12, a step that is not zero."""
+    import numpy as np
+
+    import taskik
+    from taskik import retarget as rt
+
+    world = fuzz.World(tmp_path)
+    ur5 = world.bots["ur5"]
+    model, nv = ur5.model, ur5.model.nv
+    geo = taskik.geometry
+    conf = fuzz.conf_of(ur5)
+    tip = conf.get_transform_frame_to_world("tool0").translation
+    lim = taskik.CollisionLimit(
+        model, geo.fit_capsules(model, 0.03), obstacles=[geo.sphere("s", 0.05, tip + 0.1)]
+    )
+    near = lim.distances(conf, all_pairs=True)
+    check = fuzz.check_distances(nv)
+    assert check((near, conf.data, lim)) is None
+    near.distance[-1] += 1e-3
+    assert "coal" in check((near, conf.data, lim))
+
+    rng = np.random.default_rng(0)
+    targets = np.array(
+        [fuzz.conf_of(ur5, ur5.random_q(rng)).get_transform_frame_to_world("tool0").homogeneous
+         for _ in range(2)]
+    )  # fmt: skip
+    res = taskik.batch.solve_poses(model, "tool0", targets, workers=1, **fuzz.BATCH_OPTIONS)
+    same = fuzz.check_batch(model, "tool0", targets, fuzz.BATCH_OPTIONS)
+    assert same(res) is None
+    res.q[1] = res.q[0]
+    assert "plain loop" in same(res)
+
+    p0 = conf.get_transform_frame_to_world("tool0").translation
+    clip = rt.clip_from_arrays(("kp",), np.repeat(p0[None, None], 2, axis=0), 30.0)
+    mapping = {"scale": 1.0, "tasks": [{"keypoint": "kp", "frame": "tool0"}]}
+    result = rt.retarget(taskik.robots.load("ur5"), clip, mapping, steps=1, first_steps=2)
+    within = fuzz.check_retarget(model, 2, 1)
+    assert within(result) is None
+    result.q[1, 1] = model.upperPositionLimit[1] + 1e-3
+    assert "joint limits" in within(result)
+
+    still = fuzz._frozen_still(model, ["shoulder_pan_joint"])
+    v = np.zeros(nv)
+    v[1] = 0.3
+    assert still(v) is None
+    v[0] = 1e-12
+    assert "frozen" in still(v)
+    assert fuzz._zero_step(nv)(np.zeros(nv)) is None
+    assert "not zero" in fuzz._zero_step(nv)(np.full(nv, 1e-3))
