@@ -34,12 +34,12 @@ The generators cover every public entry point, module by module (:func:`module_o
 configuration, tasks, limits (CollisionLimit, cones, frozen joints, acceleration and base
 velocity caps included), geometry and obstacles, solve_ik and its backends, reports,
 solve_posture, metrics, steps, batch (``solve_poses``, its output store and resumes),
-retargeting, plots, robot loading and the command line. Where a result can be checked
-against an independent answer it is: distances against a direct coal call, batch rows
-against a plain loop of ``solve_posture``, retargeted q within the joint limits, frozen
-joints exactly still, a coupling held after a step, a target taken at the configuration
-giving a zero step. The heavy generators (batch, retarget, plots, command line) run in the
-first :data:`HEAVY_CYCLES` cycles over the robots only.
+retargeting, plots, the viewer's drawing functions, robot loading and the command line.
+Where a result can be checked against an independent answer it is: distances against a
+direct coal call, batch rows against a plain loop of ``solve_posture``, retargeted q within
+the joint limits, frozen joints exactly still, a coupling held after a step, a target taken
+at the configuration giving a zero step. The heavy generators (batch, retarget, plots,
+command line) run in the first :data:`HEAVY_CYCLES` cycles over the robots only.
 
 ``benchmarks/fuzz_inputs.py`` runs every case (more than 25,000) and prints the tables by
 module and entry point; ``tests/test_fuzz.py`` runs a seeded subsample (:func:`subsample`,
@@ -6527,6 +6527,102 @@ def gen_cli(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
          "0"], REJECT, ("workers",)),
     ):  # fmt: skip
         add(label, argv, exp, names)
+    return out
+
+
+def check_shapes(njoints: int | None) -> Callable[[Any], str | None]:
+    """A list of viewer Shapes (or an (anchor, shapes) pair) with finite placements and
+    sizes, on joints of the model."""
+
+    def check(res: Any) -> str | None:
+        from taskik.viewer import Shape
+
+        anchor = None
+        if isinstance(res, tuple):
+            anchor, res = res
+            if not isinstance(anchor, pin.SE3) or not np.isfinite(anchor.homogeneous).all():
+                return "anchor not a finite SE3"
+        if not isinstance(res, list) or not all(isinstance(s, Shape) for s in res):
+            return f"not a list of Shapes: {type(res).__name__}"
+        for s in res:
+            if not np.isfinite(s.placement.homogeneous).all():
+                return f"NaN/inf in the placement of {s.name}"
+            sizes = [s.radius, s.length, *(getattr(s, "size", None) or ())]
+            if not all(math.isfinite(float(x)) and float(x) >= 0 for x in sizes):
+                return f"NaN/inf or negative size of {s.name}"
+            if njoints is not None and not 0 <= s.joint < njoints:
+                return f"shape {s.name} on joint {s.joint} of a model of {njoints} joints"
+        return None
+
+    return check
+
+
+@generator
+def gen_viewer(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The viewer's drawing functions (no server): skeleton_shapes, geometry_shapes,
+    robot_shapes, obstacle_shapes."""
+    if bot.name not in ("ur5", "planar_2r", "humanoid"):
+        return []
+    from taskik import viewer
+
+    model = bot.model
+    robot = taskik.robots.load(bot.name)
+    caps = taskik.geometry.fit_capsules(model, 0.03)
+    ok = check_shapes(model.njoints)
+    out: list[Case] = []
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, names: tuple):
+        out.append(Case(entry, label, run, exp, chk, names, bot.name))
+
+    for m in scalar_muts(0.03, POSITIVE, allow_none=True):
+        add("viewer.skeleton_shapes", f"radius={m.label}",
+            (lambda r=m.value: viewer.skeleton_shapes(model, r)), m.expect, ok,
+            ("radius",))  # fmt: skip
+    for label, val in (("None", None), ("'ur5'", "ur5"), ("Data", model.createData())):
+        add("viewer.skeleton_shapes", f"model={label}",
+            (lambda v=val: viewer.skeleton_shapes(v)), REJECT, ok, ("model",))  # fmt: skip
+    for label, val, exp in (
+        ("Robot", robot, ACCEPT),
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+        ("pin.Model", model, REJECT),
+    ):
+        add("viewer.robot_shapes", f"robot={label}", (lambda v=val: viewer.robot_shapes(v)),
+            exp, ok, ("robot",))  # fmt: skip
+    for label, val, exp in (
+        ("capsules", caps, ACCEPT),
+        ("None", None, REJECT),
+        ("pin.Model", model, REJECT),
+        ("'abc'", "abc", REJECT),
+    ):
+        add("viewer.geometry_shapes", f"geometry_model={label}",
+            (lambda v=val: viewer.geometry_shapes(v)), exp, ok, ("geometry",))  # fmt: skip
+    for label, val, exp in (
+        ("a callable", lambda i, n: None, ACCEPT),
+        ("3", 3, REJECT),
+    ):
+        add("viewer.geometry_shapes", f"progress={label}",
+            (lambda v=val: viewer.geometry_shapes(caps, v)), exp, ok, ("progress",))  # fmt: skip
+    tip = conf_of(bot).get_transform_frame_to_world(bot.frames[0]).translation
+    for obs in _shapes(np.random.default_rng(7), tip):  # (the shared rng left untouched)
+        add("viewer.obstacle_shapes", f"obstacle={obs.kind}",
+            (lambda o=obs: viewer.obstacle_shapes(o)), ACCEPT, check_shapes(None), ())  # fmt: skip
+    for label, val in (("None", None), ("'abc'", "abc"), ("a coal.Sphere", "coal")):
+
+        def run_bad(val=val):
+            if val == "coal":
+                import coal
+
+                val = coal.Sphere(0.1)
+            return viewer.obstacle_shapes(val)
+
+        add("viewer.obstacle_shapes", f"obstacle={label}", run_bad, REJECT, check_shapes(None),
+            ("obstacle",))  # fmt: skip
+    plane = taskik.geometry.halfspace("h", [0.0, 0.0, 1.0], -0.5)
+    for m in scalar_muts(4.0, POSITIVE):
+        add("viewer.obstacle_shapes", f"extent={m.label}",
+            (lambda e=m.value: viewer.obstacle_shapes(plane, e)), m.expect, check_shapes(None),
+            ("extent",))  # fmt: skip
     return out
 
 
