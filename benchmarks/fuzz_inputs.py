@@ -1,14 +1,16 @@
-"""Input fuzzing of every public entry point: outcomes by entry point, and pink's for comparison.
+"""Input fuzzing of every public entry point: outcomes by module and entry point, and pink's.
 
-Runs the seeded fuzzer of ``tests/fuzz.py`` (the harness of ``tests/test_fuzz.py``) with more
-cases and prints the table of outcomes by entry point (ok, TaskikError naming the problem,
-vague error, bare exception, garbage result, valid input rejected) and examples of every
-failure cause. If pin-pink is installed, the same mutations go through pink's equivalent
-entry points (Configuration, integrate, frame placements, FrameTask, PostureTask, limits,
-solve_ik) and its table is printed too, a ``pink.exceptions.PinkError`` counting as pink's
-own error. ``--no-pink`` skips that part.
+Runs the seeded fuzzer of ``tests/fuzz.py`` (the harness of ``tests/test_fuzz.py``, which runs
+a subsample) over every case and prints the tables of outcomes by module and by entry point
+(ok, TaskikError naming the problem, vague error, bare exception, process crash, garbage
+result, valid input rejected) and examples of every failure cause. The cases run in a forked
+worker: a segfault or a hang is counted as a crash and the run goes on. If pin-pink is
+installed, the first pass's mutations go through pink's equivalent entry points
+(Configuration, integrate, frame placements, FrameTask, PostureTask, limits, solve_ik) and
+its table is printed too, a ``pink.exceptions.PinkError`` counting as pink's own error.
+``--no-pink`` skips that part.
 
-    python benchmarks/fuzz_inputs.py --cases 50000 --examples 2
+    python benchmarks/fuzz_inputs.py --cases 25000 --examples 2 > benchmarks/results/fuzz_inputs.txt
 """
 
 from __future__ import annotations
@@ -36,7 +38,17 @@ def taskik_table(world: fuzz.World, cases: int, seed: int, examples: int) -> fuz
     outcomes = fuzz.run_cases(generated)
     elapsed = time.perf_counter() - t0
     summary = fuzz.Summary(outcomes)
-    print(f"taskik: {len(outcomes)} cases (seed {seed}) in {elapsed:.1f} s\n")
+    t = summary.totals
+    answered = t.get("error", 0) + t.get("vague", 0)
+    print(f"taskik: {len(outcomes)} cases (seed {seed}) in {elapsed:.1f} s")
+    print(
+        f"crashes {t.get('crash', 0)}, bare exceptions {t.get('bare', 0)}, garbage "
+        f"{t.get('garbage', 0)}, valid inputs rejected {t.get('rejected', 0)}, vague messages "
+        f"{t.get('vague', 0)} ({100.0 * t.get('vague', 0) / max(answered, 1):.2f} % of the "
+        "errors)\n"
+    )
+    print(summary.module_table())
+    print()
     print(summary.table())
     print("\nfailure causes (kind, cause: count, entry points; examples):")
     print(summary.failures(examples=examples))
@@ -259,12 +271,17 @@ def pink_table(world: fuzz.World, seed: int, examples: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=50000, help="at least this many cases")
+    parser.add_argument("--cases", type=int, default=25000, help="at least this many cases")
     parser.add_argument("--seed", type=int, default=20261123)
     parser.add_argument("--examples", type=int, default=2, help="examples per failure cause")
     parser.add_argument("--no-pink", action="store_true", help="skip the pink comparison")
     args = parser.parse_args()
-    print(f"pinocchio {pin.__version__}, numpy {np.__version__}")
+    import coal
+
+    print(
+        f"pinocchio {pin.__version__}, coal {coal.__version__}, numpy {np.__version__}, "
+        f"taskik {fuzz.taskik.__version__}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         world = fuzz.World(tmp)
         taskik_table(world, args.cases, args.seed, args.examples)

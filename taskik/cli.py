@@ -461,7 +461,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``taskik`` console script; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["retarget"]:  # its own parser: every argument, --help included, is its
-        return cmd_retarget(argparse.Namespace(args=argv[1:]))
+        try:
+            return cmd_retarget(argparse.Namespace(args=argv[1:]))
+        except OSError as exc:  # a file the command could not read or write
+            print(f"taskik retarget: {_os_error(exc)}", file=sys.stderr)
+            return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     from .exceptions import TaskikError
@@ -471,6 +475,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TaskikError as exc:
         print(f"taskik {args.command}: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file the command could not read or write
+        print(f"taskik {args.command}: {_os_error(exc)}", file=sys.stderr)
+        return 2
+
+
+def _os_error(exc: OSError) -> str:
+    """``cannot read or write <file>: <reason>`` for an error of the file system."""
+    where = exc.filename if exc.filename is not None else "a file"
+    return f"cannot read or write {where}: {exc.strerror or exc}"
 
 
 if __name__ == "__main__":

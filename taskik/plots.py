@@ -15,6 +15,7 @@ and saved as PNG.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
@@ -23,8 +24,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pinocchio as pin
 
-from .configuration import Configuration
-from .exceptions import InvalidInput, UnknownName
+from .configuration import Configuration, check_configuration, check_model
+from .exceptions import InvalidInput, UnknownName, real_array, real_scalar
 from .tasks.task import Task
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def task_label(task: Task) -> str:
 
 
 def _check_times(times: Sequence[float] | np.ndarray, n: int, what: str) -> np.ndarray:
-    times = np.asarray(times, dtype=float)
+    times = real_array(times, "times")
     if times.ndim != 1 or len(times) != n:
         raise InvalidInput(f"times must have one entry per {what} ({n}), got shape {times.shape}")
     if len(times) == 0:
@@ -73,14 +74,26 @@ def plot_task_errors(
 
     ``errors`` maps a label to one error norm per entry of ``times``. Returns the path.
     """
-    plt = _pyplot()
+    path = _check_path(path)
+    if not isinstance(errors, Mapping):
+        raise InvalidInput(
+            f"errors must map a label to error norms (a dict), got {type(errors).__name__}"
+        )
     if not errors:
         raise InvalidInput("errors is empty: give at least one task's error norms")
-    times = np.asarray(times, dtype=float)
-    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    series = []
     for label, values in errors.items():
-        values = np.asarray(values, dtype=float)
-        _check_times(times, len(values), f"error value of {label!r}")
+        values = real_array(values, f"error values of {label!r}")
+        if values.ndim != 1:
+            raise InvalidInput(
+                f"error values of {label!r} must be one norm per time (1-D), got shape "
+                f"{values.shape}"
+            )
+        times = _check_times(times, len(values), f"error value of {label!r}")
+        series.append((str(label), values))
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 4), layout="constrained")
+    for label, values in series:
         ax.plot(times, np.maximum(values, 1e-16) if log else values, label=label)
     if log:
         ax.set_yscale("log")
@@ -104,20 +117,24 @@ def plot_joint_trajectories(
     position limits as dashed lines (when finite). ``qs`` holds one configuration per entry
     of ``times``; ``joints`` selects joints by name (default: every revolute/prismatic joint).
     Returns the path."""
-    plt = _pyplot()
-    qs = np.asarray(qs, dtype=float)
+    path = _check_path(path)
+    model = check_model(model, "plot_joint_trajectories")
+    qs = real_array(qs, "qs")
     if qs.ndim != 2 or qs.shape[1] != model.nq:
         raise InvalidInput(f"qs must be (samples, nq = {model.nq}), got shape {qs.shape}")
     times = _check_times(times, len(qs), "configuration")
     one_dof = [j for j in range(1, model.njoints) if model.joints[j].nq == 1]
     if joints is not None:
+        if isinstance(joints, str | bytes) or not all(isinstance(n, str) for n in joints):
+            raise InvalidInput(f"joints must be a list of joint names, got {joints!r}")
         names = {model.names[j]: j for j in one_dof}
         missing = [n for n in joints if n not in names]
         if missing:
             raise UnknownName("joint", missing[0], list(names))
         one_dof = [names[n] for n in joints]
     if not one_dof:
-        raise InvalidInput("the model has no 1-DoF joint to plot")
+        raise InvalidInput("the model has no 1-DoF joint to plot (joints: none selected)")
+    plt = _pyplot()
     cols = min(4, len(one_dof))
     rows = -(-len(one_dof) // cols)
     fig, axes = plt.subplots(
@@ -138,13 +155,28 @@ def plot_joint_trajectories(
     return _save(fig, plt, path)
 
 
-def _save(fig: Figure, plt: ModuleType, path: str | Path) -> Path:
+def _check_path(path: str | Path) -> Path:
+    """``path`` as a Path to a ``.png`` file that is not a directory (checked before a
+    figure is made)."""
+    if not isinstance(path, str | os.PathLike):
+        raise InvalidInput(f"path must be a file path ending in .png, got {type(path).__name__}")
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise InvalidInput(f"plots are saved as PNG: the path must end in .png, got {path}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    if path.is_dir():
+        raise InvalidInput(f"cannot write the plot: {path} is a directory")
+    return path
+
+
+def _save(fig: Figure, plt: ModuleType, path: Path) -> Path:
+    """Save the figure (its folder made when missing) and close it, also on failure."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=100)
+    except OSError as exc:
+        raise InvalidInput(f"cannot write the plot to {path}: {exc.strerror or exc}") from exc
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -156,6 +188,11 @@ class Recorder:
     """
 
     def __init__(self, tasks: Sequence[Task]) -> None:
+        if isinstance(tasks, str | bytes | Task) or not isinstance(tasks, Sequence):
+            raise InvalidInput(f"Recorder needs a list of tasks, got {type(tasks).__name__}")
+        bad = [t for t in tasks if not isinstance(t, Task)]
+        if bad:
+            raise InvalidInput(f"Recorder tasks must be taskik tasks, got {bad[0]!r}")
         self.tasks = list(tasks)
         self.labels = [task_label(t) for t in self.tasks]
         for k, label in enumerate(self.labels):  # make repeated labels unique
@@ -168,11 +205,21 @@ class Recorder:
 
     def record(self, t: float, configuration: Configuration) -> None:
         """Append time ``t``, ``configuration.q`` and every task's ``‖e‖``."""
+        configuration = check_configuration(configuration, "Recorder.record")
+        t = real_scalar(t, "Recorder.record time t")
+        if not np.isfinite(t):
+            raise InvalidInput(f"Recorder.record time t must be finite, got {t}")
+        if self.model is not None and configuration.model.nq != self.model.nq:
+            raise InvalidInput(
+                f"Recorder.record: this configuration has nq = {configuration.model.nq}, the "
+                f"ones recorded before have nq = {self.model.nq} (another model)"
+            )
+        norms = [float(np.linalg.norm(task.compute_error(configuration))) for task in self.tasks]
         self.model = configuration.model
-        self.times.append(float(t))
+        self.times.append(t)
         self.qs.append(np.array(configuration.q))
-        for label, task in zip(self.labels, self.tasks, strict=True):
-            self.errors[label].append(float(np.linalg.norm(task.compute_error(configuration))))
+        for label, norm in zip(self.labels, norms, strict=True):
+            self.errors[label].append(norm)
 
     def plot_task_errors(self, path: str | Path, title: str = "task errors") -> Path:
         """:func:`plot_task_errors` of what was recorded."""

@@ -20,14 +20,31 @@ mix, costs, gains, dt, backends) that must all succeed. Each case says what it e
   keywords, e.g. ``dt`` for a bad dt);
 - ``vague``: a ``TaskikError`` whose message does not name the problem;
 - ``bare``: any other exception (TypeError, IndexError, boost ArgumentError, ...);
+- ``crash``: the process running the case died (a segfault, an abort, ``os._exit``) or the
+  case ran past :data:`CASE_TIMEOUT` seconds; :func:`run_cases` runs the cases in a forked
+  worker, so a crash is counted and the run goes on with the next case;
 - ``garbage``: a returned result that is not valid (NaN/inf, wrong shape, an invalid input
   accepted silently, a warning such as ComplexWarning emitted on the way);
 - ``rejected``: a ``TaskikError`` for an input the case says is valid.
 
 A ``NoSolutionFound`` is a fine outcome of an ``any`` case (e.g. a cost of 1e300 that leaves
-the QP numerically out of range). ``tests/test_fuzz.py`` runs one round of every generator
-per robot (about 17,000 cases, ~10 s) and asserts no bare, garbage, rejected or vague
-outcome; ``benchmarks/fuzz_inputs.py`` runs more, prints the table and compares with pink.
+the QP numerically out of range).
+
+The generators cover every public entry point, module by module (:func:`module_of`): the
+configuration, tasks, limits (CollisionLimit, cones, frozen joints, acceleration and base
+velocity caps included), geometry and obstacles, solve_ik and its backends, reports,
+solve_posture, metrics, steps, batch (``solve_poses``, its output store and resumes),
+retargeting, plots, the viewer's drawing functions, robot loading and the command line.
+Where a result can be checked against an independent answer it is: distances against a
+direct coal call, batch rows against a plain loop of ``solve_posture``, retargeted q within
+the joint limits, frozen joints exactly still, a coupling held after a step, a target taken
+at the configuration giving a zero step. The heavy generators (batch, retarget, plots,
+command line) run in the first :data:`HEAVY_CYCLES` cycles over the robots only.
+
+``benchmarks/fuzz_inputs.py`` runs every case (more than 25,000) and prints the tables by
+module and entry point; ``tests/test_fuzz.py`` runs a seeded subsample (:func:`subsample`,
+about 21,000 cases, ~30 s of CPU) and asserts that no module's count of crashes, bare
+exceptions, garbage, rejected valid inputs or vague messages exceeds its known count.
 
 Bools are treated as invalid wherever a number is expected (``dt=True`` is almost always a
 misplaced argument, not one second): flip :data:`BOOL_IS_NUMBER` to accept them.
@@ -37,6 +54,7 @@ from __future__ import annotations
 
 import math
 import os
+import time
 import traceback
 import warnings
 from collections import Counter, defaultdict
@@ -52,13 +70,59 @@ import taskik
 from taskik import metrics, steps
 
 #: Outcome kinds, in table order.
-KINDS = ("ok", "error", "vague", "bare", "garbage", "rejected")
+KINDS = ("ok", "error", "vague", "bare", "crash", "garbage", "rejected")
 #: Outcome kinds that are failures.
-FAILURES = ("bare", "garbage", "rejected")
+FAILURES = ("bare", "crash", "garbage", "rejected")
 #: Policy: is ``True`` a valid number (dt, cost, gain, ...)? No: a bool there is a mistake.
 BOOL_IS_NUMBER = False
 
 ACCEPT, REJECT, ANY = "accept", "reject", "any"
+
+#: The forked worker's stdout and stderr go to /dev/null (progress bars, prints of cases).
+QUIET_WORKER = os.environ.get("TASKIK_FUZZ_QUIET", "1") != "0"
+#: A case running longer than this (s) counts as a crash (a hang), its worker is killed.
+CASE_TIMEOUT = float(os.environ.get("TASKIK_FUZZ_CASE_TIMEOUT", "120"))
+
+#: Modules of the entry points, by entry-name prefix (the first match wins).
+MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("Configuration", "configuration"),
+    ("custom_configuration_vector", "configuration"),
+    ("solve_ik", "solve"),
+    ("build_ik", "solve"),
+    ("default_solver", "solve"),
+    ("JointLimitMap", "backends"),
+    ("hierarchy_report", "hierarchy"),
+    ("report", "report"),
+    ("solve_posture", "posture"),
+    ("posture.", "posture"),
+    ("metrics.", "metrics"),
+    ("steps.", "steps"),
+    ("robots.", "robots"),
+    ("plots.", "plots"),
+    ("cli", "cli"),
+    ("batch.", "batch"),
+    ("retarget.", "retarget"),
+    ("geometry.", "geometry"),
+    ("viewer.", "viewer"),
+    ("CollisionLimit", "limits.collision"),
+    ("ConeLimit", "limits"),
+    ("FrozenJoints", "limits"),
+    ("AccelerationLimit", "limits"),
+    ("BaseVelocityLimit", "limits"),
+    ("ConfigurationLimit", "limits"),
+    ("VelocityLimit", "limits"),
+    ("limits.", "limits"),
+)
+
+
+def module_of(entry: str) -> str:
+    """The taskik module of an entry point (``"tasks"`` for every ``...Task...`` entry)."""
+    for prefix, module in MODULE_PREFIXES:
+        if entry.startswith(prefix):
+            return module
+    if "Task" in entry:
+        return "tasks"
+    return "other"
 
 
 # ---------------------------------------------------------------------------- cases
@@ -74,6 +138,8 @@ class Case:
         check: returns None when a result is valid, else why it is not.
         names: an error message must contain one of these words (case-insensitive).
         robot: the robot the call is built on.
+        module: the taskik module the entry point belongs to (:func:`module_of` of the
+            entry when not given).
     """
 
     entry: str
@@ -83,6 +149,12 @@ class Case:
     check: Callable[[Any], str | None] | None = None
     names: tuple[str, ...] = ()
     robot: str = ""
+    module: str = ""
+    source: str = ""  # the generator that made the case (set by :func:`generate`)
+
+    def __post_init__(self) -> None:
+        if not self.module:
+            self.module = module_of(self.entry)
 
     @property
     def repro(self) -> str:
@@ -95,6 +167,7 @@ class Outcome:
     kind: str
     cause: str  # grouping key for failures, e.g. "TypeError at taskik/steps.py:42"
     detail: str  # the message or the reason
+    seconds: float = 0.0  # time the case took (with its check)
 
 
 def _where(exc: BaseException) -> str:
@@ -389,6 +462,7 @@ class World:
         self.bad_urdf.write_text("<robot name='x'><link name='a'/><joint name='j'")
         # order of the rounds: every robot gets its turn
         self.order = ["ur5", "one_joint", "humanoid", "panda", "planar_2r"]
+        self.round = 0  # the round being generated (heavy generators run in the first ones)
 
     def other(self, bot: Bot) -> Bot:
         """A robot with another model (different nv where possible)."""
@@ -3012,6 +3086,3546 @@ def gen_random_valid(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]
     return out
 
 
+# ------------------------------------------------- the modules added since the first pass
+#: Heavy generators (batch, retarget, plots, command line: processes, files, figures) run in
+#: the first ``HEAVY_CYCLES`` cycles over the robots only (their cases vary little with q).
+HEAVY_CYCLES = int(os.environ.get("TASKIK_FUZZ_HEAVY_CYCLES", "2"))
+
+
+def _heavy_round(w: World, bot: Bot, robots: tuple[str, ...]) -> bool:
+    """True when a heavy generator runs on this round (robot in ``robots``, early cycle)."""
+    return bot.name in robots and getattr(w, "round", 0) < HEAVY_CYCLES * len(w.order)
+
+
+def _one_dof_joints(model: pin.Model) -> list[str]:
+    return [
+        model.names[j]
+        for j in range(1, model.njoints)
+        if model.joints[j].nq == 1 and model.joints[j].nv == 1
+    ]
+
+
+def _v_indices(model: pin.Model, names: Iterable[str]) -> np.ndarray:
+    idx: list[int] = []
+    for n in names:
+        j = model.joints[model.getJointId(n)]
+        idx += range(j.idx_v, j.idx_v + j.nv)
+    return np.array(sorted(set(idx)), dtype=int)
+
+
+def _step_run(
+    bot: Bot,
+    q: np.ndarray,
+    make_tasks: Callable[[taskik.Configuration], list[Any]],
+    make_limits: Callable[[taskik.Configuration], Any] | None = None,
+    dt: float = 0.01,
+    then: Callable[[taskik.Configuration, np.ndarray, Any], Any] | None = None,
+    **kw: Any,
+) -> Callable[[], Any]:
+    """One ``solve_ik`` step on a fresh configuration; ``then(conf, v, limits)`` may turn the
+    velocity into the checked result."""
+
+    def run() -> Any:
+        conf = conf_of(bot, q)
+        tasks = make_tasks(conf)
+        if make_limits is None:
+            v = taskik.solve_ik(conf, tasks, dt, **kw)
+            lims = None
+        else:
+            lims = make_limits(conf)
+            v = taskik.solve_ik(conf, tasks, dt, limits=lims, **kw)
+        return v if then is None else then(conf, v, lims)
+
+    return run
+
+
+def _posture_task(bot: Bot, cost: float = 1e-3) -> taskik.PostureTask:
+    p = taskik.PostureTask(cost=cost)
+    p.set_target(bot.q0)
+    return p
+
+
+def _other_frame(bot: Bot, frame: str) -> str:
+    """A frame at least 5 cm from ``frame`` at q0 (at every q when it is on the base)."""
+    model = bot.model
+    conf = conf_of(bot)
+    p = conf.get_transform_frame_to_world(frame).translation
+    for f in model.frames[1:]:
+        near = f.name == frame or f.parentJoint > 1
+        if (
+            not near
+            and np.linalg.norm(conf.get_transform_frame_to_world(f.name).translation - p) > 0.05
+        ):
+            return f.name
+    for f in reversed(model.frames):
+        if f.name != frame and f.name != "universe":
+            return f.name
+    return frame
+
+
+def _zero_step(nv: int) -> Callable[[Any], str | None]:
+    """A step from a target taken at the configuration itself: finite and zero."""
+    base = finite_array((nv,))
+
+    def check(v: Any) -> str | None:
+        why = base(v)
+        if why is None and not np.allclose(v, 0.0, atol=1e-6):
+            return f"step not zero on target (|v| = {np.abs(v).max():.3g})"
+        return why
+
+    return check
+
+
+@generator
+def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The tasks added since the first pass: constructors (one argument mutated, then one
+    step), ``set_target``, ``set_target_from_configuration`` (then the step must be zero),
+    the coupling held after a step, manipulability leaving a singularity."""
+    model, nv = bot.model, bot.model.nv
+    q = bot.random_q(rng)
+    frame = bot.frames[int(rng.integers(len(bot.frames)))]
+    frame_b = _other_frame(bot, frame)
+    goal = conf_of(bot, bot.random_q(rng))
+    vcheck = check_velocity(nv, -bot.vmax, bot.vmax)
+    out: list[Case] = []
+    z = np.array([0.0, 0.0, 1.0])
+    point = goal.get_transform_frame_to_world(frame).translation + np.array([0.5, 0.2, 0.3])
+    joints1 = _one_dof_joints(model)
+    cjoints = joints1[:2] if len(joints1) >= 2 else joints1[:1]
+    A0 = np.array([[-0.5, 1.0]]) if len(cjoints) == 2 else np.array([[1.0]])
+
+    def with_reg(make: Callable[[taskik.Configuration], Any]):
+        return lambda conf: [make(conf), _posture_task(bot)]
+
+    makers: dict[str, Callable[..., Callable[[taskik.Configuration], Any]]] = {}
+
+    def axis_task(**kw: Any):
+        args = {"frame": frame, "axis": z, "direction": [0.0, 1.0, 0.0], "cost": 1.0}
+        args.update(kw)
+        return lambda conf: taskik.AxisAlignmentTask(
+            args["frame"], args["axis"], args["direction"], args["cost"],
+            **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+        )  # fmt: skip
+
+    def look_task(**kw: Any):
+        args = {"frame": frame, "axis": z, "target": point, "cost": 1.0}
+        args.update(kw)
+        return lambda conf: taskik.LookAtTask(
+            args["frame"], args["axis"], args["target"], args["cost"],
+            **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+        )  # fmt: skip
+
+    def distance_task(**kw: Any):
+        args = {"frame_a": frame, "frame_b": frame_b, "distance": 0.3, "cost": 1.0}
+        args.update(kw)
+        return lambda conf: taskik.DistanceTask(
+            args["frame_a"], args["frame_b"], args["distance"], args["cost"],
+            **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+        )  # fmt: skip
+
+    def coupling_task(**kw: Any):
+        args: dict[str, Any] = {"joints": list(cjoints), "A": A0, "b": [0.1], "q_ref": None}
+        args["cost"] = 1.0
+        args.update(kw)
+
+        def make(conf: taskik.Configuration) -> Any:
+            joints = args["joints"]() if callable(args["joints"]) else args["joints"]
+            return taskik.JointCouplingTask(
+                joints, args["A"], args["b"], args["q_ref"], args["cost"],
+                **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+            )  # fmt: skip
+
+        return make
+
+    def kinetic_task(**kw: Any):
+        return lambda conf: taskik.KineticEnergyTask(**kw)
+
+    def lowacc_task(**kw: Any):
+        return lambda conf: taskik.LowAccelerationTask(**kw)
+
+    def manip_task(**kw: Any):
+        args = {"frame": frame, "target": 0.5, "rows": "all", "cost": 1.0}
+        args.update(kw)
+        return lambda conf: taskik.ManipulabilityTask(
+            args["frame"], args["target"], args["rows"], args["cost"],
+            **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+        )  # fmt: skip
+
+    def relcom_task(**kw: Any):
+        args = {"frame": frame, "cost": 1.0}
+        args.update(kw)
+
+        def make(conf: taskik.Configuration) -> Any:
+            t = taskik.RelativeComTask(
+                args["frame"], args["cost"],
+                **{k: v for k, v in args.items() if k in ("gain", "lm_damping")},
+            )  # fmt: skip
+            t.set_target([0.0, 0.0, 0.1])
+            return t
+
+        return make
+
+    makers = {
+        "AxisAlignmentTask": axis_task,
+        "LookAtTask": look_task,
+        "DistanceTask": distance_task,
+        "JointCouplingTask": coupling_task,
+        "KineticEnergyTask": kinetic_task,
+        "LowAccelerationTask": lowacc_task,
+        "ManipulabilityTask": manip_task,
+        "RelativeComTask": relcom_task,
+    }
+    gains = ("gain", "lm_damping")
+    for cls, maker in makers.items():
+        entry = f"{cls}()"
+        one_row = cls in ("DistanceTask", "JointCouplingTask", "ManipulabilityTask") or (
+            cls == "LowAccelerationTask" and nv == 1
+        )
+        for m in scalar_muts(1.0, NONNEG):
+            if m.label == "[1.0]" and one_row:
+                m = Mut(m.label, m.value, ACCEPT)  # one cost per row of a 1-row task
+            out.append(
+                Case(
+                    entry,
+                    f"cost={m.label}",
+                    _step_run(bot, q, with_reg(maker(cost=m.value))),
+                    m.expect,
+                    vcheck,
+                    ("cost",),
+                    bot.name,
+                )
+            )
+        params = gains if cls not in ("KineticEnergyTask", "LowAccelerationTask") else ()
+        if cls == "LowAccelerationTask":
+            params = ("gain",)
+        for pname in params:
+            base, valid = (0.5, UNIT) if pname == "gain" else (0.0, NONNEG)
+            for m in scalar_muts(base, valid):
+                out.append(
+                    Case(
+                        entry,
+                        f"{pname}={m.label}",
+                        _step_run(bot, q, with_reg(maker(**{pname: m.value}))),
+                        m.expect,
+                        vcheck,
+                        (pname,),
+                        bot.name,
+                    )
+                )
+        if cls in ("AxisAlignmentTask", "LookAtTask", "ManipulabilityTask", "RelativeComTask"):
+            for m in name_muts(frame, nframes=model.nframes):
+                out.append(
+                    Case(
+                        entry,
+                        f"frame={m.label}",
+                        _step_run(bot, q, with_reg(maker(frame=m.value))),
+                        m.expect,
+                        vcheck,
+                        ("frame",),
+                        bot.name,
+                    )
+                )
+    for cls, maker in (("AxisAlignmentTask", axis_task), ("LookAtTask", look_task)):
+        for m in [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)]:
+            out.append(
+                Case(
+                    f"{cls}()",
+                    f"axis={m.label}",
+                    _step_run(bot, q, with_reg(maker(axis=m.value))),
+                    m.expect,
+                    vcheck,
+                    ("axis",),
+                    bot.name,
+                )
+            )
+    for m in [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)]:
+        out.append(
+            Case(
+                "AxisAlignmentTask()",
+                f"direction={m.label}",
+                _step_run(bot, q, with_reg(axis_task(direction=m.value))),
+                m.expect,
+                vcheck,
+                ("direction", "target"),
+                bot.name,
+            )
+        )
+    for m in vector_muts(point):
+        out.append(
+            Case(
+                "LookAtTask()",
+                f"target={m.label}",
+                _step_run(bot, q, with_reg(look_task(target=m.value))),
+                m.expect,
+                vcheck,
+                ("target", "point"),
+                bot.name,
+            )
+        )
+    here = conf_of(bot, q).get_transform_frame_to_world(frame).translation
+    out.append(
+        Case(
+            "LookAtTask()",
+            "target=the frame's own origin",
+            _step_run(bot, q, with_reg(look_task(target=here))),
+            ANY,
+            vcheck,
+            ("target", "origin", "point"),
+            bot.name,
+        )
+    )
+    for m in scalar_muts(0.3, NONNEG):
+        out.append(
+            Case(
+                "DistanceTask()",
+                f"distance={m.label}",
+                _step_run(bot, q, with_reg(distance_task(distance=m.value))),
+                m.expect,
+                vcheck,
+                ("distance", "target"),
+                bot.name,
+            )
+        )
+    for which in ("frame_a", "frame_b"):
+        valid = frame if which == "frame_a" else frame_b
+        for m in name_muts(valid, nframes=model.nframes):
+            out.append(
+                Case(
+                    "DistanceTask()",
+                    f"{which}={m.label}",
+                    _step_run(bot, q, with_reg(distance_task(**{which: m.value}))),
+                    m.expect,
+                    vcheck,
+                    ("frame",),
+                    bot.name,
+                )
+            )
+    out.append(
+        Case(
+            "DistanceTask()",
+            "frame_b=frame_a",
+            _step_run(bot, q, with_reg(distance_task(frame_b=frame))),
+            REJECT,
+            vcheck,
+            ("frame", "same", "differ"),
+            bot.name,
+        )
+    )
+    # ---- JointCouplingTask
+    if cjoints:
+        j0 = cjoints[0]
+        jm: list[tuple[str, Any, str]] = [
+            ("list", list(cjoints), ACCEPT),
+            ("tuple", tuple(cjoints), ACCEPT),
+            ("['universe', j]", ["universe", *cjoints[1:]], REJECT),
+            ("[j, j] (repeated)", [j0, j0], REJECT),
+            ("[]", [], REJECT),
+            ("None", None, REJECT),
+            ("one name as a str", j0, REJECT if len(cjoints) == 2 else ANY),
+            ("np.array of names", lambda: np.array(cjoints), ANY),
+            ("iterator over names", lambda: iter(cjoints), ANY),
+            ("[j, 3]", [j0, 3], REJECT),
+            ("[unknown, ...]", [j0 + "_x", *cjoints[1:]], REJECT),
+            ("one joint too few", list(cjoints[:-1]) or [], REJECT),
+        ]
+        for label, val, exp in jm:
+            out.append(
+                Case(
+                    "JointCouplingTask()",
+                    f"joints={label}",
+                    _step_run(bot, q, with_reg(coupling_task(joints=val))),
+                    exp,
+                    vcheck,
+                    ("joint",),
+                    bot.name,
+                )
+            )
+        k = A0.shape[1]
+        am = [
+            Mut("valid (1, k)", A0.copy(), ACCEPT),
+            Mut("nested list", A0.tolist(), ACCEPT),
+            Mut("1-D (k,)", A0[0].copy(), ANY),
+            Mut("NaN entry", np.where(np.arange(k) == 0, math.nan, A0), REJECT),
+            Mut("inf entry", np.where(np.arange(k) == 0, math.inf, A0), REJECT),
+            Mut("k+1 columns", np.ones((1, k + 1)), REJECT),
+            Mut("(0, k)", np.zeros((0, k)), REJECT),
+            Mut("3-D", A0[None].copy(), REJECT),
+            Mut("None", None, REJECT),
+            Mut("'abc'", "abc", REJECT),
+            Mut("complex", A0 + 1j, REJECT),
+            Mut("bool matrix", A0 != 0, REJECT),
+            Mut("zeros", np.zeros_like(A0), ANY),
+        ]
+        for m in am:
+            out.append(
+                Case(
+                    "JointCouplingTask()",
+                    f"A={m.label}",
+                    _step_run(bot, q, with_reg(coupling_task(A=m.value))),
+                    m.expect,
+                    vcheck,
+                    ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
+                    bot.name,
+                )
+            )
+        for m in vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True):
+            out.append(
+                Case(
+                    "JointCouplingTask()",
+                    f"b={m.label}",
+                    _step_run(bot, q, with_reg(coupling_task(b=m.value))),
+                    m.expect,
+                    vcheck,
+                    ("b", "target"),
+                    bot.name,
+                )
+            )
+        other = w.other(bot)
+        for m in [
+            *vector_muts(bot.q0, allow_none=True),
+            Mut("q0 of another model", other.q0.copy(), REJECT),
+        ]:
+            out.append(
+                Case(
+                    "JointCouplingTask()",
+                    f"q_ref={m.label}",
+                    _step_run(bot, q, with_reg(coupling_task(q_ref=m.value))),
+                    m.expect,
+                    vcheck,
+                    ("q_ref", "q", "configuration"),
+                    bot.name,
+                )
+            )
+
+        # coupling held: alone, gain 1, no limits: one step lands on A d = b
+        for i in range(3):
+            A = rng.uniform(-1.0, 1.0, A0.shape)
+            A[0, -1] = 1.0
+            b = rng.uniform(-0.2, 0.2, 1)
+
+            def held(conf, v, lims, A=A, b=b):
+                conf.integrate_inplace(v, 0.01)
+                t = taskik.JointCouplingTask(list(cjoints), A, b)
+                gap = float(np.abs(t.value(conf) - b).max())
+                if gap > 1e-6:
+                    return f"coupling not held after a step: |A d - b| = {gap:.3g}"
+                return None
+
+            out.append(
+                Case(
+                    "JointCouplingTask()",
+                    f"coupling held after one step (#{i})",
+                    _step_run(
+                        bot,
+                        q,
+                        lambda conf, A=A, b=b: [taskik.JointCouplingTask(list(cjoints), A, b)],
+                        lambda conf: [],
+                        then=held,
+                        damping=1e-12,
+                    ),
+                    ACCEPT,
+                    lambda why: why,
+                    (),
+                    bot.name,
+                )
+            )
+    # ---- KineticEnergyTask and LowAccelerationTask costs given as vectors
+    for cls, maker, exp in (
+        ("KineticEnergyTask", kinetic_task, REJECT),
+        ("LowAccelerationTask", lowacc_task, ACCEPT),
+    ):
+        for m in vector_muts(np.ones(nv), scalar_ok=True):
+            if m.label == "scalar 0.5":
+                continue  # a scalar cost: the scalar mutations cover it
+            e = m.expect if exp == ACCEPT or m.expect == REJECT else REJECT
+            if exp == REJECT and nv == 1 and m.expect == ACCEPT:
+                e = ANY  # one coordinate: a vector of one cost is a scalar in disguise
+            out.append(
+                Case(
+                    f"{cls}()",
+                    f"cost=vector {m.label}",
+                    _step_run(bot, q, with_reg(maker(cost=m.value))),
+                    e,
+                    vcheck,
+                    ("cost",),
+                    bot.name,
+                )
+            )
+    # ---- ManipulabilityTask rows and target
+    for label, val, exp in (
+        ("'all'", "all", ACCEPT),
+        ("'position'", "position", ACCEPT),
+        ("'orientation'", "orientation", ACCEPT),
+        ("'x'", "x", REJECT),
+        ("None", None, REJECT),
+        ("['all']", ["all"], REJECT),
+        ("3", 3, REJECT),
+        ("'ALL'", "ALL", REJECT),
+    ):
+        out.append(
+            Case(
+                "ManipulabilityTask()",
+                f"rows={label}",
+                _step_run(bot, q, with_reg(manip_task(rows=val))),
+                exp,
+                vcheck,
+                ("rows",),
+                bot.name,
+            )
+        )
+    for m in scalar_muts(0.5, NONNEG):
+        out.append(
+            Case(
+                "ManipulabilityTask()",
+                f"target={m.label}",
+                _step_run(bot, q, with_reg(manip_task(target=m.value))),
+                m.expect,
+                vcheck,
+                ("target",),
+                bot.name,
+            )
+        )
+    if bot.name in ("ur5", "panda"):  # at an exact singularity the step must leave it
+        qs = np.zeros(model.nq)
+
+        def leaves(conf, v, lims):
+            t = taskik.ManipulabilityTask(frame, 1.0)
+            m0 = t.manipulability(conf)
+            conf.integrate_inplace(v, 0.01)
+            m1 = t.manipulability(conf)
+            if not m1 > m0 + 1e-12:
+                return f"manipulability did not grow from the singularity: {m0:.3g} -> {m1:.3g}"
+            return None
+
+        out.append(
+            Case(
+                "ManipulabilityTask()",
+                "at an exact singularity (q = 0): the step must leave it",
+                _step_run(
+                    bot, qs, lambda conf: [taskik.ManipulabilityTask(frame, 1.0)], then=leaves
+                ),
+                ACCEPT,
+                lambda why: why,
+                (),
+                bot.name,
+            )
+        )
+    # ---- set_target
+    targets: dict[str, tuple[Callable[[], Any], list[Mut]]] = {
+        "AxisAlignmentTask": (
+            lambda: taskik.AxisAlignmentTask(frame),
+            [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)],
+        ),
+        "LookAtTask": (lambda: taskik.LookAtTask(frame), vector_muts(point)),
+        "DistanceTask": (lambda: taskik.DistanceTask(frame, frame_b), scalar_muts(0.3, NONNEG)),
+        "ManipulabilityTask": (
+            lambda: taskik.ManipulabilityTask(frame),
+            scalar_muts(0.5, NONNEG),
+        ),
+        "RelativeComTask": (
+            lambda: taskik.RelativeComTask(frame),
+            vector_muts(np.array([0.0, 0.0, 0.1])),
+        ),
+    }
+    if cjoints:
+        targets["JointCouplingTask"] = (
+            lambda: taskik.JointCouplingTask(list(cjoints), A0),
+            vector_muts(np.array([0.1])),
+        )
+    for cls, (make, muts) in targets.items():
+        for m in muts:
+
+            def run_t(make=make, val=m.value):
+                t = make()
+                t.set_target(val)
+                return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
+
+            out.append(
+                Case(
+                    f"{cls}.set_target",
+                    f"target={m.label}",
+                    run_t,
+                    m.expect,
+                    vcheck,
+                    ("target", "direction", "distance", "point", "b"),
+                    bot.name,
+                )
+            )
+    # ---- set_target_from_configuration: odd arguments, then a valid one gives a zero step
+    froms: dict[str, Callable[[], Any]] = {
+        "AxisAlignmentTask": lambda: taskik.AxisAlignmentTask(frame),
+        "LookAtTask": lambda: taskik.LookAtTask(frame),
+        "DistanceTask": lambda: taskik.DistanceTask(frame, frame_b),
+        "KineticEnergyTask": lambda: taskik.KineticEnergyTask(),
+        "LowAccelerationTask": lambda: taskik.LowAccelerationTask(),
+        "ManipulabilityTask": lambda: taskik.ManipulabilityTask(frame),
+        "RelativeComTask": lambda: taskik.RelativeComTask(frame),
+    }
+    if cjoints:
+        froms["JointCouplingTask"] = lambda: taskik.JointCouplingTask(list(cjoints), A0)
+    other = w.other(bot)
+    for cls, make in froms.items():
+        for label, arg in (
+            ("None", None),
+            ("'abc'", "abc"),
+            ("q vector", q),
+            ("model", model),
+            ("Configuration of another model", conf_of(other)),
+        ):
+            exp = ANY if label.startswith("Configuration") else REJECT
+            if cls in ("LowAccelerationTask", "KineticEnergyTask"):
+                exp = ANY  # no target: documented to accept anything (a no-op)
+
+            def run_f(make=make, arg=arg):
+                t = make()
+                t.set_target_from_configuration(arg)
+                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+
+            out.append(
+                Case(
+                    f"{cls}.set_target_from_configuration",
+                    f"configuration={label}",
+                    run_f,
+                    exp,
+                    vcheck,
+                    ("configuration", "frame", "model", "q", "joint"),
+                    bot.name,
+                )
+            )
+
+        def run_zero(make=make):
+            conf = conf_of(bot, q)
+            t = make()
+            t.set_target_from_configuration(conf)
+            return taskik.solve_ik(conf, [t], 0.01, limits=[])
+
+        out.append(
+            Case(
+                f"{cls}.set_target_from_configuration",
+                "valid (step must be zero)",
+                run_zero,
+                ACCEPT,
+                _zero_step(nv),
+                (),
+                bot.name,
+            )
+        )
+    # ---- a task class instead of an instance; tasks of another robot's frames
+    for label, mk, exp in (
+        ("tasks=[FrameTask] (the class)", lambda: [taskik.FrameTask], REJECT),
+        ("tasks=[PostureTask] (the class)", lambda: [taskik.PostureTask], REJECT),
+        ("tasks=[ManipulabilityTask(frame of another robot)]",
+         lambda: [taskik.ManipulabilityTask(other.frames[0], 0.5)], REJECT),
+    ):  # fmt: skip
+        out.append(
+            Case(
+                "solve_ik",
+                label,
+                (lambda mk=mk: taskik.solve_ik(conf_of(bot, q), mk(), 0.01)),
+                exp,
+                vcheck,
+                ("task", "frame"),
+                bot.name,
+            )
+        )
+    return out
+
+
+def _frozen_still(model: pin.Model, names: Any) -> Callable[[Any], str | None]:
+    """The frozen joints' velocities exactly zero (expected indices found independently)."""
+    try:
+        listed = [names] if isinstance(names, str) else list(names)
+        idx = _v_indices(model, listed)
+    except Exception:  # noqa: BLE001 - a mutated name list: only finiteness is checked
+        idx = np.zeros(0, dtype=int)
+    base = finite_array((model.nv,))
+
+    def check(v: Any) -> str | None:
+        why = base(v)
+        if why is None and len(idx) and np.any(v[idx] != 0.0):
+            return f"frozen joint moved: |v| = {np.abs(v[idx]).max():.3g} on a frozen coordinate"
+        return why
+
+    return check
+
+
+@generator
+def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """FrozenJoints (frozen exactly still, QP and unconstrained backends), AccelerationLimit
+    (|v - v_prev| <= a_max dt), BaseVelocityLimit (caps held), ConeLimit (never infeasible
+    alone), default_limits."""
+    model, nv = bot.model, bot.model.nv
+    q = bot.random_q(rng)
+    target_q = bot.random_q(rng)
+    other = w.other(bot)
+    out: list[Case] = []
+    joints = _one_dof_joints(model) or [model.names[1]]
+    frozen = joints[: max(1, len(joints) // 2)]
+
+    def tasks(conf: taskik.Configuration) -> list[Any]:
+        return base_tasks(bot, conf, target_q)
+
+    # ---- FrozenJoints
+    fm: list[tuple[str, Any, str]] = [
+        ("list", list(frozen), ACCEPT),
+        ("tuple", tuple(frozen), ACCEPT),
+        ("one name (str)", frozen[0], ACCEPT),
+        ("['universe']", ["universe"], REJECT),
+        ("[unknown]", [frozen[0] + "_x"], REJECT),
+        ("None", None, REJECT),
+        ("[]", [], ANY),
+        ("[3]", [3], REJECT),
+        ("3", 3, REJECT),
+        ("np.array of names", np.array(frozen), ANY),
+        ("[name, name]", [frozen[0], frozen[0]], ANY),
+        ("b'name'", frozen[0].encode(), REJECT),
+    ]
+    for label, names, exp in fm:
+        for backend in ("qp", "dls", "pinv"):
+            kw: dict[str, Any] = {} if backend == "qp" else {"backend": backend}
+
+            def make_lims(conf, names=names, backend=backend):
+                lim = taskik.FrozenJoints(model, names)
+                if backend == "qp":
+                    return [*taskik.limits.default_limits(model), lim]
+                return [lim]
+
+            out.append(
+                Case(
+                    "FrozenJoints",
+                    f"joints={label}, backend={backend}",
+                    _step_run(bot, q, tasks, make_lims, **kw),
+                    exp,
+                    _frozen_still(model, names),
+                    ("joint",),
+                    bot.name,
+                )
+            )
+    keep = joints[-1:]
+    out.append(
+        Case(
+            "FrozenJoints",
+            "all_but(one joint)",
+            _step_run(bot, q, tasks, lambda c: [taskik.FrozenJoints.all_but(model, keep)]),
+            ACCEPT,
+            _frozen_still(model, [n for n in model.names[1:] if n not in keep]),
+            (),
+            bot.name,
+        )
+    )
+    for label, mdl, exp in (
+        ("model=None", None, REJECT),
+        ("model='ur5'", "ur5", REJECT),
+        ("model of another robot", other.model, REJECT),
+        ("model=Data", model.createData(), REJECT),
+    ):
+        out.append(
+            Case(
+                "FrozenJoints",
+                label,
+                _step_run(bot, q, tasks, lambda c, mdl=mdl: [taskik.FrozenJoints(mdl, frozen)]),
+                exp,
+                check_velocity(nv),
+                ("model", "joint", "limit"),
+                bot.name,
+            )
+        )
+    # ---- AccelerationLimit
+    dt = 0.01
+
+    def acc_check(a_max: Any) -> Callable[[Any], str | None]:
+        base = finite_array((nv,))
+        try:
+            cap = np.broadcast_to(np.asarray(a_max, dtype=float), (nv,))
+        except Exception:  # noqa: BLE001 - a mapping or an invalid cap
+            cap = None
+
+        def check(v: Any) -> str | None:
+            why = base(v)
+            if why is None and cap is not None:
+                with np.errstate(all="ignore"):
+                    over = np.abs(v) > cap * dt * (1 + 1e-9) + 1e-12
+                if over.any():
+                    return "velocity change above a_max dt from rest"
+            return why
+
+        return check
+
+    for m in scalar_muts(2.0, POSITIVE):
+        if m.label == "[2.0]" and nv == 1:
+            m = Mut(m.label, m.value, ANY)  # one cap per coordinate: a vector of one
+        out.append(
+            Case(
+                "AccelerationLimit",
+                f"a_max={m.label}",
+                _step_run(bot, q, tasks, lambda c, a=m.value: [taskik.AccelerationLimit(model, a)]),
+                m.expect,
+                acc_check(m.value if m.expect == ACCEPT else None),
+                ("a_max", "acceleration"),
+                bot.name,
+            )
+        )
+    for m in vector_muts(np.full(nv, 2.0), scalar_ok=True):
+        if m.label.startswith("inf at"):
+            m = Mut(m.label, m.value, ACCEPT)  # documented: inf leaves a coordinate free
+        elif m.label.startswith("-1e+300 at"):
+            m = Mut(m.label, m.value, REJECT)  # a negative cap
+        elif m.label == "scalar 0.5":
+            m = Mut(m.label, m.value, ACCEPT)
+        out.append(
+            Case(
+                "AccelerationLimit",
+                f"a_max=vector {m.label}",
+                _step_run(bot, q, tasks, lambda c, a=m.value: [taskik.AccelerationLimit(model, a)]),
+                m.expect,
+                acc_check(m.value if m.expect != REJECT else None),
+                ("a_max", "acceleration"),
+                bot.name,
+            )
+        )
+    jn = joints[0]
+    for label, val, exp in (
+        ("{joint: 2.0}", {jn: 2.0}, ACCEPT),
+        ("{unknown: 2.0}", {jn + "_x": 2.0}, REJECT),
+        ("{joint: -1}", {jn: -1.0}, REJECT),
+        ("{joint: nan}", {jn: math.nan}, REJECT),
+        ("{joint: 'a'}", {jn: "a"}, REJECT),
+        ("{}", {}, ANY),
+        ("{3: 2.0}", {3: 2.0}, REJECT),
+    ):
+        out.append(
+            Case(
+                "AccelerationLimit",
+                f"a_max={label}",
+                _step_run(bot, q, tasks, lambda c, a=val: [taskik.AccelerationLimit(model, a)]),
+                exp,
+                check_velocity(nv),
+                ("a_max", "acceleration", "joint"),
+                bot.name,
+            )
+        )
+    for label, val, exp in (
+        ("True", True, ACCEPT),
+        ("False", False, ACCEPT),
+        ("np.True_", np.True_, ACCEPT),
+        ("'yes'", "yes", REJECT),
+        ("None", None, REJECT),
+        ("1", 1, REJECT),
+    ):
+        out.append(
+            Case(
+                "AccelerationLimit",
+                f"braking={label}",
+                _step_run(
+                    bot,
+                    q,
+                    tasks,
+                    lambda c, b=val: [taskik.AccelerationLimit(model, 2.0, braking=b)],
+                ),
+                exp,
+                acc_check(2.0),
+                ("braking",),
+                bot.name,
+            )
+        )
+    v_prev = rng.uniform(-0.1, 0.1, nv)
+    for m in vector_muts(v_prev, allow_none=True):
+
+        def run_prev(val=m.value):
+            conf = conf_of(bot, q)
+            lim = taskik.AccelerationLimit(model, 2.0)
+            lim.set_previous_velocity(val)
+            return taskik.solve_ik(conf, tasks(conf), dt, limits=[lim])
+
+        out.append(
+            Case(
+                "AccelerationLimit.set_previous_velocity",
+                f"v={m.label}",
+                run_prev,
+                m.expect,
+                check_velocity(nv),
+                ("v", "velocity"),
+                bot.name,
+            )
+        )
+    # ---- BaseVelocityLimit
+    floating = bot.floating
+
+    def base_check(lin: Any, shape: str) -> Callable[[Any], str | None]:
+        base = finite_array((nv,))
+
+        def check(v: Any) -> str | None:
+            why = base(v)
+            if why is None and floating:
+                try:
+                    cap = np.asarray(lin, dtype=float)
+                except Exception:  # noqa: BLE001
+                    return None
+                if shape == "norm" and np.linalg.norm(v[:3]) > float(cap.max()) * (1 + 1e-9):
+                    return "base speed above its norm cap"
+                if shape == "box" and (np.abs(v[:3]) > cap * (1 + 1e-9) + 1e-12).any():
+                    return "base velocity above its box cap"
+            return why
+
+        return check
+
+    bexp = ACCEPT if floating else REJECT
+    for m in scalar_muts(0.2, NONNEG, allow_none=True):
+        exp = m.expect if floating else REJECT
+        if m.label == "None":
+            exp = ANY if floating else REJECT  # angular cap alone
+        out.append(
+            Case(
+                "BaseVelocityLimit",
+                f"linear={m.label}",
+                _step_run(
+                    bot,
+                    q,
+                    tasks,
+                    lambda c, x=m.value: [taskik.BaseVelocityLimit(model, x, angular=0.5)],
+                ),
+                exp,
+                base_check(m.value, "box") if exp == ACCEPT else check_velocity(nv),
+                ("linear", "base", "cap"),
+                bot.name,
+            )
+        )
+    for m in vector_muts(np.array([0.2, 0.1, 0.05]), allow_none=True):
+        if m.label == "scalar 0.5":
+            continue  # the scalar mutations cover it
+        exp = m.expect if floating else REJECT
+        out.append(
+            Case(
+                "BaseVelocityLimit",
+                f"linear=vector {m.label}",
+                _step_run(
+                    bot, q, tasks, lambda c, x=m.value: [taskik.BaseVelocityLimit(model, x, 0.5)]
+                ),
+                exp if m.label != "None" else (ANY if floating else REJECT),
+                base_check(m.value, "box") if exp == ACCEPT else check_velocity(nv),
+                ("linear", "base", "cap"),
+                bot.name,
+            )
+        )
+    for label, kw, exp in (
+        ("shape='norm'", {"shape": "norm"}, bexp),
+        ("shape='x'", {"shape": "x"}, REJECT),
+        ("shape=None", {"shape": None}, REJECT),
+        ("frame='world'", {"frame": "world"}, bexp),
+        ("frame='x'", {"frame": "x"}, REJECT),
+        ("vertices=4", {"shape": "norm", "vertices": 4}, bexp),
+        ("vertices=3", {"shape": "norm", "vertices": 3}, REJECT),
+        ("vertices=1.5", {"shape": "norm", "vertices": 1.5}, REJECT),
+        ("vertices=1000", {"shape": "norm", "vertices": 1000}, ANY),
+        ("vertices=True", {"shape": "norm", "vertices": True}, REJECT),
+        ("linear=None, angular=None", {"linear": None}, REJECT),
+        ("shape='norm', linear vector", {"shape": "norm", "linear": [0.1, 0.2, 0.3]}, REJECT),
+    ):
+        if label == "vertices=1000" and not floating:
+            exp = REJECT
+        args: dict[str, Any] = {"linear": 0.2}
+        args.update(kw)
+        if "angular=None" not in label:
+            args.setdefault("angular", 0.5)
+        out.append(
+            Case(
+                "BaseVelocityLimit",
+                label,
+                _step_run(
+                    bot, q, tasks, lambda c, args=args: [taskik.BaseVelocityLimit(model, **args)]
+                ),
+                exp,
+                base_check(0.2, args.get("shape", "box"))
+                if exp == ACCEPT and args.get("frame") != "world"
+                else check_velocity(nv),
+                ("shape", "frame", "vertices", "cap", "base", "linear"),
+                bot.name,
+            )
+        )
+    # ---- ConeLimit
+    frame = bot.frames[0]
+    conf0 = conf_of(bot, q)
+    axis_world = conf0.get_transform_frame_to_world(frame).rotation @ np.array([0.0, 0.0, 1.0])
+
+    def cone(**kw: Any) -> Callable[[taskik.Configuration], list[Any]]:
+        args = {
+            "frame": frame,
+            "axis": [0.0, 0.0, 1.0],
+            "direction": axis_world,
+            "half_angle": 0.5,
+        }
+        args.update(kw)
+        return lambda c: [taskik.ConeLimit(**args)]
+
+    for pname, muts, names in (
+        ("half_angle", scalar_muts(0.5, lambda x: 0.0 < x < math.pi / 2), ("half_angle", "angle")),
+        ("gain", scalar_muts(0.5, UNIT), ("gain",)),
+        ("axis", [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero", np.zeros(3), REJECT)],
+         ("axis",)),
+        ("direction", [*vector_muts(axis_world), Mut("zero", np.zeros(3), REJECT)],
+         ("direction",)),
+        ("frame", name_muts(frame, nframes=model.nframes), ("frame",)),
+    ):  # fmt: skip
+        for m in muts:
+            out.append(
+                Case(
+                    "ConeLimit",
+                    f"{pname}={m.label}",
+                    _step_run(bot, q, tasks, cone(**{pname: m.value})),
+                    m.expect,
+                    check_velocity(nv),
+                    names,
+                    bot.name,
+                )
+            )
+    for label, val, exp in (
+        ("8", 8, ACCEPT),
+        ("3", 3, ACCEPT),
+        ("2", 2, REJECT),
+        ("0", 0, REJECT),
+        ("4.5", 4.5, REJECT),
+        ("True", True, REJECT),
+        ("'8'", "8", REJECT),
+        ("np.int64(8)", np.int64(8), ACCEPT),
+        ("None", None, REJECT),
+    ):
+        out.append(
+            Case(
+                "ConeLimit",
+                f"faces={label}",
+                _step_run(bot, q, tasks, cone(faces=val)),
+                exp,
+                check_velocity(nv),
+                ("faces",),
+                bot.name,
+            )
+        )
+    # alone, near the opposite direction: never infeasible (its docstring)
+    for k, tilt in enumerate((0.0, 1e-3, 0.05)):
+        d = -axis_world + np.array([tilt, -tilt, 0.0])
+        out.append(
+            Case(
+                "ConeLimit",
+                f"alone, direction opposite the axis (tilt {tilt:g}) #{k}",
+                _step_run(
+                    bot,
+                    q,
+                    lambda conf: [_posture_task(bot, 1.0)],
+                    lambda c, d=d: [taskik.ConeLimit(frame, [0.0, 0.0, 1.0], d, 0.3)],
+                ),
+                ACCEPT,
+                check_velocity(nv),
+                (),
+                bot.name,
+            )
+        )
+    # ---- default_limits
+    for label, mdl, exp in (
+        ("model", model, ACCEPT),
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+        ("Configuration", conf_of(bot), REJECT),
+    ):
+
+        def run_dl(mdl=mdl):
+            lims = taskik.limits.default_limits(mdl)
+            conf = conf_of(bot, q)
+            return taskik.solve_ik(conf, tasks(conf), dt, limits=lims)
+
+        out.append(
+            Case(
+                "limits.default_limits",
+                f"model={label}",
+                run_dl,
+                exp,
+                check_velocity(nv, -bot.vmax, bot.vmax),
+                ("model",),
+                bot.name,
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------- collisions and geometry
+def _coal_distance(scene: Any, data: pin.Data, pair: int) -> float:
+    """The distance of one pair of a CollisionScene by a direct coal call (placements from
+    the joint placements of ``data``, or the obstacle's pose)."""
+    import coal
+
+    gm = scene.geometry_model
+    a, b = (int(x) for x in scene.pairs[pair])
+
+    def placed(k: int) -> tuple[Any, Any]:
+        obj = gm.geometryObjects[k]
+        if k >= scene._first_obstacle:
+            M = scene.obstacles[k - scene._first_obstacle].pose
+        else:
+            M = data.oMi[obj.parentJoint] * obj.placement
+        return obj.geometry, coal.Transform3s(M.rotation, M.translation)
+
+    ga, ta = placed(a)
+    gb, tb = placed(b)
+    res = coal.DistanceResult()
+    coal.distance(ga, ta, gb, tb, coal.DistanceRequest(), res)
+    return float(res.min_distance)
+
+
+def check_distances(nv: int) -> Callable[[Any], str | None]:
+    """``(PairDistances, data, owner)`` checked: shapes, finite values, each distance equal to
+    coal's (``owner``: a CollisionLimit or a CollisionScene)."""
+
+    def check(res: Any) -> str | None:
+        near, data, owner = res
+        scene = getattr(owner, "scene", owner)
+        k = len(near.pairs)
+        for name, shape in (
+            ("distance", (k,)),
+            ("point_a", (k, 3)),
+            ("point_b", (k, 3)),
+            ("normal", (k, 3)),
+            ("gradient", (k, nv)),
+        ):
+            x = np.asarray(getattr(near, name))
+            if x.shape != shape:
+                return f"wrong shape: PairDistances.{name} {x.shape} instead of {shape}"
+            if not np.isfinite(x).all():
+                return f"NaN/inf in PairDistances.{name}"
+        for i, pair in enumerate(near.pairs):
+            ref = _coal_distance(scene, data, int(pair))
+            if abs(ref - near.distance[i]) > 1e-6 + 1e-6 * abs(ref):
+                return (
+                    f"distance differs from coal's: pair {scene.names[int(pair)]}: "
+                    f"{near.distance[i]:.6g} vs {ref:.6g}"
+                )
+        return None
+
+    return check
+
+
+def _shapes(rng: np.random.Generator, centre: np.ndarray) -> list[Any]:
+    """One obstacle of each kind near ``centre`` (m)."""
+    geo = taskik.geometry
+    p = centre + rng.normal(0.0, 0.1, 3)
+    R = pin.exp3(rng.normal(0.0, 1.0, 3))
+    cube = np.array([[x, y, z] for x in (-0.05, 0.05) for y in (-0.05, 0.05) for z in (0, 0.1)])
+    tris = np.array(
+        [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+         [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    )  # fmt: skip
+    return [
+        geo.sphere("s", 0.05, p),
+        geo.capsule("c", 0.03, 0.2, pin.SE3(R, p)),
+        geo.box("b", [0.1, 0.2, 0.05], pin.SE3(R, p)),
+        geo.cylinder("y", 0.04, 0.15, pin.SE3(R, p)),
+        geo.halfspace("h", [0.0, 0.0, 1.0], float(centre[2] - 0.3)),
+        geo.mesh("m", cube, tris, pin.SE3(R, p)),
+    ]
+
+
+@generator
+def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """CollisionLimit: constructor arguments, obstacles, a step; its distances against a
+    direct coal call; clearance and report."""
+    if bot.name == "one_joint":
+        return []
+    model, nv = bot.model, bot.model.nv
+    robot = taskik.robots.load(bot.name) if bot.name in taskik.robots.list() else None
+    q = bot.random_q(rng)
+    target_q = bot.random_q(rng)
+    other = w.other(bot)
+    geo = taskik.geometry
+    caps = geo.fit_capsules(model, 0.03)
+    tip = conf_of(bot, q).get_transform_frame_to_world(bot.frames[0]).translation
+    out: list[Case] = []
+
+    def tasks(conf: taskik.Configuration) -> list[Any]:
+        return base_tasks(bot, conf, target_q)
+
+    def limit(**kw: Any) -> Callable[[taskik.Configuration], list[Any]]:
+        def make(conf: taskik.Configuration) -> list[Any]:
+            args: dict[str, Any] = {"geometry_model": caps}
+            args.update(kw)
+            rob = args.pop("robot", model)
+            return [taskik.ConfigurationLimit(model), taskik.CollisionLimit(rob, **args)]
+
+        return make
+
+    vcheck = check_velocity(nv)
+    for pname, base, valid in (
+        ("safety_distance", 0.01, lambda x: 0.0 <= x < 0.048),
+        ("detection_distance", 0.05, lambda x: 0.012 < x < math.inf),
+        ("speed", 0.5, POSITIVE),
+        ("gain", 0.5, UNIT),
+        ("buffer", 0.002, lambda x: 0.0 <= x < 0.04),
+    ):
+        for m in scalar_muts(base, valid):
+            out.append(
+                Case(
+                    "CollisionLimit",
+                    f"{pname}={m.label}",
+                    _step_run(bot, q, tasks, limit(**{pname: m.value})),
+                    m.expect,
+                    vcheck,
+                    (pname, "distance", "buffer"),
+                    bot.name,
+                )
+            )
+    names = [o.name for o in caps.geometryObjects]
+    pair = (names[0], names[-1]) if len(names) > 1 else (names[0], names[0])
+    for label, val, exp in (
+        ("True", True, ACCEPT),
+        ("False", False, ACCEPT),
+        ("[pair of names]", [pair], ACCEPT if pair[0] != pair[1] else REJECT),
+        ("[('x', 'y')]", [("x", "y")], REJECT),
+        ("[(a, a)]", [(names[0], names[0])], REJECT),
+        ("[(a,)]", [(names[0],)], REJECT),
+        ("'abc'", "abc", REJECT),
+        ("None", None, REJECT),
+        ("[3]", [3], REJECT),
+        ("1", 1, REJECT),
+    ):
+        out.append(
+            Case(
+                "CollisionLimit",
+                f"self_collision={label}",
+                _step_run(bot, q, tasks, limit(self_collision=val)),
+                exp,
+                vcheck,
+                ("self_collision", "pair", "geometry", "collision"),
+                bot.name,
+            )
+        )
+    sph = geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])
+    for label, val, exp in (
+        ("[sphere]", lambda: [geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])], ACCEPT),
+        ("one of each shape", lambda: _shapes(np.random.default_rng(3), tip), ACCEPT),
+        ("[]", lambda: [], ACCEPT),
+        ("[None]", lambda: [None], REJECT),
+        ("'abc'", lambda: "abc", REJECT),
+        ("[two obstacles of one name]", lambda: [sph, geo.sphere("ball", 0.1)], REJECT),
+        ("[the same obstacle twice]", lambda: [sph, sph], REJECT),
+        ("a sphere (not a list)", lambda: sph, ANY),
+        ("[model]", lambda: [model], REJECT),
+    ):
+        out.append(
+            Case(
+                "CollisionLimit",
+                f"obstacles={label}",
+                _step_run(bot, q, tasks, lambda c, val=val: limit(obstacles=val())(c)),
+                exp,
+                vcheck,
+                ("obstacle",),
+                bot.name,
+            )
+        )
+    for m in [*vector_muts(bot.q0, allow_none=True), Mut("q0 of another model", other.q0, REJECT)]:
+        out.append(
+            Case(
+                "CollisionLimit",
+                f"q_reference={m.label}",
+                _step_run(bot, q, tasks, limit(q_reference=m.value)),
+                m.expect,
+                vcheck,
+                ("q_reference", "q", "configuration"),
+                bot.name,
+            )
+        )
+    srdf_bad = w.tmp / "broken.srdf"
+    srdf_bad.write_text("<robot name='x'><disable_collisions link1=")
+    for label, val, exp in (
+        ("None", None, ACCEPT),
+        ("missing file", str(w.tmp / "missing.srdf"), REJECT),
+        ("a directory", str(w.tmp), REJECT),
+        ("malformed file", str(srdf_bad), REJECT),
+        ("3", 3, REJECT),
+    ):
+        out.append(
+            Case(
+                "CollisionLimit",
+                f"srdf={label}",
+                _step_run(bot, q, tasks, limit(srdf=val)),
+                exp,
+                vcheck,
+                ("srdf", "file", "path"),
+                bot.name,
+            )
+        )
+    other_caps = geo.fit_capsules(other.model, 0.03)
+    rob_cases: list[tuple[str, Any, Any, str]] = [
+        ("robot=model, geometry_model=capsules", model, caps, ACCEPT),
+        ("robot=model alone (no geometry)", model, None, REJECT),
+        ("robot=None", None, caps, REJECT),
+        ("robot='ur5'", "ur5", caps, REJECT),
+        ("geometry_model of another robot", model, other_caps, REJECT),
+        ("geometry_model='abc'", model, "abc", REJECT),
+        ("geometry_model=Data", model, model.createData(), REJECT),
+    ]
+    if robot is not None and robot.collision_model is not None:
+        rob_cases.append(("robot=Robot (its own geometry)", robot, None, ACCEPT))
+    for label, rob, gm, exp in rob_cases:
+
+        def make_rob(conf, rob=rob, gm=gm):
+            return [taskik.CollisionLimit(rob, gm)]
+
+        out.append(
+            Case(
+                "CollisionLimit",
+                label,
+                _step_run(bot, q, tasks, make_rob),
+                exp,
+                vcheck,
+                ("geometry", "model", "robot", "collision"),
+                bot.name,
+            )
+        )
+    # ---- distances against coal, clearance, report, obstacles added and moved
+    for k in range(4):
+        r = np.random.default_rng(int(rng.integers(2**31)))
+        qk = bot.random_q(r)
+        tip_k = conf_of(bot, qk).get_transform_frame_to_world(bot.frames[0]).translation
+        seed_k = int(r.integers(2**31))
+
+        def run_d(qk=qk, tip_k=tip_k, seed=seed_k):
+            lim = taskik.CollisionLimit(
+                model, caps, obstacles=_shapes(np.random.default_rng(seed), tip_k)
+            )
+            conf = conf_of(bot, qk)
+            return lim.distances(conf, all_pairs=True), conf.data, lim
+
+        out.append(
+            Case(
+                "CollisionLimit.distances",
+                f"every pair against coal (#{k})",
+                (lambda run_d=run_d: run_d()),
+                ACCEPT,
+                check_distances(nv),
+                (),
+                bot.name,
+            )
+        )
+
+        def run_c(qk=qk, tip_k=tip_k):
+            obstacles = _shapes(np.random.default_rng(1), tip_k)
+            lim = taskik.CollisionLimit(model, caps, obstacles=obstacles)
+            conf = conf_of(bot, qk)
+            every = lim.distances(conf, all_pairs=True).distance
+            c = lim.clearance(conf)
+            want = float(every.min()) - lim.safety_distance if len(every) else math.inf
+            if not abs(c - want) < 1e-6:  # GJK's own tolerance
+                return f"clearance {c} is not min d - d_s = {want}"
+            rep = lim.report(conf, np.zeros(nv), 0.01)
+            str(rep)
+            return None
+
+        out.append(
+            Case(
+                "CollisionLimit.clearance",
+                f"min d - d_s and report (#{k})",
+                run_c,
+                ACCEPT,
+                lambda why: why,
+                (),
+                bot.name,
+            )
+        )
+    for label, val, exp in (
+        ("SE3", pin.SE3(np.eye(3), tip + 0.1), ACCEPT),
+        ("position", tip + 0.1, ACCEPT),
+        ("NaN position", np.array([math.nan, 0.0, 0.0]), REJECT),
+        ("'abc'", "abc", REJECT),
+        ("None", None, ANY),
+        ("4x4 with a scaled rotation", np.diag([2.0, 2.0, 2.0, 1.0]), REJECT),
+    ):
+
+        def run_move(val=val):
+            obs = geo.sphere("ball", 0.05, tip + 0.3)
+            lim = taskik.CollisionLimit(model, caps, obstacles=[obs])
+            obs.move_to(val)
+            conf = conf_of(bot, q)
+            return lim.distances(conf, all_pairs=True), conf.data, lim
+
+        out.append(
+            Case(
+                "geometry.Obstacle.move_to",
+                f"pose={label}",
+                run_move,
+                exp,
+                check_distances(nv),
+                ("pose",),
+                bot.name,
+            )
+        )
+    for label, make_obs, exp in (
+        ("a new sphere", lambda: geo.sphere("new", 0.05, tip), ACCEPT),
+        ("None", lambda: None, REJECT),
+        ("'abc'", lambda: "abc", REJECT),
+        ("a name already there", lambda: geo.sphere("ball", 0.05, tip), REJECT),
+    ):
+
+        def run_add(make_obs=make_obs):
+            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+            lim.add_obstacle(make_obs())
+            conf = conf_of(bot, q)
+            return lim.distances(conf, all_pairs=True), conf.data, lim
+
+        out.append(
+            Case(
+                "CollisionLimit.add_obstacle",
+                f"obstacle={label}",
+                run_add,
+                exp,
+                check_distances(nv),
+                ("obstacle", "name"),
+                bot.name,
+            )
+        )
+    for label, name, exp in (
+        ("'ball'", "ball", ACCEPT),
+        ("'nope'", "nope", REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+    ):
+
+        def run_rm(name=name):
+            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+            lim.remove_obstacle(name)
+            conf = conf_of(bot, q)
+            return taskik.solve_ik(conf, tasks(conf), 0.01, limits=[lim])
+
+        out.append(
+            Case(
+                "CollisionLimit.remove_obstacle",
+                f"name={label}",
+                run_rm,
+                exp,
+                vcheck,
+                ("obstacle", "name"),
+                bot.name,
+            )
+        )
+    return out
+
+
+def pose_muts(T: pin.SE3) -> list[Mut]:
+    """Mutations of an obstacle pose (pin.SE3, 4×4 homogeneous matrix or position, None)."""
+    out = [
+        Mut(m.label, m.value, ANY if m.label.startswith("pin.Quaternion") else m.expect)
+        for m in se3_muts(T)
+        if m.label != "None"
+    ]
+    out += [
+        Mut("position (3,)", T.translation.copy(), ACCEPT),
+        Mut("None (origin)", None, ACCEPT),
+        Mut("position with NaN", np.array([math.nan, 0.0, 0.0]), REJECT),
+        Mut("position of length 2", T.translation[:2].copy(), REJECT),
+    ]
+    return out
+
+
+def check_obstacle(kind: str, pose: Any = None) -> Callable[[Any], str | None]:
+    """An Obstacle of the shape asked, at the pose asked, whose distance to a unit sphere
+    placed 3 m away is coal's."""
+
+    def check(obs: Any) -> str | None:
+        if not isinstance(obs, taskik.geometry.Obstacle):
+            return f"not an Obstacle: {type(obs).__name__}"
+        if obs.kind != kind:
+            return f"shape {obs.kind} instead of {kind}"
+        H = obs.pose.homogeneous
+        if not np.isfinite(H).all():
+            return "NaN/inf in the obstacle pose"
+        if pose is not None:
+            if isinstance(pose, pin.SE3):
+                want = pose.homogeneous
+            else:
+                arr = np.asarray(pose, dtype=float)
+                want = np.eye(4)
+                if arr.shape == (3,):
+                    want[:3, 3] = arr
+                else:
+                    want = arr
+            if not np.allclose(H, want, atol=1e-9):
+                return "obstacle pose differs from the pose asked"
+        scene = taskik.geometry.CollisionScene(
+            World1.model(), World1.geometry(), (), [obs]
+        )  # one sphere on a fixed body: a pair per obstacle
+        data = World1.model().createData()
+        pin.forwardKinematics(World1.model(), data, np.zeros(World1.model().nq))
+        near = scene.distances(data, 10.0, all_pairs=True)
+        return check_distances(World1.model().nv)((near, data, scene))
+
+    return check
+
+
+class World1:
+    """A one-joint model with one sphere of radius 0.1 m on its body, 3 m from the origin,
+    to measure obstacles against (built once)."""
+
+    _m: pin.Model | None = None
+    _g: pin.GeometryModel | None = None
+
+    @classmethod
+    def model(cls) -> pin.Model:
+        if cls._m is None:
+            cls._m = one_joint_model()
+        return cls._m
+
+    @classmethod
+    def geometry(cls) -> pin.GeometryModel:
+        import coal
+
+        if cls._g is None:
+            gm = pin.GeometryModel()
+            gm.addGeometryObject(
+                pin.GeometryObject(
+                    "probe", 1, pin.SE3(np.eye(3), np.array([3.0, 0.0, 0.0])), coal.Sphere(0.1)
+                )
+            )
+            cls._g = gm
+        return cls._g
+
+
+@generator
+def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """Obstacle shapes (each checked against a direct coal distance), fit_capsules,
+    convexify, self_collision_pairs, CollisionScene and its distances."""
+    geo = taskik.geometry
+    model, nv = bot.model, bot.model.nv
+    out: list[Case] = []
+    T = pin.SE3(pin.exp3(rng.normal(0.0, 1.0, 3)), rng.normal(0.0, 0.5, 3))
+    shape_args: dict[str, tuple[Callable[..., Any], dict[str, Any], str]] = {
+        "sphere": (geo.sphere, {"radius": 0.1}, "sphere"),
+        "capsule": (geo.capsule, {"radius": 0.05, "length": 0.3}, "capsule"),
+        "box": (geo.box, {"size": np.array([0.1, 0.2, 0.3])}, "box"),
+        "cylinder": (geo.cylinder, {"radius": 0.05, "length": 0.3}, "cylinder"),
+    }
+    for name, (fn, args, kind) in shape_args.items():
+        entry = f"geometry.{name}"
+        for pname, val in args.items():
+            if pname == "size":
+                muts = [
+                    *vector_muts(val),
+                    Mut("a zero side", np.array([0.1, 0.0, 0.3]), REJECT),
+                    Mut("a negative side", np.array([0.1, -0.2, 0.3]), REJECT),
+                ]
+            else:
+                muts = scalar_muts(val, POSITIVE)
+            for m in muts:
+                kw = dict(args)
+                kw[pname] = m.value
+                out.append(
+                    Case(
+                        entry,
+                        f"{pname}={m.label}",
+                        (lambda fn=fn, kw=kw: fn("obs", pose=T, **kw)),
+                        m.expect,
+                        check_obstacle(kind, T),
+                        (pname, "radius", "length", "size"),
+                        bot.name,
+                    )
+                )
+        for m in pose_muts(T):
+            out.append(
+                Case(
+                    entry,
+                    f"pose={m.label}",
+                    (lambda fn=fn, val=m.value, args=args: fn("obs", pose=val, **args)),
+                    m.expect,
+                    check_obstacle(kind, m.value if m.expect == ACCEPT else None),
+                    ("pose", "rotation", "homogeneous"),
+                    bot.name,
+                )
+            )
+        for label, nm, exp in (
+            ("'obs'", "obs", ACCEPT),
+            ("''", "", REJECT),
+            ("None", None, REJECT),
+            ("3", 3, REJECT),
+            ("b'obs'", b"obs", REJECT),
+        ):
+            out.append(
+                Case(
+                    entry,
+                    f"name={label}",
+                    (lambda fn=fn, nm=nm, args=args: fn(nm, pose=T, **args)),
+                    exp,
+                    check_obstacle(kind, T),
+                    ("name",),
+                    bot.name,
+                )
+            )
+    for m in [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero normal", np.zeros(3), REJECT)]:
+        out.append(
+            Case(
+                "geometry.halfspace",
+                f"normal={m.label}",
+                (lambda val=m.value: geo.halfspace("h", val, -1.0)),
+                m.expect,
+                check_obstacle("halfspace"),
+                ("normal",),
+                bot.name,
+            )
+        )
+    for m in scalar_muts(-1.0, lambda x: math.isfinite(x)):
+        out.append(
+            Case(
+                "geometry.halfspace",
+                f"offset={m.label}",
+                (lambda val=m.value: geo.halfspace("h", [0.0, 0.0, 1.0], val)),
+                m.expect,
+                check_obstacle("halfspace"),
+                ("offset",),
+                bot.name,
+            )
+        )
+    cube = np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)])
+    tris = np.array(
+        [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
+         [2, 3, 7], [2, 7, 6], [0, 2, 6], [0, 6, 4], [1, 5, 7], [1, 7, 3]]
+    )  # fmt: skip
+    flat = cube.copy()
+    flat[:, 2] = 0.0
+    vm = [
+        Mut("cube (8 x 3)", cube, ACCEPT),
+        Mut("nested list", cube.tolist(), ACCEPT),
+        Mut("NaN vertex", np.where(np.arange(24).reshape(8, 3) == 0, math.nan, cube), REJECT),
+        Mut("inf vertex", np.where(np.arange(24).reshape(8, 3) == 0, math.inf, cube), REJECT),
+        Mut("8 x 2", cube[:, :2].copy(), REJECT),
+        Mut("empty", np.zeros((0, 3)), REJECT),
+        Mut("flat (coplanar)", flat, ANY),
+        Mut("all vertices at one point", np.zeros((8, 3)), ANY),
+        Mut("2 vertices", cube[:2].copy(), REJECT),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+        Mut("complex", cube + 1j, REJECT),
+        Mut("1e300 vertex", np.where(np.arange(24).reshape(8, 3) == 0, 1e300, cube), ANY),
+    ]
+    tm = [
+        Mut("valid", tris, ACCEPT),
+        Mut("nested list", tris.tolist(), ACCEPT),
+        Mut("index out of range", np.where(tris == 7, 8, tris), REJECT),
+        Mut("negative index", np.where(tris == 7, -1, tris), REJECT),
+        Mut("float indices 1.5", tris + 0.5, REJECT),
+        Mut("t x 4", np.hstack([tris, tris[:, :1]]), REJECT),
+        Mut("empty", np.zeros((0, 3), dtype=int), ANY),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+        Mut("huge index 2**40", np.where(tris == 7, 2**40, tris), REJECT),
+        Mut("one triangle", tris[:1].copy(), ANY),
+    ]
+    for entry in ("geometry.mesh", "geometry.convex_hull"):
+        for pname, muts in (("vertices", vm), ("triangles", tm)):
+            for m in muts:
+
+                def run_mesh(entry=entry, pname=pname, val=m.value):
+                    kw = {"vertices": cube, "triangles": tris}
+                    kw[pname] = val
+                    if entry == "geometry.mesh":
+                        return geo.mesh("m", kw["vertices"], kw["triangles"], T)
+                    return geo.Obstacle("m", geo.convex_hull(kw["vertices"], kw["triangles"]), T)
+
+                out.append(
+                    Case(
+                        entry,
+                        f"{pname}={m.label}",
+                        run_mesh,
+                        m.expect,
+                        check_obstacle("convex", T) if entry == "geometry.mesh" else None,
+                        (pname, "vertex", "vertices", "triangle", "mesh", "hull"),
+                        bot.name,
+                    )
+                )
+
+    # ---- robot geometry
+    def caps_check(gm: Any) -> str | None:
+        if not isinstance(gm, pin.GeometryModel):
+            return f"not a GeometryModel: {type(gm).__name__}"
+        for o in gm.geometryObjects:
+            if not 0 <= o.parentJoint < model.njoints:
+                return "geometry on a joint the model lacks"
+        return None
+
+    for m in scalar_muts(0.03, POSITIVE):
+        out.append(
+            Case(
+                "geometry.fit_capsules",
+                f"radius={m.label}",
+                (lambda r=m.value: geo.fit_capsules(model, r)),
+                m.expect,
+                caps_check,
+                ("radius",),
+                bot.name,
+            )
+        )
+    for label, mdl, exp in (
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+        ("Data", model.createData(), REJECT),
+    ):
+        out.append(
+            Case(
+                "geometry.fit_capsules",
+                f"model={label}",
+                (lambda mdl=mdl: geo.fit_capsules(mdl, 0.03)),
+                exp,
+                caps_check,
+                ("model",),
+                bot.name,
+            )
+        )
+    caps = geo.fit_capsules(model, 0.03)
+    for label, gm, exp in (
+        ("capsules", caps, ACCEPT),
+        ("None", None, REJECT),
+        ("model", model, REJECT),
+        ("'abc'", "abc", REJECT),
+    ):
+        out.append(
+            Case(
+                "geometry.convexify",
+                f"geometry_model={label}",
+                (lambda gm=gm: geo.convexify(gm)),
+                exp,
+                caps_check,
+                ("geometry",),
+                bot.name,
+            )
+        )
+    other = w.other(bot)
+
+    def pairs_check(sel: Any) -> str | None:
+        n = len(caps.geometryObjects)
+        pairs = np.asarray(sel.pairs).reshape(-1, 2)
+        if ((pairs < 0) | (pairs >= n)).any() or (pairs[:, 0] == pairs[:, 1]).any():
+            return "self-collision pair out of range or of one geometry"
+        str(sel)
+        return None
+
+    sc_cases: list[tuple[str, dict[str, Any], str]] = [
+        ("valid", {}, ACCEPT),
+        ("geometry of another robot", {"geometry_model": geo.fit_capsules(other.model, 0.03)},
+         REJECT),
+        ("model=None", {"model": None}, REJECT),
+        ("srdf missing", {"srdf": str(w.tmp / "missing.srdf")}, REJECT),
+        ("srdf=3", {"srdf": 3}, REJECT),
+    ]  # fmt: skip
+    sc_cases += [
+        (f"q_reference={m.label}", {"q_reference": m.value}, m.expect) for m in vector_muts(bot.q0)
+    ]
+    sc_cases += [
+        (f"contact_distance={m.label}", {"contact_distance": m.value}, m.expect)
+        for m in scalar_muts(0.0, NONNEG)
+    ]
+    for label, kw, exp in sc_cases:
+
+        def run_sc(kw=kw):
+            args: dict[str, Any] = {
+                "model": model,
+                "geometry_model": caps,
+                "q_reference": bot.q0,
+                "srdf": None,
+                "contact_distance": 0.0,
+            }
+            args.update(kw)
+            return geo.self_collision_pairs(
+                args["model"], args["geometry_model"], args["q_reference"], args["srdf"],
+                args["contact_distance"],
+            )  # fmt: skip
+
+        out.append(
+            Case(
+                "geometry.self_collision_pairs",
+                label,
+                run_sc,
+                exp,
+                pairs_check,
+                ("q_reference", "contact_distance", "srdf", "geometry", "model", "q"),
+                bot.name,
+            )
+        )
+    n = len(caps.geometryObjects)
+    q = bot.random_q(rng)
+    tip = conf_of(bot, q).get_transform_frame_to_world(bot.frames[0]).translation
+    for label, pairs, exp in (
+        ("[(0, n-1)]", [(0, n - 1)], ACCEPT if n > 1 else REJECT),
+        ("[]", [], ACCEPT),
+        ("[(0, 0)]", [(0, 0)], REJECT),
+        ("[(0, n)]", [(0, n)], REJECT),
+        ("[(-1, 0)]", [(-1, 0)], REJECT),
+        ("[(0.5, 1)]", [(0.5, 1)], REJECT),
+        ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
+        ("'ab'", "ab", REJECT),
+        ("None", None, REJECT),
+        ("[(True, False)]", [(True, False)], REJECT),
+    ):
+
+        def run_scene(pairs=pairs):
+            scene = geo.CollisionScene(model, caps, pairs, [geo.sphere("s", 0.05, tip)])
+            conf = conf_of(bot, q)
+            return scene.distances(conf.data, 0.05, all_pairs=True), conf.data, scene
+
+        out.append(
+            Case(
+                "geometry.CollisionScene",
+                f"self_pairs={label}",
+                run_scene,
+                exp,
+                check_distances(nv),
+                ("pair", "geometr"),
+                bot.name,
+            )
+        )
+    for m in scalar_muts(0.05, NONNEG):
+
+        def run_dd(val=m.value):
+            scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
+            conf = conf_of(bot, q)
+            return scene.distances(conf.data, val), conf.data, scene
+
+        out.append(
+            Case(
+                "geometry.CollisionScene.distances",
+                f"detection_distance={m.label}",
+                run_dd,
+                m.expect,
+                check_distances(nv),
+                ("detection_distance", "distance"),
+                bot.name,
+            )
+        )
+    for label, mk, exp in (
+        ("data of another model", lambda: other.model.createData(), REJECT),
+        ("None", lambda: None, REJECT),
+        ("'abc'", lambda: "abc", REJECT),
+    ):
+
+        def run_data(mk=mk):
+            scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
+            return scene.distances(mk(), 0.05, all_pairs=True), None, scene
+
+        out.append(
+            Case(
+                "geometry.CollisionScene.distances",
+                f"data={label}",
+                run_data,
+                exp,
+                None,
+                ("data", "model"),
+                bot.name,
+            )
+        )
+    return out
+
+
+@generator
+def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The leftovers of the first pass and small entry points: custom_configuration_vector,
+    JointLimitMap, robots.list, solve_posture(regularization=...), osqp options, a dt of
+    5e-324, load_urdf's package_dirs and bad joint ranges, reports with the new tasks."""
+    model, nv = bot.model, bot.model.nv
+    q = bot.random_q(rng)
+    target_q = bot.random_q(rng)
+    other = w.other(bot)
+    out: list[Case] = []
+    joints = _one_dof_joints(model)
+    # ---- custom_configuration_vector
+    if joints:
+        jn = joints[0]
+        j = model.joints[model.getJointId(jn)]
+
+        def ccv_check(asked: Any) -> Callable[[Any], str | None]:
+            base = check_q(model)
+
+            def check(qq: Any) -> str | None:
+                why = base(qq)
+                if why is None and asked is not None:
+                    try:
+                        a = float(np.asarray(asked, dtype=float).reshape(-1)[0])
+                    except Exception:  # noqa: BLE001
+                        return None
+                    if qq[j.idx_q] != a:
+                        return "joint value differs from the one asked"
+                return why
+
+            return check
+
+        for m in [
+            *scalar_muts(0.3, lambda x: math.isfinite(x)),
+            Mut("length 2", np.array([0.1, 0.2]), REJECT),
+        ]:
+            if m.label == "[0.3]":
+                m = Mut(m.label, m.value, ACCEPT)  # the joint's nq = 1 coordinates
+            elif m.label == "[[0.3]]":
+                m = Mut(m.label, m.value, ANY)
+            out.append(
+                Case(
+                    "custom_configuration_vector",
+                    f"{jn}={m.label}",
+                    (lambda val=m.value: taskik.custom_configuration_vector(model, {jn: val})),
+                    m.expect,
+                    ccv_check(m.value if m.expect == ACCEPT else None),
+                    ("value", jn, "joint"),
+                    bot.name,
+                )
+            )
+        for label, rob, vals, exp in (
+            ("robot=None", None, {jn: 0.1}, REJECT),
+            ("robot='ur5'", "ur5", {jn: 0.1}, REJECT),
+            ("robot=Configuration", conf_of(bot), {jn: 0.1}, ANY),
+            ("values={unknown: 0.1}", model, {jn + "_x": 0.1}, REJECT),
+            ("values={3: 0.1}", model, {3: 0.1}, REJECT),
+            ("values={'universe': 0.1}", model, {"universe": 0.1}, REJECT),
+            ("values='abc'", model, "abc", REJECT),
+            ("values=[0.1]", model, [0.1], REJECT),
+            ("values=None", model, None, ACCEPT),
+        ):
+            out.append(
+                Case(
+                    "custom_configuration_vector",
+                    label,
+                    (lambda rob=rob, vals=vals: taskik.custom_configuration_vector(rob, vals)),
+                    exp,
+                    check_q(model),
+                    ("robot", "model", "joint", "values", "mapping"),
+                    bot.name,
+                )
+            )
+
+    # ---- JointLimitMap (through the unconstrained backend that uses it)
+    def jlm_run(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            lmap = taskik.JointLimitMap(**kw)
+            return taskik.solve_ik(
+                conf,
+                base_tasks(bot, conf, target_q),
+                0.01,
+                limits=[taskik.ConfigurationLimit(model)],
+                backend="dls",
+                joint_limit_map=lmap,
+            )
+
+        return run
+
+    for label, val, exp in (
+        ("'threshold'", "threshold", ACCEPT),
+        ("'damped'", "damped", ACCEPT),
+        ("'x'", "x", REJECT),
+        ("None", None, REJECT),
+        ("['damped']", ["damped"], REJECT),
+    ):
+        out.append(
+            Case(
+                "JointLimitMap",
+                f"inversion={label}",
+                jlm_run(inversion=val),
+                exp,
+                check_velocity(nv),
+                ("inversion",),
+                bot.name,
+            )
+        )
+    for pname, base, valid in (
+        ("threshold", 1e-8, lambda x: 0.0 < x <= 1.0),
+        ("damping", 1e-2, POSITIVE),
+        ("z_max", 1e8, lambda x: 1.0 < x < math.inf),
+    ):
+        for m in scalar_muts(base, valid):
+            out.append(
+                Case(
+                    "JointLimitMap",
+                    f"{pname}={m.label}",
+                    jlm_run(**{pname: m.value}),
+                    m.expect,
+                    check_velocity(nv),
+                    (pname,),
+                    bot.name,
+                )
+            )
+    for label, val, exp in (
+        ("joint_limit_map='threshold'", "threshold", REJECT),
+        ("joint_limit_map=None", None, ANY),
+        ("joint_limit_map=3", 3, REJECT),
+    ):
+
+        def run_jl(val=val):
+            conf = conf_of(bot, q)
+            return taskik.solve_ik(
+                conf, base_tasks(bot, conf, target_q), 0.01,
+                limits=[taskik.ConfigurationLimit(model)], backend="dls", joint_limit_map=val,
+            )  # fmt: skip
+
+        out.append(
+            Case(
+                "solve_ik backend=dls",
+                label,
+                run_jl,
+                exp,
+                check_velocity(nv),
+                ("joint_limit_map",),
+                bot.name,
+            )
+        )
+
+    # ---- solve_ik / build_ik leftovers
+    def call(fn: Callable[..., Any], dt: Any = 0.01, **kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            return fn(conf, base_tasks(bot, conf, target_q), dt, **kw)
+
+        return run
+
+    for label, run, exp, chk in (
+        ("solver='osqp', unknown option foo=1", call(taskik.solve_ik, solver="osqp", foo=1),
+         REJECT, check_velocity(nv)),
+        ("solver='osqp', eps_abs=nan", call(taskik.solve_ik, solver="osqp", eps_abs=math.nan),
+         REJECT, check_velocity(nv)),
+        ("solver='osqp'", call(taskik.solve_ik, solver="osqp"), ANY, check_velocity(nv)),
+        ("dt=5e-324", call(taskik.build_ik, dt=5e-324), ANY, check_problem(nv)),
+        ("dt=1e-310 (subnormal)", call(taskik.build_ik, dt=1e-310), ANY, check_problem(nv)),
+    ):  # fmt: skip
+        entry = "build_ik" if label.startswith("dt") else "solve_ik"
+        out.append(
+            Case(entry, label, run, exp, chk, ("solver", "option", "foo", "eps", "dt"), bot.name)
+        )
+    # ---- solve_posture regularization given as a task, a number
+    frame = bot.frames[0]
+    goal = conf_of(bot, target_q).get_transform_frame_to_world(frame)
+    for label, val, exp in (
+        ("regularization=<a PostureTask> (not a list)", "posture", ANY),
+        ("regularization=5", 5, REJECT),
+        ("regularization=[]", [], ACCEPT),
+        ("regularization=None", None, ACCEPT),
+        ("regularization=[PostureTask of another model]", "other", REJECT),
+    ):
+
+        def run_reg(val=val):
+            if val == "posture":
+                val = _posture_task(bot)
+            elif val == "other":
+                p = taskik.PostureTask(cost=1e-3)
+                p.set_target(other.q0)
+                val = [p]
+            t = taskik.FrameTask(frame)
+            t.set_target(goal)
+            return taskik.solve_posture(
+                model, [t], regularization=val, max_iterations=3, max_searches=1, rng=0
+            )
+
+        out.append(
+            Case(
+                "solve_posture",
+                label,
+                run_reg,
+                exp,
+                check_q_result(model),
+                ("regularization", "task", "posture", "target", "q"),
+                bot.name,
+            )
+        )
+    # ---- select= with more values
+    for label, val, exp in (
+        ("select='nearest' with q0", "nearest", ACCEPT),
+        ("select=np.str_('first')", np.str_("first"), ACCEPT),
+        ("select=b'first'", b"first", REJECT),
+        ("select=np.array(['first'])", np.array(["first"]), REJECT),
+        ("select=lambda", lambda q: 0.0, REJECT),
+    ):
+
+        def run_sel(val=val):
+            t = taskik.FrameTask(frame)
+            t.set_target(goal)
+            return taskik.solve_posture(
+                model, [t], q0=q, select=val, max_iterations=3, max_searches=2, rng=0
+            )
+
+        out.append(
+            Case(
+                "solve_posture",
+                label,
+                run_sel,
+                exp,
+                check_q_result(model),
+                ("select",),
+                bot.name,
+            )
+        )
+
+    # ---- posture.damping_matrix / step_direction (the formulas of solve_posture's methods)
+    if bot.name in ("ur5", "planar_2r"):
+        from taskik.posture import damping_matrix, step_direction
+
+        A = np.array(conf_of(bot, q).get_frame_jacobian(frame)).reshape(6, nv)
+        c = rng.normal(0.0, 0.1, 6)
+
+        def step_check(dq: Any) -> str | None:
+            return finite_array((nv,))(dq)
+
+        for label, args, exp in (
+            ("lm-chan", ("lm-chan", A, c, 0.5, 1e-3), ACCEPT),
+            ("lm-sugihara, w_bar per joint", ("lm-sugihara", A, c, 0.5, np.full(nv, 1e-3)),
+             ACCEPT),
+            ("gn-pinv", ("gn-pinv", A, c, 0.5, 0.0), ACCEPT),
+            ("method='x'", ("x", A, c, 0.5, 1e-3), REJECT),
+            ("A None", ("lm-chan", None, c, 0.5, 1e-3), REJECT),
+            ("c of the wrong length", ("lm-chan", A, c[:3], 0.5, 1e-3), REJECT),
+            ("NaN in A", ("lm-chan", A * math.nan, c, 0.5, 1e-3), REJECT),
+            ("damping='a'", ("lm-wampler", A, c, 0.5, "a"), REJECT),
+        ):  # fmt: skip
+            out.append(
+                Case(
+                    "posture.step_direction",
+                    label,
+                    (lambda args=args: step_direction(*args)),
+                    exp,
+                    step_check,
+                    ("method", "a ", "c ", "shape", "nan", "damping", "jacobian"),
+                    bot.name,
+                )
+            )
+        for label, args, exp in (
+            ("lm-wampler", ("lm-wampler", 0.5, nv, 1e-3), ACCEPT),
+            ("method='x'", ("x", 0.5, nv, 1e-3), REJECT),
+            ("nv=-1", ("lm-chan", 0.5, -1, 1e-3), REJECT),
+            ("damping=None", ("lm-chan", 0.5, nv, None), REJECT),
+        ):
+            out.append(
+                Case(
+                    "posture.damping_matrix",
+                    label,
+                    (lambda args=args: damping_matrix(*args)),
+                    exp,
+                    finite_array((nv, nv)),
+                    ("method", "nv", "damping"),
+                    bot.name,
+                )
+            )
+
+    # ---- report and hierarchy_report with the new tasks and limits
+    def new_tasks(conf: taskik.Configuration) -> list[Any]:
+        t = base_tasks(bot, conf, target_q)
+        m = taskik.ManipulabilityTask(frame, 0.5)
+        k = taskik.KineticEnergyTask(1e-3)
+        lo = taskik.LowAccelerationTask(1e-3)
+        a = taskik.AxisAlignmentTask(frame, direction=[0.0, 0.0, 1.0], cost=0.1)
+        return [*t, m, k, lo, a]
+
+    def new_limits() -> list[Any]:
+        lims: list[Any] = [
+            *taskik.limits.default_limits(model),
+            taskik.AccelerationLimit(model, 5.0),
+        ]
+        if joints:
+            lims.append(taskik.FrozenJoints(model, joints[:1]))
+        return lims
+
+    def run_rep() -> Any:
+        conf = conf_of(bot, q)
+        t = new_tasks(conf)
+        lims = new_limits()
+        v = taskik.solve_ik(conf, t, 0.01, limits=lims)
+        return taskik.report(conf, t, 0.01, v, limits=lims)
+
+    def run_hrep() -> Any:
+        conf = conf_of(bot, q)
+        t = new_tasks(conf)
+        levels = [t[:1], t[1:]]
+        lims = new_limits()
+        v = taskik.solve_ik(conf, levels, 0.01, limits=lims)
+        return taskik.hierarchy_report(conf, levels, 0.01, v, limits=lims)
+
+    out.append(
+        Case("report", "new tasks and limits", run_rep, ACCEPT, finite_report(), (), bot.name)
+    )
+    out.append(
+        Case(
+            "hierarchy_report",
+            "new tasks and limits",
+            run_hrep,
+            ACCEPT,
+            finite_report(2),
+            (),
+            bot.name,
+        )
+    )
+    # ---- robots
+    if bot.name == "ur5":
+        out.append(
+            Case(
+                "robots.list",
+                "valid",
+                taskik.robots.list,
+                ACCEPT,
+                lambda names: (
+                    None
+                    if isinstance(names, list) and "ur5" in names
+                    else "robots.list() misses ur5"
+                ),
+                (),
+                bot.name,
+            )
+        )
+        urdf = w.tmp / "tiny.urdf"
+        for label, dirs, exp in (
+            ("'models' (a string, not a list)", str(w.tmp), REJECT),
+            ("3", 3, REJECT),
+            ("[]", [], ANY),
+            ("[missing dir]", [str(w.tmp / "nope")], ANY),
+        ):
+            out.append(
+                Case(
+                    "robots.load_urdf",
+                    f"package_dirs={label}",
+                    (lambda d=dirs: taskik.robots.load_urdf(urdf, package_dirs=d)),
+                    exp,
+                    None,
+                    ("package_dirs",),
+                    bot.name,
+                )
+            )
+        crossed = w.tmp / "crossed.urdf"
+        crossed.write_text(URDF.replace('lower="-2" upper="2"', 'lower="2" upper="-2"', 1))
+        zero_axis = w.tmp / "zero_axis.urdf"
+        zero_axis.write_text(URDF.replace('<axis xyz="0 0 1"/>', '<axis xyz="0 0 0"/>', 1))
+        nan_limit = w.tmp / "nan_limit.urdf"
+        nan_limit.write_text(URDF.replace('lower="-2"', 'lower="nan"', 1))
+        for label, path in (
+            ("a joint with lower > upper", crossed),
+            ("a joint with a zero axis", zero_axis),
+            ("a joint limit of NaN", nan_limit),
+        ):
+            out.append(
+                Case(
+                    "robots.load_urdf",
+                    f"path={label}",
+                    (lambda p=path: taskik.robots.load_urdf(p)),
+                    REJECT,
+                    None,
+                    ("joint", "limit", "axis", "lower", "upper", "urdf"),
+                    bot.name,
+                )
+            )
+        for label, srdf, exp in (
+            ("srdf missing", str(w.tmp / "missing.srdf"), REJECT),
+            ("srdf=3", 3, REJECT),
+            ("srdf malformed", str(w.bad_urdf), REJECT),
+        ):
+            out.append(
+                Case(
+                    "robots.load_urdf",
+                    label,
+                    (lambda s=srdf: taskik.robots.load_urdf(urdf, srdf=s)),
+                    exp,
+                    None,
+                    ("srdf", "file", "path"),
+                    bot.name,
+                )
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------- batch
+#: Options of the batch cases (small searches: a problem takes milliseconds).
+BATCH_OPTIONS: dict[str, Any] = {"max_searches": 2, "max_iterations": 8}
+
+
+def plain_loop(
+    model: pin.Model, frame: str, targets: Any, seed: int, options: dict[str, Any]
+) -> dict[str, np.ndarray]:
+    """What ``solve_poses`` documents it computes, as a plain loop of ``solve_posture``."""
+    rows: dict[str, list[Any]] = {k: [] for k in ("q", "success", "iterations", "searches")}
+    rows["error"] = []
+    for i, T in enumerate(targets):
+        task = taskik.FrameTask(frame)
+        task.set_target(T if isinstance(T, pin.SE3) else pin.SE3(np.asarray(T, dtype=float)))
+        r = taskik.solve_posture(model, [task], rng=taskik.batch.problem_seed(seed, i), **options)
+        rows["q"].append(r.q)
+        rows["success"].append(r.success)
+        rows["iterations"].append(r.iterations)
+        rows["searches"].append(r.searches)
+        rows["error"].append(r.error)
+    return {k: np.array(v) for k, v in rows.items()}
+
+
+def check_batch(
+    model: pin.Model, frame: str, targets: Any, options: dict[str, Any]
+) -> Callable[[Any], str | None]:
+    """A BatchResult equal, bit for bit, to the plain loop (every problem answered once)."""
+
+    def check(res: Any) -> str | None:
+        if not isinstance(res, taskik.batch.BatchResult):
+            return f"not a BatchResult: {type(res).__name__}"
+        tg = list(targets() if callable(targets) else targets)
+        size = len(tg)
+        if res.q.shape != (size, model.nq):
+            return f"wrong shape: q {res.q.shape} instead of {(size, model.nq)}"
+        for name in ("success", "iterations", "searches", "error", "time"):
+            if getattr(res, name).shape != (size,):
+                return f"wrong shape: {name} {getattr(res, name).shape}"
+        if not np.isfinite(res.q).all() or not np.isfinite(res.error).all():
+            return "NaN/inf in result"
+        ref = plain_loop(model, frame, tg, res.seed, options)
+        for name, want in ref.items():
+            got = getattr(res, name)
+            if not np.array_equal(got, want):
+                diff = got != want
+                bad = np.flatnonzero(diff.reshape(size, -1).any(axis=1))
+                return f"batch answer differs from a plain loop (problems {bad[:5].tolist()})"
+        return None
+
+    return check
+
+
+@generator
+def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """solve_poses: every argument mutated, answers against a plain loop of solve_posture;
+    outputs that cannot be written; resumes from damaged parts; BatchResult load and save."""
+    if not _heavy_round(w, bot, ("ur5", "planar_2r", "humanoid")):
+        return []
+    from taskik.batch.problems import FIELDS, make_job, solve_chunk
+    from taskik.batch.store import Store
+
+    model = bot.model
+    frame = bot.frames[0]
+    n = 3
+    targets = np.array(
+        [conf_of(bot, bot.random_q(rng)).get_transform_frame_to_world(frame).homogeneous
+         for _ in range(n)]
+    )  # fmt: skip
+    out: list[Case] = []
+    robot: Any = taskik.robots.load(bot.name) if bot.name in taskik.robots.list() else model
+    opts = dict(BATCH_OPTIONS)
+    ok = check_batch(model, frame, targets, opts)
+    tmp = Path(w.tmp) / f"batch_{bot.name}_{w.round}"
+    tmp.mkdir(exist_ok=True)
+    counter = iter(range(10**9))
+
+    def fresh(suffix: str = ".npz") -> Path:
+        return tmp / f"out{next(counter)}{suffix}"
+
+    def solve(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            args: dict[str, Any] = {"workers": 1, **opts}
+            args.update(kw)
+            rob = args.pop("robot", robot)
+            fr = args.pop("frame", frame)
+            tg = args.pop("targets", targets)
+            if callable(tg):
+                tg = tg()
+            if isinstance(args.get("output"), str) and args["output"] == "fresh":
+                args["output"] = fresh()
+            return taskik.batch.solve_poses(rob, fr, tg, **args)
+
+        return run
+
+    def add(label: str, run: Callable[[], Any], exp: str, check: Any, names: tuple) -> None:
+        out.append(Case("batch.solve_poses", label, run, exp, check, names, bot.name))
+
+    add("valid", solve(), ACCEPT, ok, ())
+    add("workers=2", solve(workers=2), ACCEPT, ok, ())
+    add("workers=2, chunk_size=1", solve(workers=2, chunk_size=1), ACCEPT, ok, ())
+    add("output=a new .npz", solve(output="fresh"), ACCEPT, ok, ())
+    for label, rob, exp in (
+        ("Robot or model", robot, ACCEPT),
+        ("pin.Model", model, ACCEPT),
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+        ("Data", model.createData(), REJECT),
+        ("Configuration", conf_of(bot), REJECT),
+    ):
+        add(f"robot={label}", solve(robot=rob), exp, ok, ("robot", "model"))
+    for m in name_muts(frame, nframes=model.nframes):
+        add(f"frame={m.label}", solve(frame=m.value), m.expect, ok, ("frame",))
+    bad_rot = targets.copy()
+    bad_rot[1, :3, :3] *= 1.5
+    nan_t = targets.copy()
+    nan_t[2, 0, 3] = math.nan
+    bottom = targets.copy()
+    bottom[0, 3] = [0.1, 0.0, 0.0, 1.0]
+    huge = targets.copy()
+    huge[0, 0, 3] = 1e300
+    for label, tg, exp, chk in (
+        ("N x 4 x 4", targets, ACCEPT, ok),
+        ("list of pin.SE3", [pin.SE3(T) for T in targets], ACCEPT, ok),
+        ("list of 4x4 lists", [T.tolist() for T in targets], ANY, ok),
+        ("one 4x4 (no N)", targets[0], REJECT, None),
+        ("a rotation scaled by 1.5", bad_rot, REJECT, None),
+        ("NaN in a translation", nan_t, REJECT, None),
+        ("bottom row not [0 0 0 1]", bottom, REJECT, None),
+        ("1e300 in a translation", huge, ANY, check_batch(model, frame, huge, opts)),
+        ("transposed", np.transpose(targets, (0, 2, 1)).copy(), REJECT, None),
+        ("N x 3 x 4", targets[:, :3].copy(), REJECT, None),
+        ("empty (0 x 4 x 4)", np.zeros((0, 4, 4)), ANY, check_batch(model, frame, [], opts)),
+        ("None", None, REJECT, None),
+        ("'abc'", "abc", REJECT, None),
+        ("[SE3, None]", [pin.SE3(targets[0]), None], REJECT, None),
+        ("complex", targets.astype(complex), REJECT, None),
+        ("a generator of SE3", lambda: (pin.SE3(T) for T in targets), ANY, ok),
+        ("7-vectors [p, quat]", np.array([pin.SE3ToXYZQUAT(pin.SE3(T)) for T in targets]),
+         REJECT, None),
+    ):  # fmt: skip
+        add(f"targets={label}", solve(targets=tg), exp, chk, ("target", "pose", "index"))
+    for label, val, exp in (
+        ("'local'", "local", ACCEPT),
+        ("'x'", "x", REJECT),
+        ("None", None, REJECT),
+        ("'LOCAL'", "LOCAL", REJECT),
+    ):
+        add(f"engine={label}", solve(engine=val), exp, ok, ("engine",))
+    for label, val, exp in (
+        ("np.int64(1)", np.int64(1), ACCEPT),
+        ("0", 0, REJECT),
+        ("-1", -1, REJECT),
+        ("1.5", 1.5, REJECT),
+        ("True", True, REJECT),
+        ("'2'", "2", REJECT),
+        ("None (every core)", None, ACCEPT),
+    ):
+        add(f"workers={label}", solve(workers=val), exp, ok, ("workers",))
+    for label, val, exp in (
+        ("1", 1, ACCEPT),
+        ("10**6", 10**6, ACCEPT),
+        ("0", 0, REJECT),
+        ("-1", -1, REJECT),
+        ("1.5", 1.5, REJECT),
+        ("True", True, REJECT),
+        ("'a'", "a", REJECT),
+        ("None", None, ACCEPT),
+    ):
+        add(f"chunk_size={label}", solve(chunk_size=val), exp, ok, ("chunk_size",))
+    for label, val, exp in (
+        ("7", 7, ACCEPT),
+        ("np.int64(3)", np.int64(3), ACCEPT),
+        ("None (drawn)", None, ACCEPT),
+        ("-1", -1, REJECT),
+        ("1.5", 1.5, REJECT),
+        ("'a'", "a", REJECT),
+        ("True", True, REJECT),
+        ("2**70", 2**70, ANY),
+    ):
+        add(f"seed={label}", solve(seed=val), exp, ok, ("seed",))
+    for label, kw, exp in (
+        ("tol=1e-8", {"tol": 1e-8}, ACCEPT),
+        ("method='x'", {"method": "x"}, REJECT),
+        ("tol=nan", {"tol": math.nan}, REJECT),
+        ("rng=0", {"rng": 0}, REJECT),
+        ("q0=...", {"q0": bot.q0}, REJECT),
+        ("foo=1", {"foo": 1}, REJECT),
+        ("max_searches=0", {"max_searches": 0}, REJECT),
+        ("select='nearest'", {"select": "nearest"}, ANY),
+        ("regularization=[]", {"regularization": []}, ANY),
+    ):
+        o = {**opts, **kw}
+        chk = check_batch(model, frame, targets, o) if exp != REJECT else None
+        names = (*kw, "option", "solve_posture", "per problem")
+        add(f"option {label}", solve(**kw), exp, chk, names)
+    add("progress=True", solve(progress=True), ACCEPT, ok, ())
+    add("progress='yes'", solve(progress="yes"), ANY, ok, ("progress",))
+    # ---- outputs that cannot be written, or are not paths
+    a_file = tmp / "a_file"
+    a_file.write_text("x")
+    for label, path, exp in (
+        ("under /proc (unwritable)", "/proc/taskik_fuzz/out.npz", REJECT),
+        ("an existing directory", str(tmp), REJECT),
+        ("under a missing directory", str(tmp / "missing" / "out.npz"), ANY),
+        ("under a file", str(a_file / "out.npz"), REJECT),
+        ("3", 3, REJECT),
+        ("''", "", REJECT),
+        ("suffix .txt", "fresh_txt", ANY),
+        ("an existing garbage file", "garbage", REJECT),
+    ):
+
+        def run_out(path=path):
+            if path == "fresh_txt":
+                path = fresh(".txt")
+            elif path == "garbage":
+                path = fresh()
+                Path(path).write_bytes(b"not a zip file at all")
+            return solve(output=path)()
+
+        add(f"output={label}", run_out, exp, ok, ("output", "path", "file", "write", "director"))
+
+    # ---- resume from the parts of an earlier run, some damaged
+    def resume(damage: str) -> Callable[[], Any]:
+        def run() -> Any:
+            path = fresh()
+            job = make_job(model, frame, targets, 0, opts)
+            store = Store(path, job)
+            values = solve_chunk(job, 0, n)
+            for a, b in ((0, 1), (1, 2)):
+                store.write(a, b, {k: values[k][a:b] for k in FIELDS})
+            files = sorted(store.parts.glob("*-*.npz"))
+            if damage == "truncated":
+                data = files[0].read_bytes()
+                files[0].write_bytes(data[: len(data) // 2])
+            elif damage == "corrupted":
+                data = bytearray(files[0].read_bytes())
+                for i in range(len(data) // 3, len(data) // 3 + 64):
+                    data[i] ^= 0xFF
+                files[0].write_bytes(bytes(data))
+            elif damage == "too few rows":
+                # a part named for problems 0..3 holding the row of problem 0 only
+                files[0].rename(store.parts / f"{0:010d}-{3:010d}.npz")
+                files[1].unlink()
+            elif damage == "values changed":
+                with np.load(files[1]) as f:
+                    vals = {k: f[k].copy() for k in FIELDS}
+                vals["q"] += 0.5
+                with open(files[1], "wb") as fh:
+                    np.savez(fh, **vals)
+            elif damage == "overlapping parts":
+                store.write(0, 2, {k: values[k][0:2] for k in FIELDS})
+            elif damage == "a stray file":
+                (store.parts / "notes-here.npz").write_bytes(b"hello")
+            elif damage == "manifest garbage":
+                (store.parts / "job.json").write_text("{not json")
+            elif damage == "manifest of another job":
+                (store.parts / "job.json").write_text('{"key": "x", "size": 3}')
+            return taskik.batch.solve_poses(robot, frame, targets, output=path, workers=1, **opts)
+
+        return run
+
+    for damage, exp in (
+        ("none", ACCEPT),
+        ("truncated", ANY),
+        ("corrupted", ANY),
+        ("too few rows", ANY),
+        ("values changed", ANY),
+        ("overlapping parts", ANY),
+        ("a stray file", ANY),
+        ("manifest garbage", ANY),
+        ("manifest of another job", REJECT),
+    ):
+        add(
+            f"resume, part files: {damage}",
+            resume(damage),
+            exp,
+            ok,
+            ("part", "job", "output", "chunk", "different"),
+        )
+
+    def rerun_same() -> Any:
+        path = fresh()
+        solve(output=path)()
+        return solve(output=path)()
+
+    add("output of the same job again (read back)", rerun_same, ACCEPT, ok, ())
+
+    def rerun_other() -> Any:
+        path = fresh()
+        solve(output=path)()
+        return solve(output=path, seed=5)()
+
+    add("output of another job", rerun_other, REJECT, None, ("different", "job", "output"))
+    # ---- BatchResult.load / save, problem_seed
+    good = fresh()
+    npz_other = fresh()
+    np.savez(npz_other, a=np.zeros(3))
+
+    def make_good() -> None:
+        if not good.exists():
+            taskik.batch.solve_poses(robot, frame, targets[:1], workers=1, **opts).save(good)
+
+    for label, path, exp in (
+        ("a saved result", good, ACCEPT),
+        ("missing file", tmp / "missing.npz", REJECT),
+        ("a directory", tmp, REJECT),
+        ("garbage bytes", a_file, REJECT),
+        ("an npz of other arrays", npz_other, REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+    ):
+
+        def run_load(path=path):
+            make_good()
+            return taskik.batch.BatchResult.load(path)
+
+        out.append(
+            Case(
+                "batch.BatchResult.load",
+                f"path={label}",
+                run_load,
+                exp,
+                lambda r: (
+                    None
+                    if isinstance(r, taskik.batch.BatchResult) and len(r) == 1
+                    else "not the saved result"
+                ),
+                ("path", "file", "result", "read", "npz"),
+                bot.name,
+            )
+        )
+    for label, path, exp in (
+        ("a new path", "fresh", ACCEPT),
+        ("under /proc (unwritable)", "/proc/taskik_fuzz/r.npz", REJECT),
+        ("a directory", str(tmp), REJECT),
+        ("None", None, REJECT),
+    ):
+
+        def run_save(path=path):
+            make_good()
+            r = taskik.batch.BatchResult.load(good)
+            return r.save(fresh() if path == "fresh" else path)
+
+        out.append(
+            Case(
+                "batch.BatchResult.save",
+                f"path={label}",
+                run_save,
+                exp,
+                lambda p: None if Path(p).is_file() else "no file written",
+                ("path", "file", "write", "save", "director"),
+                bot.name,
+            )
+        )
+    for label, args, exp in (
+        ("(0, 0)", (0, 0), ACCEPT),
+        ("(7, 5)", (7, 5), ACCEPT),
+        ("(-1, 0)", (-1, 0), REJECT),
+        ("(0, -1)", (0, -1), REJECT),
+        ("(1.5, 0)", (1.5, 0), REJECT),
+        ("('a', 0)", ("a", 0), REJECT),
+        ("(None, 0)", (None, 0), REJECT),
+        ("(0, 2**40)", (0, 2**40), ANY),
+    ):
+        out.append(
+            Case(
+                "batch.problem_seed",
+                f"seed, index={label}",
+                (lambda a=args: taskik.batch.problem_seed(*a)),
+                exp,
+                lambda s: (
+                    None
+                    if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
+                    else f"not a seed: {s!r}"
+                ),
+                ("seed", "index"),
+                bot.name,
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------------- retarget
+def check_retarget(model: pin.Model, n: int, k: int) -> Callable[[Any], str | None]:
+    """A RetargetResult of n frames and k keypoints: finite, q within the position limits."""
+    lo = np.asarray(model.lowerPositionLimit, dtype=float)
+    hi = np.asarray(model.upperPositionLimit, dtype=float)
+    bounded = np.isfinite(lo) & np.isfinite(hi) & (np.abs(lo) < 1e10) & (np.abs(hi) < 1e10)
+
+    def check(res: Any) -> str | None:
+        from taskik.retarget import RetargetResult
+
+        if not isinstance(res, RetargetResult):
+            return f"not a RetargetResult: {type(res).__name__}"
+        if res.q.shape != (n, model.nq):
+            return f"wrong shape: q {res.q.shape} instead of {(n, model.nq)}"
+        if not np.isfinite(res.q).all():
+            return "NaN/inf in retargeted q"
+        if res.position_errors.shape != (n, k) or not np.isfinite(res.position_errors).all():
+            return "position errors of the wrong shape or not finite"
+        tol = 1e-6
+        q = res.q[:, bounded]
+        if ((q < lo[bounded] - tol) | (q > hi[bounded] + tol)).any():
+            return "retargeted q outside the joint limits"
+        for qq in res.q:
+            if not np.allclose(pin.normalize(model, qq.copy()), qq, atol=1e-6):
+                return "retargeted q not normalised"
+        return None
+
+    return check
+
+
+@generator
+def gen_retarget(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """retarget, retarget_many, clip_from_arrays, load_mapping, load_clip / save_clip,
+    load_result, estimate_scale: every argument mutated; results within the joint limits."""
+    if not _heavy_round(w, bot, ("ur5", "panda", "humanoid")):
+        return []
+    import json
+
+    from taskik import retarget as rt
+
+    model = bot.model
+    robot = taskik.robots.load(bot.name)
+    frames = bot.frames[:2]
+    k = len(frames)
+    conf0 = conf_of(bot)
+    start = np.array([conf0.get_transform_frame_to_world(f).translation for f in frames])
+    n = 3
+    moves = rng.normal(0.0, 0.05, (n, k, 3))
+    moves[0] = 0.0
+    positions = start[None] + np.cumsum(moves, axis=0)
+    names = tuple(f"kp{i}" for i in range(k))
+    pairs = list(zip(names, frames, strict=True))
+    mapping = {"scale": 1.0, "tasks": [{"keypoint": a, "frame": f} for a, f in pairs]}
+    clip = rt.clip_from_arrays(names, positions, 30.0)
+    tmp = Path(w.tmp) / f"retarget_{bot.name}_{w.round}"
+    tmp.mkdir(exist_ok=True)
+    clip_npz = rt.save_clip(clip, tmp / "clip.npz")
+    clip_csv = rt.save_clip(clip, tmp / "clip.csv")
+    map_json = tmp / "map.json"
+    map_json.write_text(json.dumps(mapping))
+    map_yaml = tmp / "map.yaml"
+    map_yaml.write_text(
+        "scale: 1.0\ntasks:\n" + "".join(f"  - keypoint: {a}\n    frame: {f}\n" for a, f in pairs)
+    )
+    bad_json = tmp / "bad.json"
+    bad_json.write_text("{not json")
+    garbage = tmp / "garbage.npz"
+    garbage.write_bytes(b"not a zip")
+    a_file = tmp / "a_file"
+    a_file.write_text("x")
+    counter = iter(range(10**9))
+    ok = check_retarget(model, n, k)
+    out: list[Case] = []
+    base_kw: dict[str, Any] = {"steps": 2, "first_steps": 4}
+
+    def run_rt(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            args = {"robot": robot, "clip": clip, "mapping": mapping, **base_kw}
+            args.update(kw)
+            return rt.retarget(args.pop("robot"), args.pop("clip"), args.pop("mapping"), **args)
+
+        return run
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, nm: tuple) -> None:
+        out.append(Case(entry, label, run, exp, chk, nm, bot.name))
+
+    for label, val, exp in (
+        ("Robot", robot, ACCEPT),
+        (f"{bot.name!r}", bot.name, ACCEPT),
+        ("'nope'", "nope", REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+        ("pin.Model", model, ANY),
+    ):
+        add("retarget.retarget", f"robot={label}", run_rt(robot=val), exp, ok, ("robot",))
+    for label, val, exp in (
+        ("Clip", clip, ACCEPT),
+        (".npz path", clip_npz, ACCEPT),
+        (".csv path", str(clip_csv), ACCEPT),
+        ("missing path", tmp / "missing.npz", REJECT),
+        ("a directory", tmp, REJECT),
+        ("garbage .npz", garbage, REJECT),
+        (".txt path", a_file, REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+    ):
+        add("retarget.retarget", f"clip={label}", run_rt(clip=val), exp, ok,
+            ("clip", "file", "path"))  # fmt: skip
+    t0 = {"keypoint": names[0], "frame": frames[0]}
+    for label, val, exp in (
+        ("dict", mapping, ACCEPT),
+        (".json path", map_json, ACCEPT),
+        (".yaml path", str(map_yaml), ACCEPT),
+        ("RetargetMapping", rt.load_mapping(mapping), ACCEPT),
+        ("missing path", tmp / "missing.json", REJECT),
+        ("bad JSON", bad_json, REJECT),
+        ("a directory", tmp, REJECT),
+        ("{} (no tasks)", {}, REJECT),
+        ("tasks=[]", {"tasks": []}, REJECT),
+        ("tasks='abc'", {"tasks": "abc"}, REJECT),
+        ("an unknown frame", {"tasks": [{**t0, "frame": "nope"}]}, REJECT),
+        ("an unknown keypoint", {"tasks": [{**t0, "keypoint": "nope"}]}, REJECT),
+        ("an unknown key", {**mapping, "colour": "red"}, REJECT),
+        ("scale=-1", {**mapping, "scale": -1.0}, REJECT),
+        ("scale=nan", {**mapping, "scale": math.nan}, REJECT),
+        ("scale='a'", {**mapping, "scale": "a"}, REJECT),
+        ("position_cost=-1", {"tasks": [{**t0, "position_cost": -1.0}]}, REJECT),
+        ("an orientation asked of a keypoint without one",
+         {"tasks": [{**t0, "orientation_cost": 1.0}]}, REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+        ("a list", [1, 2], REJECT),
+    ):  # fmt: skip
+        add(
+            "retarget.retarget",
+            f"mapping={label}",
+            run_rt(mapping=val),
+            exp,
+            ok,
+            ("mapping", "task", "frame", "keypoint", "scale", "cost", "orientation", "json",
+             "file", "key"),
+        )  # fmt: skip
+    for pname in ("steps", "first_steps"):
+        for m in scalar_muts(2.0, lambda x: x >= 1 and float(x).is_integer() and x < 1e4):
+            exp = m.expect
+            if isinstance(m.value, float | np.floating) and exp == ACCEPT:
+                exp = ANY  # 2.0 for a count
+            if m.label == "200000000000000.0":
+                continue  # a valid count of 2e14 steps would run for days
+            add("retarget.retarget", f"{pname}={m.label}", run_rt(**{pname: m.value}), exp, ok,
+                (pname,))  # fmt: skip
+    for m in vector_muts(robot.q0, allow_none=True):
+        add("retarget.retarget", f"q_start={m.label}", run_rt(q_start=m.value), m.expect, ok,
+            ("q_start", "q"))  # fmt: skip
+    for label, val, exp in (
+        ("'daqp'", "daqp", ACCEPT),
+        ("None", None, ACCEPT),
+        ("'nope'", "nope", REJECT),
+        ("3", 3, REJECT),
+    ):
+        add("retarget.retarget", f"solver={label}", run_rt(solver=val), exp, ok, ("solver",))
+    seen: list[tuple[int, int]] = []
+    for label, val, exp in (
+        ("a callable", lambda i, m: seen.append((i, m)), ACCEPT),
+        ("3", 3, REJECT),
+    ):
+        add("retarget.retarget", f"progress={label}", run_rt(progress=val), exp, ok,
+            ("progress",))  # fmt: skip
+    for label, mk, exp in (
+        ("()", lambda: (), ACCEPT),
+        ("[VelocityLimit]", lambda: [taskik.VelocityLimit(model)], ACCEPT),
+        ("[None]", lambda: [None], REJECT),
+        ("'abc'", lambda: "abc", REJECT),
+        ("[VelocityLimit(other model)]", lambda: [taskik.VelocityLimit(w.other(bot).model)],
+         REJECT),
+        ("None", lambda: None, REJECT),
+    ):  # fmt: skip
+
+        def run_lim(mk=mk):
+            return run_rt(limits=mk())()
+
+        add("retarget.retarget", f"limits={label}", run_lim, exp, ok, ("limit",))
+    # ---- clip_from_arrays
+    quats = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+
+    def clip_ok(c: Any) -> str | None:
+        return None if isinstance(c, rt.Clip) and c.n_frames == n else "not the clip"
+
+    def cfa(**kw: Any) -> Callable[[], Any]:
+        args: dict[str, Any] = {"names": names, "positions": positions, "fps": 30.0}
+        args.update(kw)
+        return lambda: rt.clip_from_arrays(
+            args.pop("names"), args.pop("positions"), args.pop("fps"), **args
+        )
+
+    for label, val, exp in (
+        ("tuple", names, ACCEPT),
+        ("list", list(names), ACCEPT),
+        ("[]", [], REJECT),
+        ("repeated", [names[0]] * k, REJECT if k > 1 else ACCEPT),
+        ("[3, ...]", [3, *names[1:]], REJECT),
+        ("one str", names[0], REJECT),
+        ("None", None, REJECT),
+        ("['', ...]", ["", *names[1:]], REJECT),
+    ):
+        add("retarget.clip_from_arrays", f"names={label}", cfa(names=val), exp, clip_ok,
+            ("name", "keypoint"))  # fmt: skip
+    nan_p = positions.copy()
+    nan_p[1, 0, 2] = math.nan
+    for label, val, exp in (
+        ("(N, K, 3)", positions, ACCEPT),
+        ("nested list", positions.tolist(), ACCEPT),
+        ("NaN", nan_p, REJECT),
+        ("(N, K+1, 3)", np.zeros((n, k + 1, 3)), REJECT),
+        ("(N, K, 2)", positions[..., :2].copy(), REJECT),
+        ("2-D", positions[:, 0].copy(), REJECT),
+        ("no frames", np.zeros((0, k, 3)), REJECT),
+        ("complex", positions + 1j, REJECT),
+        ("'abc'", "abc", REJECT),
+        ("None", None, REJECT),
+        ("bool", positions > 0, REJECT),
+        ("int", np.ones((n, k, 3), dtype=int), ACCEPT),
+    ):
+        add("retarget.clip_from_arrays", f"positions={label}", cfa(positions=val), exp, clip_ok,
+            ("position", "frame"))  # fmt: skip
+    for m in scalar_muts(30.0, POSITIVE):
+        add("retarget.clip_from_arrays", f"fps={m.label}", cfa(fps=m.value), m.expect, clip_ok,
+            ("fps",))  # fmt: skip
+    for label, val, exp in (
+        ("{kp: unit quaternions}", {names[0]: quats}, ACCEPT),
+        ("{kp: quaternions of norm 2}", {names[0]: quats * 2.0}, REJECT),
+        ("{kp: (N, 3)}", {names[0]: quats[:, :3]}, REJECT),
+        ("{kp: NaN}", {names[0]: quats * math.nan}, REJECT),
+        ("{unknown: ...}", {"nope": quats}, REJECT),
+        ("{kp: 'abc'}", {names[0]: "abc"}, REJECT),
+        ("'abc'", "abc", REJECT),
+        ("{3: ...}", {3: quats}, REJECT),
+        ("[quats]", [quats], REJECT),
+    ):
+        add("retarget.clip_from_arrays", f"orientations={label}", cfa(orientations=val), exp,
+            clip_ok, ("orientation", "quaternion", "keypoint"))  # fmt: skip
+    for label, val, exp in (
+        ("{kp: bools}", {names[0]: np.array([True, False, True])}, ACCEPT),
+        ("{kp: 0/1 ints}", {names[0]: np.array([1, 0, 1])}, ACCEPT),
+        ("{kp: 0.5}", {names[0]: np.full(n, 0.5)}, REJECT),
+        ("{kp: 2}", {names[0]: np.full(n, 2)}, REJECT),
+        ("{kp: wrong length}", {names[0]: np.ones(n + 1, dtype=bool)}, REJECT),
+        ("{unknown: ...}", {"nope": np.ones(n, dtype=bool)}, REJECT),
+        ("'abc'", "abc", REJECT),
+    ):
+        add("retarget.clip_from_arrays", f"contacts={label}", cfa(contacts=val), exp, clip_ok,
+            ("contact", "keypoint"))  # fmt: skip
+    # ---- files: load_mapping, load_clip, save_clip, load_result, RetargetResult.save
+    json_list = tmp / "list.json"
+    json_list.write_text("[1, 2]")
+    for label, val, exp in (
+        ("dict", mapping, ACCEPT),
+        (".json", map_json, ACCEPT),
+        (".yaml", map_yaml, ACCEPT),
+        ("missing", tmp / "missing.json", REJECT),
+        ("bad JSON", bad_json, REJECT),
+        ("directory", tmp, REJECT),
+        (".npz (unknown format)", clip_npz, REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+        ("bytes path", str(map_json).encode(), REJECT),
+        ("a JSON list", json_list, REJECT),
+    ):
+        add("retarget.load_mapping", f"source={label}", (lambda val=val: rt.load_mapping(val)),
+            exp, lambda m: None if isinstance(m, rt.RetargetMapping) else "not a mapping",
+            ("mapping", "file", "json", "path", "format"))  # fmt: skip
+    bad_csv = tmp / "bad.csv"
+    bad_csv.write_text("a,b\n1,zz\n")
+    other_npz = tmp / "other.npz"
+    np.savez(other_npz, a=np.zeros(2))
+    for label, val, exp in (
+        (".npz", clip_npz, ACCEPT),
+        (".csv", clip_csv, ACCEPT),
+        ("missing", tmp / "missing.npz", REJECT),
+        ("garbage .npz", garbage, REJECT),
+        ("bad csv", bad_csv, REJECT),
+        ("directory", tmp, REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+        ("an npz of other arrays", other_npz, REJECT),
+    ):
+        add("retarget.load_clip", f"path={label}", (lambda val=val: rt.load_clip(val)), exp,
+            clip_ok, ("clip", "file", "path", "csv", "npz", "column", "array"))  # fmt: skip
+    for label, val, exp in (
+        (".npz", "new.npz", ACCEPT),
+        (".csv", "new.csv", ACCEPT),
+        (".txt", "new.txt", REJECT),
+        ("under /proc", "/proc/taskik_fuzz/c.npz", REJECT),
+        ("a directory", "DIR", REJECT),
+        ("None", None, REJECT),
+        ("under a missing directory", "missing/c.npz", ANY),
+        ("clip=None", "clip=None", REJECT),
+    ):
+
+        def run_sc(val=val):
+            what: Any = clip
+            if val == "DIR":
+                val = tmp
+            elif val == "clip=None":
+                what, val = None, tmp / f"{next(counter)}.npz"
+            elif isinstance(val, str) and not val.startswith("/"):
+                val = tmp / f"{next(counter)}_{val}"
+            return rt.load_clip(rt.save_clip(what, val))
+
+        add("retarget.save_clip", f"path={label}", run_sc, exp, clip_ok,
+            ("path", "file", "write", "clip", "suffix", "format", "director"))  # fmt: skip
+    res_path = tmp / "result.npz"
+
+    def saved_result() -> Path:
+        if not res_path.exists():
+            rt.retarget(robot, clip, mapping, **base_kw).save(res_path)
+        return res_path
+
+    for label, val, exp in (
+        ("a saved result", "RES", ACCEPT),
+        ("missing", tmp / "missing.npz", REJECT),
+        ("garbage", garbage, REJECT),
+        ("a clip file", clip_npz, REJECT),
+        ("directory", tmp, REJECT),
+        ("None", None, REJECT),
+    ):
+
+        def run_lr(val=val):
+            saved_result()
+            return rt.load_result(res_path if val == "RES" else val)
+
+        add("retarget.load_result", f"path={label}", run_lr, exp, ok,
+            ("result", "file", "path", "npz", "array"))  # fmt: skip
+    for label, val, exp in (
+        ("a new path", "new", ACCEPT),
+        ("under /proc", "/proc/taskik_fuzz/r.npz", REJECT),
+        ("a directory", "DIR", REJECT),
+        ("None", None, REJECT),
+    ):
+
+        def run_rs(val=val):
+            r = rt.load_result(saved_result())
+            if val == "new":
+                val = tmp / f"r{next(counter)}.npz"
+            elif val == "DIR":
+                val = tmp
+            return rt.load_result(r.save(val))
+
+        add("retarget.RetargetResult.save", f"path={label}", run_rs, exp, ok,
+            ("path", "file", "write", "director"))  # fmt: skip
+    pts = rng.normal(0.0, 1.0, (4, 3))
+    for label, a, b, exp in (
+        ("valid", pts, pts * 0.5, ACCEPT),
+        ("flat keypoints", np.zeros((4, 3)), pts, REJECT),
+        ("NaN", pts * math.nan, pts, REJECT),
+        ("shapes differ", pts, pts[:3], REJECT),
+        ("None", None, pts, REJECT),
+        ("'abc'", "abc", pts, REJECT),
+    ):
+        add("retarget.estimate_scale", label, (lambda a=a, b=b: rt.estimate_scale(a, b)), exp,
+            check_scalar(0.0), ("scale", "keypoint", "shape", "point"))  # fmt: skip
+
+    # ---- retarget_many
+    def run_many(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            args: dict[str, Any] = {
+                "robot": robot, "clips": [clip_npz], "mapping": mapping,
+                "output_dir": tmp / f"many{next(counter)}", "workers": 1, **base_kw,
+            }  # fmt: skip
+            args.update(kw)
+            if callable(args["clips"]):
+                args["clips"] = args["clips"]()
+            return rt.retarget_many(
+                args.pop("robot"), args.pop("clips"), args.pop("mapping"),
+                args.pop("output_dir"), **args,
+            )  # fmt: skip
+
+        return run
+
+    def many_ok(batch: Any) -> str | None:
+        if not isinstance(batch, rt.RetargetBatch):
+            return f"not a RetargetBatch: {type(batch).__name__}"
+        for s in batch.clips:
+            why = ok(rt.load_result(s.output))
+            if why:
+                return why
+        return None
+
+    (tmp / "other").mkdir(exist_ok=True)
+    same_stem = rt.save_clip(clip, tmp / "other" / "clip.npz")
+    for label, val, exp in (
+        ("[npz]", [clip_npz], ACCEPT),
+        ("[npz, csv] (one stem)", [clip_npz, clip_csv], REJECT),
+        ("two clips of one stem in two folders", [clip_npz, same_stem], REJECT),
+        ("[]", [], ANY),
+        ("[missing]", [tmp / "missing.npz"], REJECT),
+        ("a str (not a list)", str(clip_npz), REJECT),
+        ("None", None, REJECT),
+        ("[3]", [3], REJECT),
+        ("[garbage .npz]", [garbage], REJECT),
+        ("a generator", lambda: (p for p in [clip_npz]), ANY),
+    ):
+        add("retarget.retarget_many", f"clips={label}", run_many(clips=val), exp, many_ok,
+            ("clip", "file", "stem", "path"))  # fmt: skip
+    for label, val, exp in (
+        ("a file", a_file, REJECT),
+        ("under /proc", "/proc/taskik_fuzz/out", REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+    ):
+        add("retarget.retarget_many", f"output_dir={label}", run_many(output_dir=val), exp,
+            many_ok, ("output", "folder", "director", "path"))  # fmt: skip
+    for label, kw, exp in (
+        ("workers=2", {"workers": 2}, ACCEPT),
+        ("workers=0", {"workers": 0}, REJECT),
+        ("workers=1.5", {"workers": 1.5}, REJECT),
+        ("workers='a'", {"workers": "a"}, REJECT),
+        ("engine='x'", {"engine": "x"}, REJECT),
+        ("steps=0", {"steps": 0}, REJECT),
+        ("foo=1", {"foo": 1}, REJECT),
+        ("robot='nope'", {"robot": "nope"}, REJECT),
+        ("mapping=bad JSON", {"mapping": bad_json}, REJECT),
+        ("progress=True", {"progress": True}, ACCEPT),
+    ):
+        add("retarget.retarget_many", label, run_many(**kw), exp, many_ok,
+            (*kw, "option", "robot", "mapping", "json"))  # fmt: skip
+
+    def many_equal() -> Any:
+        batch = run_many()()
+        ref = rt.retarget(robot, clip_npz, mapping, **base_kw)
+        got = rt.load_result(batch.clips[0].output)
+        if not np.array_equal(got.q, ref.q):
+            return "retarget_many output differs from retarget"
+        return None
+
+    add("retarget.retarget_many", "output equal to retarget's", many_equal, ACCEPT,
+        lambda why: why, ())  # fmt: skip
+    return out
+
+
+# ----------------------------------------------------------------- plots, command line
+def check_png(res: Any) -> str | None:
+    """A path to a PNG file that was written."""
+    p = Path(res) if isinstance(res, str | os.PathLike) else None
+    if p is None or not p.is_file():
+        return f"no file written: {res!r}"
+    if p.read_bytes()[:8] != b"\x89PNG\r\n\x1a\n":
+        return "the file written is not a PNG"
+    return None
+
+
+@generator
+def gen_plots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """plot_task_errors, plot_joint_trajectories, Recorder: every argument mutated."""
+    if not _heavy_round(w, bot, ("ur5", "planar_2r")):  # a figure takes seconds
+        return []
+    from taskik import plots
+
+    model = bot.model
+    tmp = Path(w.tmp) / f"plots_{bot.name}_{w.round}"
+    tmp.mkdir(exist_ok=True)
+    counter = iter(range(10**9))
+    T = 5
+    times = np.linspace(0.0, 0.4, T)
+    errs = {"a": np.abs(rng.normal(0.0, 1.0, T)), "b": np.abs(rng.normal(0.0, 1.0, T))}
+    qs = np.array([bot.random_q(rng) for _ in range(T)])
+    joints = _one_dof_joints(model)
+    out: list[Case] = []
+
+    def png(name: str = "p.png") -> Path:
+        return tmp / f"{next(counter)}_{name}"
+
+    a_file = tmp / "a_file"
+    a_file.write_text("x")
+    paths: list[tuple[str, Any, str]] = [
+        ("a new .png", "NEW", ACCEPT),
+        (".jpg", "NEW.jpg", REJECT),
+        ("no suffix", "NEW.", REJECT),
+        ("under /proc", "/proc/taskik_fuzz/p.png", REJECT),
+        ("a directory named x.png", "DIR", REJECT),
+        ("under a file", str(a_file / "p.png"), REJECT),
+        ("None", None, REJECT),
+        ("3", 3, REJECT),
+    ]
+
+    def path_of(val: Any) -> Any:
+        if val == "NEW":
+            return png()
+        if val == "NEW.jpg":
+            return png("p.jpg")
+        if val == "NEW.":
+            return png("p")
+        if val == "DIR":
+            d = png()
+            d.mkdir()
+            return d
+        return val
+
+    def pte(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            args: dict[str, Any] = {"times": times, "errors": errs, "path": "NEW"}
+            args.update(kw)
+            args["path"] = path_of(args["path"])
+            return plots.plot_task_errors(args.pop("times"), args.pop("errors"), **args)
+
+        return run
+
+    def pjt(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            args: dict[str, Any] = {"times": times, "qs": qs, "model": model, "path": "NEW"}
+            args.update(kw)
+            args["path"] = path_of(args["path"])
+            return plots.plot_joint_trajectories(
+                args.pop("times"), args.pop("qs"), args.pop("model"), **args
+            )
+
+        return run
+
+    names = ("path", "png", "file", "write", "director", "suffix")
+    for label, val, exp in paths:
+        out.append(Case("plots.plot_task_errors", f"path={label}", pte(path=val), exp,
+                        check_png, names, bot.name))  # fmt: skip
+        out.append(Case("plots.plot_joint_trajectories", f"path={label}", pjt(path=val), exp,
+                        check_png, names, bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("valid", times, ACCEPT),
+        ("list", times.tolist(), ACCEPT),
+        ("one entry short", times[:-1], REJECT),
+        ("empty", np.zeros(0), REJECT),
+        ("NaN entry", np.where(np.arange(T) == 1, math.nan, times), ANY),
+        ("2-D", times[None], REJECT),
+        ("None", None, REJECT),
+        ("'abc'", "abc", REJECT),
+        ("complex", times + 1j, REJECT),
+    ):
+        for entry, fn in (
+            ("plots.plot_task_errors", pte),
+            ("plots.plot_joint_trajectories", pjt),
+        ):
+            out.append(Case(entry, f"times={label}", fn(times=val), exp, check_png,
+                            ("times", "time", "entry", "sample"), bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("{}", {}, REJECT),
+        ("{'a': wrong length}", {"a": np.ones(T + 1)}, REJECT),
+        ("{'a': 'abc'}", {"a": "abc"}, REJECT),
+        ("{'a': NaN values}", {"a": np.full(T, math.nan)}, ANY),
+        ("{'a': negative values}", {"a": -np.ones(T)}, ANY),
+        ("None", None, REJECT),
+        ("a list", [np.ones(T)], REJECT),
+        ("{3: values}", {3: np.ones(T)}, ANY),
+        ("{'a': 2-D}", {"a": np.ones((T, 2))}, REJECT),
+    ):
+        out.append(Case("plots.plot_task_errors", f"errors={label}", pte(errors=val), exp,
+                        check_png, ("error", "times", "entry"), bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("title=None", {"title": None}, ANY),
+        ("title=3", {"title": 3}, ANY),
+        ("log=False", {"log": False}, ACCEPT),
+        ("log='yes'", {"log": "yes"}, ANY),
+    ):
+        out.append(Case("plots.plot_task_errors", label, pte(**val), exp, check_png,
+                        ("title", "log"), bot.name))  # fmt: skip
+    other = w.other(bot)
+    for label, val, exp in (
+        ("(T, nq+1)", np.hstack([qs, qs[:, :1]]), REJECT),
+        ("1-D", qs[0], REJECT),
+        ("NaN", np.where(np.arange(qs.size).reshape(qs.shape) == 0, math.nan, qs), ANY),
+        ("None", None, REJECT),
+        ("'abc'", "abc", REJECT),
+        ("list of arrays", list(qs), ACCEPT),
+    ):
+        out.append(Case("plots.plot_joint_trajectories", f"qs={label}", pjt(qs=val), exp,
+                        check_png, ("qs", "nq", "configuration", "shape"), bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("another robot's model", other.model, REJECT),
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+    ):
+        out.append(Case("plots.plot_joint_trajectories", f"model={label}", pjt(model=val), exp,
+                        check_png, ("model", "qs", "nq"), bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("[a joint]", joints[:1], ACCEPT),
+        ("['nope']", ["nope"], REJECT),
+        ("a joint name as a str", joints[0], REJECT),
+        ("[3]", [3], REJECT),
+        ("[]", [], REJECT),
+        ("None (all)", None, ACCEPT),
+    ):
+        out.append(Case("plots.plot_joint_trajectories", f"joints={label}", pjt(joints=val),
+                        exp, check_png, ("joint",), bot.name))  # fmt: skip
+    # ---- Recorder
+    frame = bot.frames[0]
+    goal = conf_of(bot, bot.random_q(rng)).get_transform_frame_to_world(frame)
+
+    def task() -> Any:
+        t = taskik.FrameTask(frame)
+        t.set_target(goal)
+        return t
+
+    own = object()
+
+    def rec(tasks: Any, t: Any = 0.0, conf: Any = own, plot: str = "errors") -> Callable:
+        def run() -> Any:
+            r = plots.Recorder(tasks() if callable(tasks) else tasks)
+            for i in range(3):
+                c = conf_of(bot, qs[i]) if conf is own else conf
+                r.record(t if i == 0 else 0.01 * i, c)
+            p = png()
+            return r.plot_task_errors(p) if plot == "errors" else r.plot_joints(p)
+
+        return run
+
+    for label, val, exp in (
+        ("[FrameTask]", lambda: [task()], ACCEPT),
+        ("[FrameTask, FrameTask]", lambda: [task(), task()], ACCEPT),
+        ("[]", [], REJECT),
+        ("None", None, REJECT),
+        ("[None]", [None], REJECT),
+        ("'abc'", "abc", REJECT),
+        ("[FrameTask without target]", lambda: [taskik.FrameTask(frame)], REJECT),
+    ):
+        out.append(Case("plots.Recorder", f"tasks={label}", rec(val), exp, check_png,
+                        ("task", "target", "error"), bot.name))  # fmt: skip
+    for m in scalar_muts(0.0, lambda x: math.isfinite(x)):
+        out.append(Case("plots.Recorder.record", f"t={m.label}", rec(lambda: [task()], t=m.value),
+                        m.expect, check_png, ("t", "time"), bot.name))  # fmt: skip
+    for label, val, exp in (
+        ("None", None, REJECT),
+        ("a q vector", qs[0], REJECT),
+        ("the model", model, REJECT),
+        ("a Configuration of another robot", conf_of(other), REJECT),
+    ):
+        out.append(Case("plots.Recorder.record", f"configuration={label}",
+                        rec(lambda: [task()], conf=val), exp, check_png,
+                        ("configuration", "frame", "model"), bot.name))  # fmt: skip
+    out.append(Case("plots.Recorder.plot_joints", "after three records",
+                    rec(lambda: [task()], plot="joints"), ACCEPT, check_png, (),
+                    bot.name))  # fmt: skip
+
+    def empty_plot() -> Any:
+        return plots.Recorder([task()]).plot_task_errors(png())
+
+    out.append(Case("plots.Recorder.plot_task_errors", "nothing recorded", empty_plot, REJECT,
+                    check_png, ("nothing", "sample", "record"), bot.name))  # fmt: skip
+    return out
+
+
+class CliError(taskik.TaskikError):
+    """A non-zero exit status of the command line, with what it printed to stderr."""
+
+
+def cli_run(argv: list[str], check_file: Path | None = None) -> Callable[[], Any]:
+    """``taskik.cli.main(argv)`` with its output captured: exit 0 returns the output; another
+    status raises :class:`CliError` carrying stderr (a message that names the problem or not,
+    as for a TaskikError); any exception escaping ``main`` is the command line's own."""
+    import contextlib
+    import io
+
+    def run() -> Any:
+        from taskik import cli
+
+        so, se = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
+            try:
+                code = cli.main([str(a) for a in argv])
+            except SystemExit as exc:  # argparse: usage errors, --help, --version
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        if code:
+            raise CliError(se.getvalue().strip() or so.getvalue().strip())
+        return (so.getvalue(), check_file)
+
+    return run
+
+
+def check_cli(res: Any) -> str | None:
+    text, path = res
+    if path is not None and not Path(path).is_file():
+        return f"exit 0 but {path} not written"
+    return None
+
+
+@generator
+def gen_cli(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The ``taskik`` command line: robots, demo, bench, view, batch, retarget; bad
+    arguments, missing and unwritable files. Exit 0 must have written the output."""
+    if not _heavy_round(w, bot, ("ur5",)):
+        return []
+    import json
+
+    from taskik import retarget as rt
+
+    frame = bot.frames[0]
+    tmp = Path(w.tmp) / f"cli_{w.round}"
+    tmp.mkdir(exist_ok=True)
+    targets = np.array(
+        [conf_of(bot, bot.random_q(rng)).get_transform_frame_to_world(frame).homogeneous
+         for _ in range(2)]
+    )  # fmt: skip
+    good = tmp / "targets.npz"
+    np.savez(good, targets=targets)
+    other_key = tmp / "poses.npz"
+    np.savez(other_key, poses=targets, extra=np.zeros(2))
+    bad_shape = tmp / "bad_shape.npz"
+    np.savez(bad_shape, targets=targets[:, :3])
+    nan_npz = tmp / "nan.npz"
+    t2 = targets.copy()
+    t2[0, 0, 3] = math.nan
+    np.savez(nan_npz, targets=t2)
+    garbage = tmp / "garbage.npz"
+    garbage.write_bytes(b"not a zip")
+    counter = iter(range(10**9))
+
+    def o(suffix: str = ".npz") -> Path:
+        return tmp / f"o{next(counter)}{suffix}"
+
+    out: list[Case] = []
+
+    def add(label: str, argv: list[Any], exp: str, names: tuple, written: Path | None = None):
+        out.append(Case("cli", label, cli_run(argv, written), exp, check_cli, names, bot.name))
+
+    add("robots", ["robots"], ACCEPT, ())
+    add("--version", ["--version"], ACCEPT, ())
+    add("no command", [], ANY, ("command", "usage"))
+    add("an unknown command", ["nope"], REJECT, ("invalid choice", "nope", "usage"))
+    add("demo --list", ["demo", "--list"], ACCEPT, ())
+    add("demo nope", ["demo", "nope"], REJECT, ("example", "nope"))
+    add("bench --list", ["bench", "--list"], ACCEPT, ())
+    add("bench --calls 0", ["bench", "--calls", "0"], REJECT, ("calls",))
+    add("bench --calls -3", ["bench", "--calls", "-3"], REJECT, ("calls",))
+    add("bench --calls x", ["bench", "--calls", "x"], REJECT, ("calls", "invalid"))
+    add("bench nope", ["bench", "nope"], REJECT, ("benchmark", "nope", "script"))
+    add("view nope", ["view", "nope"], REJECT, ("robot", "nope"))
+    fresh = o()
+    add("batch (valid)", ["batch", "ur5", frame, good, "-o", fresh, "-q", "--max-searches", "2"],
+        ACCEPT, (), fresh)  # fmt: skip
+    base = ["batch", "ur5", frame]
+    for label, argv, exp, names in (
+        ("batch --key poses", [*base, other_key, "-o", o(), "-q", "--key", "poses"], ACCEPT, ()),
+        ("batch, a missing input", [*base, tmp / "missing.npz", "-o", o(), "-q"], REJECT,
+         ("missing", "read", "file", "no such")),
+        ("batch, a garbage input", [*base, garbage, "-o", o(), "-q"], REJECT,
+         ("read", "npz", "zip")),
+        ("batch, an input without 'targets'", [*base, other_key, "-o", o(), "-q"], REJECT,
+         ("targets", "key")),
+        ("batch, --key nope", [*base, good, "-o", o(), "-q", "--key", "nope"], REJECT,
+         ("nope", "key")),
+        ("batch, targets N x 3 x 4", [*base, bad_shape, "-o", o(), "-q"], REJECT,
+         ("target", "shape", "4")),
+        ("batch, a NaN target", [*base, nan_npz, "-o", o(), "-q"], REJECT,
+         ("target", "nan", "finite")),
+        ("batch, an unknown frame", ["batch", "ur5", "nope", good, "-o", o(), "-q"], REJECT,
+         ("frame", "nope")),
+        ("batch, an unknown robot", ["batch", "nope", frame, good, "-o", o(), "-q"], REJECT,
+         ("robot", "nope")),
+        ("batch --workers 0", [*base, good, "-o", o(), "-q", "--workers", "0"], REJECT,
+         ("workers",)),
+        ("batch --chunk-size -1", [*base, good, "-o", o(), "-q", "--chunk-size", "-1"], REJECT,
+         ("chunk",)),
+        ("batch --seed -1", [*base, good, "-o", o(), "-q", "--seed", "-1"], REJECT, ("seed",)),
+        ("batch --tol nan", [*base, good, "-o", o(), "-q", "--tol", "nan"], REJECT, ("tol",)),
+        ("batch --method x", [*base, good, "-o", o(), "-q", "--method", "x"], REJECT,
+         ("method",)),
+        ("batch -o under /proc", [*base, good, "-o", "/proc/taskik_fuzz/o.npz", "-q"], REJECT,
+         ("output", "write", "file", "director", "path")),
+        ("batch -o a directory", [*base, good, "-o", tmp, "-q"], REJECT,
+         ("output", "director", "file", "path")),
+        ("batch without -o", [*base, good, "-q"], REJECT, ("output", "-o")),
+        ("batch --engine x", [*base, good, "-o", o(), "-q", "--engine", "x"], REJECT,
+         ("engine", "invalid choice")),
+    ):  # fmt: skip
+        add(label, argv, exp, names)
+    # ---- retarget
+    frames = bot.frames[:1]
+    conf0 = conf_of(bot)
+    p0 = conf0.get_transform_frame_to_world(frames[0]).translation
+    positions = p0[None, None] + rng.normal(0.0, 0.02, (3, 1, 3))
+    clip = rt.clip_from_arrays(("kp",), positions, 30.0)
+    clip_path = rt.save_clip(clip, tmp / "clip.npz")
+    mapping = tmp / "map.json"
+    mapping.write_text(
+        json.dumps({"scale": 1.0, "tasks": [{"keypoint": "kp", "frame": frames[0]}]})
+    )
+    bad_map = tmp / "bad.json"
+    bad_map.write_text("{oops")
+    r_out = o()
+    rbase = ["retarget", "--robot", "ur5", "--mapping", mapping, "--steps", "2"]
+    add("retarget (valid)", [*rbase, clip_path, r_out], ACCEPT, (), r_out)
+    d_out = tmp / f"dir{next(counter)}"
+    add("retarget --output-dir (valid)", [*rbase, clip_path, "--output-dir", d_out, "--workers",
+        "1"], ACCEPT, (), None)  # fmt: skip
+    for label, argv, exp, names in (
+        ("retarget, a missing clip", [*rbase, tmp / "missing.npz", o()], REJECT,
+         ("clip", "missing", "not found")),
+        ("retarget, a garbage clip", [*rbase, garbage, o()], REJECT, ("clip", "read", "npz")),
+        ("retarget, a bad mapping", ["retarget", "--robot", "ur5", "--mapping", bad_map,
+         clip_path, o()], REJECT, ("mapping", "json")),
+        ("retarget, a missing mapping", ["retarget", "--robot", "ur5", "--mapping",
+         tmp / "none.json", clip_path, o()], REJECT, ("mapping", "not found")),
+        ("retarget, an unknown robot", ["retarget", "--robot", "nope", "--mapping", mapping,
+         clip_path, o()], REJECT, ("robot", "nope")),
+        ("retarget --steps 0", [*rbase[:-2], "--steps", "0", clip_path, o()], REJECT,
+         ("steps",)),
+        ("retarget --first-steps -1", [*rbase, "--first-steps", "-1", clip_path, o()], REJECT,
+         ("first_steps", "first-steps")),
+        ("retarget, output under /proc", [*rbase, clip_path, "/proc/taskik_fuzz/r.npz"],
+         REJECT, ("output", "write", "path", "file", "director")),
+        ("retarget, output a directory", [*rbase, clip_path, tmp], REJECT,
+         ("output", "director", "path", "file")),
+        ("retarget, output .txt", [*rbase, clip_path, o(".txt")], ANY,
+         ("output", "suffix", "npz")),
+        ("retarget, one path only", [*rbase, clip_path], REJECT, ("input", "output")),
+        ("retarget, three paths", [*rbase, clip_path, clip_path, o()], REJECT,
+         ("input", "output")),
+        ("retarget without --robot", ["retarget", "--mapping", mapping, clip_path, o()],
+         REJECT, ("robot",)),
+        ("retarget --output-dir a file", [*rbase, clip_path, "--output-dir", garbage],
+         REJECT, ("output", "folder", "file")),
+        ("retarget --workers 0", [*rbase, clip_path, "--output-dir", tmp / "d0", "--workers",
+         "0"], REJECT, ("workers",)),
+    ):  # fmt: skip
+        add(label, argv, exp, names)
+    return out
+
+
+def check_shapes(njoints: int | None) -> Callable[[Any], str | None]:
+    """A list of viewer Shapes (or an (anchor, shapes) pair) with finite placements and
+    sizes, on joints of the model."""
+
+    def check(res: Any) -> str | None:
+        from taskik.viewer import Shape
+
+        anchor = None
+        if isinstance(res, tuple):
+            anchor, res = res
+            if not isinstance(anchor, pin.SE3) or not np.isfinite(anchor.homogeneous).all():
+                return "anchor not a finite SE3"
+        if not isinstance(res, list) or not all(isinstance(s, Shape) for s in res):
+            return f"not a list of Shapes: {type(res).__name__}"
+        for s in res:
+            if not np.isfinite(s.placement.homogeneous).all():
+                return f"NaN/inf in the placement of {s.name}"
+            sizes = [s.radius, s.length, *(getattr(s, "size", None) or ())]
+            if not all(math.isfinite(float(x)) and float(x) >= 0 for x in sizes):
+                return f"NaN/inf or negative size of {s.name}"
+            if njoints is not None and not 0 <= s.joint < njoints:
+                return f"shape {s.name} on joint {s.joint} of a model of {njoints} joints"
+        return None
+
+    return check
+
+
+@generator
+def gen_viewer(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The viewer's drawing functions (no server): skeleton_shapes, geometry_shapes,
+    robot_shapes, obstacle_shapes."""
+    if bot.name not in ("ur5", "planar_2r", "humanoid"):
+        return []
+    from taskik import viewer
+
+    model = bot.model
+    robot = taskik.robots.load(bot.name)
+    caps = taskik.geometry.fit_capsules(model, 0.03)
+    ok = check_shapes(model.njoints)
+    out: list[Case] = []
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, names: tuple):
+        out.append(Case(entry, label, run, exp, chk, names, bot.name))
+
+    for m in scalar_muts(0.03, POSITIVE, allow_none=True):
+        add("viewer.skeleton_shapes", f"radius={m.label}",
+            (lambda r=m.value: viewer.skeleton_shapes(model, r)), m.expect, ok,
+            ("radius",))  # fmt: skip
+    for label, val in (("None", None), ("'ur5'", "ur5"), ("Data", model.createData())):
+        add("viewer.skeleton_shapes", f"model={label}",
+            (lambda v=val: viewer.skeleton_shapes(v)), REJECT, ok, ("model",))  # fmt: skip
+    for label, val, exp in (
+        ("Robot", robot, ACCEPT),
+        ("None", None, REJECT),
+        ("'ur5'", "ur5", REJECT),
+        ("pin.Model", model, REJECT),
+    ):
+        add("viewer.robot_shapes", f"robot={label}", (lambda v=val: viewer.robot_shapes(v)),
+            exp, ok, ("robot",))  # fmt: skip
+    for label, val, exp in (
+        ("capsules", caps, ACCEPT),
+        ("None", None, REJECT),
+        ("pin.Model", model, REJECT),
+        ("'abc'", "abc", REJECT),
+    ):
+        add("viewer.geometry_shapes", f"geometry_model={label}",
+            (lambda v=val: viewer.geometry_shapes(v)), exp, ok, ("geometry",))  # fmt: skip
+    for label, val, exp in (
+        ("a callable", lambda i, n: None, ACCEPT),
+        ("3", 3, REJECT),
+    ):
+        add("viewer.geometry_shapes", f"progress={label}",
+            (lambda v=val: viewer.geometry_shapes(caps, v)), exp, ok, ("progress",))  # fmt: skip
+    tip = conf_of(bot).get_transform_frame_to_world(bot.frames[0]).translation
+    for obs in _shapes(np.random.default_rng(7), tip):  # (the shared rng left untouched)
+        add("viewer.obstacle_shapes", f"obstacle={obs.kind}",
+            (lambda o=obs: viewer.obstacle_shapes(o)), ACCEPT, check_shapes(None), ())  # fmt: skip
+    for label, val in (("None", None), ("'abc'", "abc"), ("a coal.Sphere", "coal")):
+
+        def run_bad(val=val):
+            if val == "coal":
+                import coal
+
+                val = coal.Sphere(0.1)
+            return viewer.obstacle_shapes(val)
+
+        add("viewer.obstacle_shapes", f"obstacle={label}", run_bad, REJECT, check_shapes(None),
+            ("obstacle",))  # fmt: skip
+    plane = taskik.geometry.halfspace("h", [0.0, 0.0, 1.0], -0.5)
+    for m in scalar_muts(4.0, POSITIVE):
+        add("viewer.obstacle_shapes", f"extent={m.label}",
+            (lambda e=m.value: viewer.obstacle_shapes(plane, e)), m.expect, check_shapes(None),
+            ("extent",))  # fmt: skip
+    return out
+
+
 # ------------------------------------------------------------------------- running
 def generate(world: World, n: int, seed: int = 0, min_rounds: int | None = None) -> list[Case]:
     """At least ``n`` cases: whole rounds of every generator, one robot per round (in turn,
@@ -3024,39 +6638,172 @@ def generate(world: World, n: int, seed: int = 0, min_rounds: int | None = None)
     r = 0
     while len(cases) < n or r < min_rounds:
         bot = world.bots[world.order[r % len(world.order)]]
+        world.round = r
         for gen in GENERATORS:
-            cases += gen(world, bot, rng)
+            made = gen(world, bot, rng)
+            for c in made:
+                c.source = gen.__name__
+            cases += made
         r += 1
     return cases
+
+
+#: Cases a subsample always keeps: those whose check compares with an independent answer
+#: (coal, a plain loop, retarget itself, the relation held, the joint held still, ...).
+KEY_LABELS = (
+    "coupling held",
+    "exact singularity",
+    "direction opposite",
+    "against coal",
+    "resume, part files",
+    "equal to retarget",
+    "step must be zero",
+    "all_but",
+    "read back",
+    "joints=list, backend=",
+)
+
+
+def subsample(cases: Sequence[Case], every: dict[str, int]) -> list[Case]:
+    """One case in ``every[generator]`` of each entry point of that generator (the first,
+    then every k-th, so every entry point keeps at least one case) and every case of
+    :data:`KEY_LABELS`; generators not named keep all their cases. The seeded test runs
+    this subset to stay fast."""
+    seen: Counter = Counter()
+    out = []
+    for c in cases:
+        k = every.get(c.source, 1)
+        key = (c.source, c.entry)
+        if seen[key] % k == 0 or any(label in c.label for label in KEY_LABELS):
+            out.append(c)
+        seen[key] += 1
+    return out
 
 
 def run_cases(
     cases: Sequence[Case],
     progress: Callable[[int], None] | None = None,
     error_type: type[BaseException] | None = None,
+    isolate: bool | None = None,
 ) -> list[Outcome]:
-    out = []
-    for i, case in enumerate(cases):
-        out.append(classify(case, error_type))
-        if progress is not None:
-            progress(i)
-    return out
+    """Classify every case, in order. ``isolate`` (default: on where ``os.fork`` exists) runs
+    them in a forked worker that reports each outcome through a pipe: a case that kills the
+    worker (segfault, abort) or runs past :data:`CASE_TIMEOUT` is counted as a ``crash`` and
+    a new worker, forked from this process again, goes on with the next case."""
+    if isolate is None:
+        isolate = hasattr(os, "fork")
+    if not isolate:
+        out = []
+        for i, case in enumerate(cases):
+            t0 = time.perf_counter()
+            o = classify(case, error_type)
+            o.seconds = time.perf_counter() - t0
+            out.append(o)
+            if progress is not None:
+                progress(i)
+        return out
+    return _run_forked(cases, progress, error_type)
+
+
+def _run_forked(
+    cases: Sequence[Case],
+    progress: Callable[[int], None] | None,
+    error_type: type[BaseException] | None,
+) -> list[Outcome]:
+    import pickle
+    import select
+    import signal
+    import struct
+    import sys
+
+    done: list[Outcome | None] = [None] * len(cases)
+    start = 0
+    while start < len(cases):
+        read_fd, write_fd = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:  # the worker: classify from ``start`` on, one record per case
+            os.close(read_fd)
+            import faulthandler
+
+            faulthandler.disable()  # a crash is reported by the parent, not traced here
+            if QUIET_WORKER:  # progress bars and prints of the cases: not the table's
+                null = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(null, 1)
+                os.dup2(null, 2)
+            code = 0
+            try:
+                for j in range(start, len(cases)):
+                    t0 = time.perf_counter()
+                    o = classify(cases[j], error_type)
+                    dt = time.perf_counter() - t0
+                    blob = pickle.dumps((j, o.kind, o.cause, o.detail, dt))
+                    os.write(write_fd, struct.pack("!I", len(blob)) + blob)
+            except BaseException:  # noqa: BLE001 - reported as the crash of the next case
+                code = 3
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        buf = b""
+        nxt = start
+        timed_out = False
+        while True:
+            ready, _, _ = select.select([read_fd], [], [], CASE_TIMEOUT)
+            if not ready:
+                timed_out = True
+                os.kill(pid, signal.SIGKILL)
+                break
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= 4:
+                (size,) = struct.unpack("!I", buf[:4])
+                if len(buf) < 4 + size:
+                    break
+                j, kind, cause, detail, dt = pickle.loads(buf[4 : 4 + size])
+                buf = buf[4 + size :]
+                done[j] = Outcome(cases[j], kind, cause, detail, dt)
+                nxt = j + 1
+                if progress is not None:
+                    progress(j)
+        os.close(read_fd)
+        _, status = os.waitpid(pid, 0)
+        if nxt < len(cases):  # the worker died (or hung) in case ``nxt``
+            if timed_out:
+                why = f"timeout after {CASE_TIMEOUT:g} s"
+            elif os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+                why = f"killed by {signal.Signals(sig).name}"
+            else:
+                why = f"worker exit status {os.WEXITSTATUS(status)}"
+            done[nxt] = Outcome(cases[nxt], "crash", why, why)
+            if progress is not None:
+                progress(nxt)
+            nxt += 1
+        start = nxt
+    return [o for o in done if o is not None]
 
 
 @dataclass
 class Summary:
     outcomes: list[Outcome]
     by_entry: dict[str, Counter] = field(default_factory=dict)
+    by_module: dict[str, Counter] = field(default_factory=dict)
     causes: dict[tuple[str, str], list[Outcome]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         by_entry: dict[str, Counter] = defaultdict(Counter)
+        by_module: dict[str, Counter] = defaultdict(Counter)
         causes: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
         for o in self.outcomes:
             by_entry[o.case.entry][o.kind] += 1
+            by_module[o.case.module][o.kind] += 1
             if o.kind not in ("ok", "error"):
                 causes[(o.kind, o.cause)].append(o)
         self.by_entry = dict(by_entry)
+        self.by_module = dict(by_module)
         self.causes = dict(causes)
 
     def __repr__(self) -> str:
@@ -3066,12 +6813,18 @@ class Summary:
     def totals(self) -> Counter:
         return Counter(o.kind for o in self.outcomes)
 
-    def table(self) -> str:
-        width = max([len("entry point"), *(len(e) for e in self.by_entry)])
-        head = f"{'entry point':<{width}} " + " ".join(f"{k:>8}" for k in KINDS) + f" {'total':>7}"
+    def module_table(self) -> str:
+        """The outcomes by module, plus the share of vague messages among the errors."""
+        return self.table(by="module")
+
+    def table(self, by: str = "entry") -> str:
+        rows = self.by_module if by == "module" else self.by_entry
+        title = "module" if by == "module" else "entry point"
+        width = max([len(title), *(len(e) for e in rows)])
+        head = f"{title:<{width}} " + " ".join(f"{k:>8}" for k in KINDS) + f" {'total':>7}"
         lines = [head, "-" * len(head)]
-        for entry in sorted(self.by_entry):
-            c = self.by_entry[entry]
+        for entry in sorted(rows):
+            c = rows[entry]
             lines.append(
                 f"{entry:<{width}} "
                 + " ".join(f"{c.get(k, 0):>8}" for k in KINDS)

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pinocchio as pin
 
+from ..configuration import check_model
+from ..exceptions import InvalidInput, check_positive_scalar
+
 if TYPE_CHECKING:
     import trimesh
 
@@ -86,6 +89,9 @@ def skeleton_shapes(model: pin.Model, radius: float | None = None) -> list[Shape
     sphere at each end; ``radius`` defaults to 8 % of the longest link, so the drawing scales
     with the robot.
     """
+    model = check_model(model, "skeleton_shapes")
+    if radius is not None:
+        radius = check_positive_scalar(radius, "skeleton_shapes radius")
     segments = _segments(model)
     if radius is None:
         longest = max((float(np.linalg.norm(end)) for _, end, _ in segments), default=0.5)
@@ -182,6 +188,11 @@ def geometry_shapes(
 
     ``progress(done, total)`` is called after each geometry (mesh loading can take seconds).
     """
+    _check_progress(progress)
+    if not isinstance(geometry_model, pin.GeometryModel):
+        raise InvalidInput(
+            f"geometry_shapes needs a pinocchio.GeometryModel, got {type(geometry_model).__name__}"
+        )
     shapes: list[Shape] = []
     objects = list(geometry_model.geometryObjects)
     for k, obj in enumerate(objects):
@@ -199,8 +210,22 @@ def geometry_shapes(
     return shapes
 
 
+def _check_progress(progress: object) -> None:
+    if progress is not None and not callable(progress):
+        raise InvalidInput(
+            f"progress must be a callable progress(done, total) or None, got {progress!r}"
+        )
+
+
 def robot_shapes(robot: Robot, progress: Callable[[int, int], None] | None = None) -> list[Shape]:
     """Meshes of ``robot.visual_model`` when it has one, capsules between joints otherwise."""
+    from ..robots import Robot
+
+    if not isinstance(robot, Robot):
+        raise InvalidInput(
+            f"robot_shapes needs a taskik Robot (taskik.robots.load), got {type(robot).__name__}"
+        )
+    _check_progress(progress)
     if robot.visual_model is not None and len(robot.visual_model.geometryObjects) > 0:
         return geometry_shapes(robot.visual_model, progress)
     return skeleton_shapes(robot.model)
@@ -216,6 +241,14 @@ def obstacle_shapes(obstacle: Obstacle, extent: float = 4.0) -> tuple[pin.SE3, l
     thick whose top face is the plane; its anchor is the point ``d n`` on the plane, with z
     along ``n``. The anchor of every other kind is the identity.
     """
+    from ..geometry import Obstacle
+
+    if not isinstance(obstacle, Obstacle):
+        raise InvalidInput(
+            "obstacle_shapes needs a taskik.geometry.Obstacle (sphere, box, mesh, ...), got "
+            f"{type(obstacle).__name__}"
+        )
+    extent = check_positive_scalar(extent, "obstacle_shapes extent")
     geometry, name = obstacle.geometry, obstacle.name
     identity = pin.SE3.Identity()
     primitive = _primitive_shapes(geometry, name, 0, identity, OBSTACLE_COLOR)
