@@ -92,6 +92,11 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("balance_step", "The cost of the balance limit in one step",
      "Talos reaching far forward on both feet: the same step with and without "
      "`BalanceLimit`, timed at the same configurations. `benchmarks/balance_step.py`."),
+    ("fuzz_inputs", "Bad input to every public entry point",
+     "Seeded mutations of every public entry point's arguments, each case run in a forked "
+     "worker: how many give a clear error, a bare exception, a crash or a silently wrong "
+     "answer (checked against an independent computation), by module. "
+     "`benchmarks/fuzz_inputs.py`."),
     ("batch_integrity", "Batch output that cannot lie",
      "20,000 UR5 pose problems solved by `taskik.batch.solve_poses` into an output file while "
      "the caller and a worker are killed twice each and four part files are damaged by hand "
