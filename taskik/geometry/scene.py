@@ -148,6 +148,9 @@ class CollisionScene:
         for a, b in pairs:
             gm.addCollisionPair(pin.CollisionPair(a, b))
         self.geometry_model = gm
+        #: Counts the changes of structure (obstacles added or removed): pair indices of
+        #: different generations do not correspond.
+        self.generation = getattr(self, "generation", -1) + 1
         self.geometry_data = pin.GeometryData(gm)
         self.pairs = np.array(pairs, dtype=int).reshape(-1, 2)
         self._first_obstacle = first_obstacle
@@ -164,6 +167,8 @@ class CollisionScene:
         ]
         self._centres_local = np.array([c for c, _ in spheres]).reshape(-1, 3)
         self._radii = np.array([r for _, r in spheres])
+        # the lever of a pair is the smaller body's radius; a half-space is never the smaller
+        self._lever_radii = np.where(self._halfspace, np.inf, self._radii)
         first, second = self.pairs[:, 0], self.pairs[:, 1]
         # near: |c_a − c_b| < r_a + r_b + d_i
         self._reach = self._radii[first] + self._radii[second]
@@ -291,7 +296,7 @@ class CollisionScene:
         sign = self._support[self._joint_of[a]].astype(float)
         sign -= self._support[self._joint_of[b]]
         turn = (tangents @ data.J[3:6]) * sign[:, None, :]
-        lever = np.minimum(self._radii[a], self._radii[b])
+        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
         lever[self._sphere[a] | self._sphere[b]] = 0.0
         return turn, lever
 
