@@ -5,12 +5,19 @@ after the scene changed, and obstacles very far away."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import coal
 import numpy as np
 import pinocchio as pin
 import pytest
 
 import taskik
 from taskik import geometry
+from taskik.exceptions import InvalidInput
 from taskik.limits.collision import CollisionLimit
 
 DT = 0.01
@@ -113,3 +120,214 @@ def test_the_last_steps_second_order_loss_is_asked_back():
         np.testing.assert_allclose(h[: len(after.pairs)], expected, rtol=1e-9, atol=1e-12)
         seen += int(np.any(loss > 1e-6) and len(common) > 0)
     assert seen >= 3  # the loss was at work, not zero every time
+
+
+# ------------------------------------------------------------------------------ degenerate meshes
+DEGENERATE = {
+    "coplanar": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0], [0.5, 0.5, 0]],
+    "collinear": [[0, 0, 0], [1, 0, 0], [2, 0, 0], [3, 0, 0]],
+    "repeated": [[0.1, 0.2, 0.3]] * 4,
+    "nearly flat": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 1e-9], [0.5, 0.5, 0]],
+}
+
+
+@pytest.mark.parametrize("case", sorted(DEGENERATE))
+def test_a_mesh_that_spans_no_volume_is_refused_without_a_crash(case):
+    """coal's hull of such vertices killed the process (SIGSEGV): the check runs in a
+    subprocess, so that a crash fails this test instead of ending the test session."""
+    code = (
+        "import sys, numpy as np\n"
+        "from taskik import geometry\n"
+        "from taskik.exceptions import InvalidInput\n"
+        f"V = np.array({DEGENERATE[case]!r}, float)\n"
+        "try:\n"
+        "    geometry.mesh('m', V, [[0, 1, 2], [0, 2, 3]])\n"
+        "except InvalidInput as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, f"the process died ({done.returncode}): {done.stderr[-500:]}"
+    assert "refused:" in done.stdout and "span no volume" in done.stdout
+
+
+def test_a_solid_mesh_with_repeated_vertices_is_its_hull():
+    cube = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float)
+    solid = geometry.mesh("m", np.vstack([cube, cube[:3]]), [[0, 1, 2]], [0.0, 0.0, 1.0])
+    assert solid.kind == "mesh" and solid.geometry.num_points == 8
+
+
+def test_a_robot_mesh_that_spans_no_volume_is_named():
+    robot = taskik.robots.load("ur5")
+    flat = pin.GeometryModel()
+    bvh = coal.BVHModelOBBRSS()
+    bvh.beginModel(2, 4)
+    bvh.addVertices(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float))
+    bvh.addTriangles(np.array([[0, 1, 2], [1, 3, 2]]))
+    bvh.endModel()
+    flat.addGeometryObject(pin.GeometryObject("plate", 1, pin.SE3.Identity(), bvh))
+    with pytest.raises(InvalidInput, match="'plate'.*span no volume"):
+        geometry.convexify(flat)
+    with pytest.raises(InvalidInput, match="'plate'.*span no volume"):
+        CollisionLimit(robot.model, flat)
+
+
+# ------------------------------------------------------------------------------ silent answers
+def test_a_non_finite_reference_configuration_is_refused():
+    """A NaN or inf in q_reference dropped self-collision pairs as 'in contact'."""
+    robot = taskik.robots.load("humanoid")
+    for bad in (np.nan, np.inf):
+        q = robot.q0.copy()
+        q[-1] = bad
+        with pytest.raises(InvalidInput, match="q_reference.*NaN or inf"):
+            CollisionLimit(robot, q_reference=q)
+        with pytest.raises(InvalidInput, match="q_reference"):
+            geometry.self_collision_pairs(robot.model, robot.collision_model, q)
+    with pytest.raises(InvalidInput, match="q_reference"):
+        CollisionLimit(robot, q_reference=robot.q0[:-1])
+
+
+def test_a_pair_listed_twice_is_refused():
+    """A duplicate shifted the pair indices: a pair reported with another's distance."""
+    robot = taskik.robots.load("ur5")
+    names = [o.name for o in robot.collision_model.geometryObjects]
+    for twice in ([(names[0], names[3]), (names[0], names[3])],
+                  [(names[0], names[3]), (names[3], names[0])]):  # fmt: skip
+        with pytest.raises(InvalidInput, match="listed twice"):
+            CollisionLimit(robot, self_collision=twice)
+    with pytest.raises(InvalidInput, match="listed twice"):
+        geometry.CollisionScene(robot.model, robot.collision_model, [(0, 3), (3, 0)])
+
+
+def ur5_ball(offset=(0.0, 0.2, 0.0)):
+    robot = taskik.robots.load("ur5")
+    conf = robot.configuration()
+    tool = conf.get_transform_frame_to_world("tool0").translation
+    ball = geometry.sphere("ball", 0.05, tool + np.asarray(offset))
+    return robot, conf, ball, CollisionLimit(robot, obstacles=[ball], self_collision=False)
+
+
+def fresh_clearance(robot, conf, obstacle):
+    """The clearance computed by a new limit, with a new obstacle of the same shape and pose."""
+    copy = geometry.Obstacle("copy", obstacle.geometry.clone(), pin.SE3(obstacle.pose))
+    return CollisionLimit(robot, obstacles=[copy], self_collision=False).clearance(conf)
+
+
+def test_a_pose_changed_in_place_is_seen():
+    robot, conf, ball, limit = ur5_ball()
+    before = limit.clearance(conf)
+    ball.pose.translation = ball.pose.translation + [0.0, -0.1, 0.0]  # in place
+    moved = limit.clearance(conf)
+    assert moved == pytest.approx(fresh_clearance(robot, conf, ball), abs=1e-9)
+    assert moved < before - 0.03
+    ball.pose = pin.SE3(np.eye(3), ball.pose.translation + [0.0, 0.1, 0.0])  # assigned
+    assert limit.clearance(conf) == pytest.approx(before, abs=1e-9)
+
+
+def test_a_pose_changed_in_place_is_a_motion_of_the_obstacle():
+    robot, conf, ball, limit = ur5_ball((0.0, 0.13, 0.0))
+    limit.compute_inequalities(conf, DT)
+    _, h_still = limit.compute_inequalities(conf, DT)
+    ball.pose.translation = ball.pose.translation - [0.0, 0.01, 0.0]  # 1 cm toward the tool
+    _, h_moved = limit.compute_inequalities(conf, DT)
+    limit_moved = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+    _, h_static = limit_moved.compute_inequalities(conf, DT)
+    # the motion (−1 cm along the normal, per step) is subtracted from the static bound
+    assert np.min(h_moved - h_static) < -0.5 and np.all(h_moved <= h_static + 1e-9)
+    assert len(h_still) <= len(h_moved)
+
+
+def test_a_geometry_reassigned_or_resized_is_seen():
+    robot, conf, ball, limit = ur5_ball()
+    before = limit.clearance(conf)
+    ball.geometry = coal.Sphere(0.1)  # 5 cm larger
+    assert limit.clearance(conf) == pytest.approx(fresh_clearance(robot, conf, ball), abs=1e-9)
+    assert limit.clearance(conf) < before - 0.03
+    ball.geometry.radius = 0.12  # resized in place
+    assert limit.clearance(conf) == pytest.approx(fresh_clearance(robot, conf, ball), abs=1e-9)
+    near = limit.distances(conf)  # the broadphase saw the new radius too
+    every = limit.distances(conf, all_pairs=True)
+    assert set(near.pairs) == set(every.pairs[every.distance < limit.detection_distance])
+    with pytest.raises(InvalidInput, match="convex coal shape"):
+        ball.geometry = "sphere"
+    ball.geometry.radius = float("nan")
+    with pytest.raises(InvalidInput, match="NaN"):
+        limit.clearance(conf)
+
+
+@pytest.mark.parametrize(
+    ("pose", "message"),
+    [
+        (np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0.3, 0.2, 0.1, 1]]), "last row"),
+        (np.array([[1, 0, 0, 0.3], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 1, 1.0]]), "last row"),
+        (np.eye(4) * (1 + 0j), "complex"),
+        (np.array([0.1, 0.2, 0.3j]), "complex"),
+        (np.diag([1.0, 2.0, 1.0, 1.0]), "rotation"),
+        (np.diag([1.0, 1.0, -1.0, 1.0]), "rotation"),
+        (np.eye(3), "shape"),
+        ("here", "real numbers"),
+        ([1e300, 0.0, 0.0], "farther than"),
+        (pin.SE3(np.diag([1.0, 2.0, 1.0]), np.zeros(3)), "rotation"),
+    ],
+)
+def test_a_pose_must_be_a_rigid_transform(pose, message):
+    with pytest.raises(InvalidInput, match=message):
+        geometry.sphere("ball", 0.1, pose)
+    ball = geometry.sphere("ball", 0.1)
+    with pytest.raises(InvalidInput, match=message):
+        ball.move_to(pose)
+
+
+def test_a_pose_broken_in_place_is_refused_at_the_next_step():
+    robot, conf, ball, limit = ur5_ball()
+    ball.pose.rotation = np.diag([1.0, 2.0, 1.0])
+    with pytest.raises(InvalidInput, match="ball.*rotation"):
+        limit.compute_inequalities(conf, DT)
+
+
+def test_obstacles_very_far_away_are_refused():
+    """At 1e300 m the distances were NaN, with no error."""
+    with pytest.raises(InvalidInput, match="farther than"):
+        geometry.sphere("ball", 0.1, [1e300, 0.0, 0.0])
+    with pytest.raises(InvalidInput, match="offset"):
+        geometry.halfspace("floor", [0.0, 0.0, 1.0], 1e300)
+    with pytest.raises(InvalidInput, match="radius"):
+        geometry.sphere("ball", 1e300)
+    robot, conf, ball, limit = ur5_ball()
+    ball.move_to([1e5, 0.0, 0.0])  # far, but within the accepted range: finite distances
+    assert np.isfinite(limit.clearance(conf)) and limit.clearance(conf) > 9e4
+
+
+def test_a_geometry_model_of_another_robot_is_refused():
+    """The UR5's geometry on the Panda was attached to the wrong joints, or raised a bare
+    IndexError."""
+    panda, ur5, planar = (taskik.robots.load(n) for n in ("panda", "ur5", "planar_2r"))
+    with pytest.raises(InvalidInput, match="another robot"):
+        CollisionLimit(panda.model, ur5.collision_model)  # the same indices, other names
+    with pytest.raises(InvalidInput, match="joint 7, but the model has 7 joints.*another robot"):
+        CollisionLimit(ur5.model, panda.collision_model)  # was a bare IndexError
+    with pytest.raises(InvalidInput, match="another robot"):
+        CollisionLimit(taskik.robots.load("talos").model, panda.collision_model)
+    with pytest.raises(InvalidInput, match="another robot"):
+        CollisionLimit(planar.model, panda.collision_model)
+    with pytest.raises(InvalidInput, match="another robot"):
+        geometry.self_collision_pairs(planar.model, panda.collision_model, planar.q0)
+    with pytest.raises(InvalidInput, match="another robot"):
+        geometry.CollisionScene(planar.model, panda.collision_model)
+
+
+def test_row_names_match_the_rows_after_an_obstacle_is_removed():
+    robot, conf, ball, limit = ur5_ball((0.0, 0.13, 0.0))
+    other = geometry.sphere("other", 0.05, ball.pose.translation + [0.0, -0.26, 0.0])
+    limit.add_obstacle(other)
+    G, h = limit.compute_inequalities(conf, DT)
+    names = limit.row_names()
+    assert len(names) == len(h) and any("ball" in n for n in names)
+    limit.remove_obstacle("ball")  # the rows are still those computed with the ball
+    assert limit.row_names() == names
+    rows = limit.compute_inequalities(conf, DT)
+    after = limit.row_names()
+    assert rows is not None and len(after) == len(rows[1])
+    assert not any("ball" in n for n in after)

@@ -18,14 +18,15 @@ collision pairs. Each evaluation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pinocchio as pin
 
-from ..exceptions import InvalidInput, UnknownName
-from .shapes import Obstacle
+from ..exceptions import InvalidInput, UnknownName, check_scalar
+from .robot import check_geometry_model, check_pairs
+from .shapes import Obstacle, _pose, check_shape, shape_values
 
 __all__ = ["CollisionScene", "PairDistances"]
 
@@ -63,6 +64,11 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+def _shape_key(geometry: object) -> tuple[object, ...]:
+    """What a scene compares to see a shape changed: its kind, identity and sizes."""
+    return (type(geometry).__name__, id(geometry), *shape_values(geometry))
+
+
 def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
     """Centre (in the geometry's own frame) and radius of a sphere around the geometry."""
     geometry = obj.geometry
@@ -88,13 +94,10 @@ class CollisionScene:
         self_pairs: Sequence[tuple[int, int]] = (),
         obstacles: Sequence[Obstacle] = (),
     ) -> None:
-        self.model = model
+        self.model = check_geometry_model(model, geometry_model, "CollisionScene")
         self.robot_geometry = geometry_model
         self.n_robot = len(geometry_model.geometryObjects)
-        for a, b in self_pairs:
-            if not (0 <= a < self.n_robot and 0 <= b < self.n_robot and a != b):
-                raise InvalidInput(f"self-collision pair ({a}, {b}) is not two geometries")
-        self.self_pairs = [tuple(sorted((int(a), int(b)))) for a, b in self_pairs]
+        self.self_pairs = check_pairs(self_pairs, self.n_robot)
         self.obstacles: list[Obstacle] = []
         parents = np.array([o.parentJoint for o in geometry_model.geometryObjects], dtype=int)
         self._moving = np.flatnonzero(parents > 0)
@@ -104,6 +107,11 @@ class CollisionScene:
             for k in model.supports[j][1:]:
                 joint = model.joints[k]
                 self._support[j, joint.idx_v : joint.idx_v + joint.nv] = True
+        if isinstance(obstacles, Obstacle | str | bytes) or not isinstance(obstacles, Iterable):
+            raise InvalidInput(
+                f"obstacles must be a list of taskik.geometry.Obstacle, got "
+                f"{type(obstacles).__name__} (wrap a single obstacle in a list)"
+            )
         for obstacle in obstacles:
             self._check_new(obstacle)
             self.obstacles.append(obstacle)
@@ -117,6 +125,9 @@ class CollisionScene:
             )
         if any(o.name == obstacle.name for o in self.obstacles):
             raise InvalidInput(f"an obstacle named {obstacle.name!r} is already in the scene")
+        # a pose or shape changed in place since it was built is checked here too
+        _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+        check_shape(obstacle.geometry, f"the shape of obstacle {obstacle.name!r}")
 
     def add_obstacle(self, obstacle: Obstacle) -> None:
         """Watch ``obstacle`` too (against every robot geometry)."""
@@ -126,6 +137,8 @@ class CollisionScene:
 
     def remove_obstacle(self, name: str) -> Obstacle:
         """Stop watching the obstacle called ``name``; returns it."""
+        if not isinstance(name, str):
+            raise InvalidInput(f"an obstacle name must be a str, got {type(name).__name__}")
         for k, obstacle in enumerate(self.obstacles):
             if obstacle.name == name:
                 del self.obstacles[k]
@@ -139,9 +152,9 @@ class CollisionScene:
         gm.removeAllCollisionPairs()
         first_obstacle = len(gm.geometryObjects)
         for obstacle in self.obstacles:
-            gm.addGeometryObject(
-                pin.GeometryObject(obstacle.name, 0, obstacle.pose, obstacle.geometry)
-            )
+            pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+            shape = check_shape(obstacle.geometry, f"the shape of obstacle {obstacle.name!r}")
+            gm.addGeometryObject(pin.GeometryObject(obstacle.name, 0, pose, shape))
         pairs = list(self.self_pairs)
         for k in range(len(self.obstacles)):
             pairs += [(int(a), first_obstacle + k) for a in self._moving]
@@ -154,7 +167,9 @@ class CollisionScene:
         self.geometry_data = pin.GeometryData(gm)
         self.pairs = np.array(pairs, dtype=int).reshape(-1, 2)
         self._first_obstacle = first_obstacle
-        self._versions = [-1] * len(self.obstacles)
+        # what the scene holds of each obstacle, by value: its pose and its shape
+        self._placed = [o.pose.homogeneous.copy() for o in self.obstacles]
+        self._shapes = [_shape_key(o.geometry) for o in self.obstacles]
         objects = gm.geometryObjects
         self.names = [f"{objects[int(a)].name} / {objects[int(b)].name}" for a, b in self.pairs]
         self._joint_of = np.array([o.parentJoint for o in objects], dtype=int)
@@ -173,33 +188,57 @@ class CollisionScene:
         # near: |c_a − c_b| < r_a + r_b + d_i
         self._reach = self._radii[first] + self._radii[second]
         self._flat = self._halfspace[first] | self._halfspace[second]
-        self._seen = [o.pose for o in self.obstacles]  # poses at the last obstacle_motion
+        # poses at the last obstacle_motion (copies: a pose changed in place is a motion)
+        self._seen = [pin.SE3(o.pose) for o in self.obstacles]
         self._previous_centres: np.ndarray | None = None  # at the last lookahead
 
     def _sync_obstacles(self) -> None:
+        """The obstacles' poses and shapes, read by value (however they were changed)."""
         for k, obstacle in enumerate(self.obstacles):
-            if self._versions[k] != obstacle.version:
-                index = self._first_obstacle + k
-                self.geometry_model.geometryObjects[index].placement = obstacle.pose
-                self._versions[k] = obstacle.version
+            if _shape_key(obstacle.geometry) != self._shapes[k]:
+                self._build()  # a new or resized shape: new bounding spheres
+                return
+            M = obstacle.pose.homogeneous
+            if not np.array_equal(M, self._placed[k]):
+                pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+                self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
+                self._placed[k] = M.copy()
 
     def obstacle_motion(self, near: PairDistances) -> np.ndarray:
         """``n·δ_b`` per pair of ``near`` (m): how much the obstacle's closest point moved
         along the normal since the last call (0 for robot–robot pairs), i.e. the distance
         change the obstacle will cause in the next step if it keeps moving the same way.
         Marks the current poses as seen."""
+        if not isinstance(near, PairDistances):
+            raise InvalidInput(
+                f"obstacle_motion needs the PairDistances of distances(), got {type(near).__name__}"
+            )
         motion = np.zeros(len(near.pairs))
-        for i, pair in enumerate(near.pairs):
-            k = int(self.pairs[pair, 1]) - self._first_obstacle
-            if k >= 0 and self.obstacles[k].pose is not self._seen[k]:
-                step = self.obstacles[k].pose * self._seen[k].inverse()
-                motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
-        self._seen = [o.pose for o in self.obstacles]
+        poses = [pin.SE3(o.pose) for o in self.obstacles]
+        if len(poses) != len(self._seen):  # a different scene: nothing was seen of it
+            self._seen = poses
+            return motion
+        moved = [
+            not np.array_equal(now.homogeneous, seen.homogeneous)
+            for now, seen in zip(poses, self._seen, strict=True)
+        ]
+        if any(moved):
+            for i, pair in enumerate(near.pairs):
+                k = int(self.pairs[pair, 1]) - self._first_obstacle
+                if k >= 0 and moved[k]:
+                    step = poses[k] * self._seen[k].inverse()
+                    motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
+        self._seen = poses
         return motion
 
     # ------------------------------------------------------------------ evaluation
     def _place(self, data: pin.Data) -> None:
         """Obstacles at their poses, robot geometry from ``data``'s joint placements."""
+        if not isinstance(data, pin.Data) or len(data.oMi) != self.model.njoints:
+            raise InvalidInput(
+                "CollisionScene needs the pinocchio.Data of its model (configuration.data), "
+                f"got {type(data).__name__}"
+            )
         self._sync_obstacles()
         pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
 
@@ -220,12 +259,14 @@ class CollisionScene:
         gets its row before a single step could carry it from beyond ``detection_distance``
         into contact (a hand at 2 m/s moves 2 cm per 10 ms step).
         """
+        detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
         if not len(self.pairs):
             return np.zeros(0, dtype=int), np.zeros(0)
         centres = self._world_centres()
         a, b = self.pairs[:, 0], self.pairs[:, 1]
-        threshold = np.full(len(a), float(detection_distance))
+        # (beyond 1e12 m every pair is near anyway: obstacles lie within 1e6 m of the origin)
+        threshold = np.full(len(a), min(detection_distance, 1e12))
         if lookahead:
             previous = self._previous_centres
             if previous is not None and previous.shape == centres.shape:
@@ -260,6 +301,12 @@ class CollisionScene:
         gm, gd, distance = self.geometry_model, self.geometry_data, pin.computeDistance
         results = [distance(gm, gd, int(index)) for index in candidates]
         dist = np.array([result.min_distance for result in results])
+        if not np.all(np.isfinite(dist)):
+            bad = [self.names[int(k)] for k in candidates[~np.isfinite(dist)]]
+            raise InvalidInput(
+                f"the distance of {', '.join(bad[:5])} is not finite: is the robot's "
+                "configuration or an obstacle very far from the origin?"
+            )
         if not all_pairs:  # the closest points of the pairs kept only
             keep = np.flatnonzero(dist < threshold)
             candidates, dist = candidates[keep], dist[keep]

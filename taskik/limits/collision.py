@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,8 +10,14 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration, check_model
-from ..exceptions import InvalidInput, UnknownName, check_scalar
+from ..configuration import Configuration, check_configuration, check_model
+from ..exceptions import (
+    InvalidInput,
+    UnknownName,
+    check_finite_array,
+    check_positive_scalar,
+    check_scalar,
+)
 from ..geometry import (
     CollisionScene,
     Obstacle,
@@ -20,6 +26,7 @@ from ..geometry import (
     convexify,
     self_collision_pairs,
 )
+from ..geometry.robot import check_geometry_model
 from .limit import Inequalities, Limit
 
 __all__ = ["CollisionLimit", "CollisionReport"]
@@ -154,8 +161,10 @@ class CollisionLimit(Limit):
         if not isinstance(geometry, pin.GeometryModel):
             raise InvalidInput(
                 "CollisionLimit needs the robot's collision geometry: pass a taskik Robot "
-                "(taskik.robots.load / load_urdf) or geometry_model=pin.GeometryModel"
+                "(taskik.robots.load / load_urdf) or geometry_model=pin.GeometryModel, got "
+                f"{type(geometry).__name__}"
             )
+        check_geometry_model(self.model, geometry, "CollisionLimit")
         self.safety_distance = check_scalar(safety_distance, "safety_distance", 0.0)
         self.detection_distance = check_scalar(
             detection_distance, "detection_distance", self.safety_distance, low_open=True
@@ -165,6 +174,13 @@ class CollisionLimit(Limit):
         if self.safety_distance + self.buffer >= self.detection_distance:
             raise InvalidInput("detection_distance must exceed safety_distance + buffer")
         self.gain = check_scalar(gain, "CollisionLimit gain", 0.0, 1.0, low_open=True)
+        if not isinstance(self_collision, bool | np.bool_) and (
+            isinstance(self_collision, str | bytes) or not isinstance(self_collision, Iterable)
+        ):
+            raise InvalidInput(
+                "self_collision must be True, False or a list of pairs of geometry names, got "
+                f"{self_collision!r}"
+            )
         geometry = convexify(geometry)
         if srdf is None:
             srdf = getattr(robot, "srdf", None)
@@ -172,24 +188,37 @@ class CollisionLimit(Limit):
             q_reference = getattr(robot, "q0", None)
         if q_reference is None:
             q_reference = pin.neutral(self.model)
+        try:
+            q_reference = Configuration(self.model, q_reference).q
+        except InvalidInput as exc:
+            raise InvalidInput(f"q_reference: {exc}") from exc
         self.selection: PairSelection | None = None
         pairs: list[tuple[int, int]] = []
-        if self_collision is True:
+        if self_collision is True or self_collision is np.True_:
             self.selection = self_collision_pairs(
                 self.model,
                 geometry,
-                np.asarray(q_reference, dtype=float),
+                q_reference,
                 srdf,
                 contact_distance=self.safety_distance + self.buffer,
             )
             pairs = list(self.selection.pairs)
-        elif self_collision is not False:
+        elif self_collision is not False and self_collision is not np.False_:
             names = [o.name for o in geometry.geometryObjects]
-            for a, b in self_collision:
-                for n in (a, b):
+            for pair in self_collision:
+                if (
+                    isinstance(pair, str | bytes)
+                    or not isinstance(pair, Iterable)
+                    or len(items := list(pair)) != 2
+                    or not all(isinstance(n, str) for n in items)
+                ):
+                    raise InvalidInput(f"a self-collision pair is two geometry names, got {pair!r}")
+                for n in items:
                     if n not in names:
                         raise UnknownName("collision geometry", n, names)
-                pairs.append((names.index(a), names.index(b)))
+                pairs.append((names.index(items[0]), names.index(items[1])))
+        elif srdf is not None and not isinstance(srdf, str | Path):
+            raise InvalidInput(f"srdf must be a path to an SRDF file, got {type(srdf).__name__}")
         self.scene = CollisionScene(self.model, geometry, pairs, obstacles)
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
@@ -221,7 +250,7 @@ class CollisionLimit(Limit):
     # --------------------------------------------------------------- the rows
     def rate(self, dt: float) -> float:
         """``k = min(ξ / (d_i − d_s − buffer), gain / dt)`` (1/s)."""
-        return min(self.damper_rate, self.gain / dt)
+        return min(self.damper_rate, self.gain / check_positive_scalar(dt, "dt"))
 
     @property
     def damper_rate(self) -> float:
@@ -230,11 +259,27 @@ class CollisionLimit(Limit):
 
     def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
         """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
-        return self.scene.distances(configuration.data, self.detection_distance, all_pairs)
+        self._check(configuration)
+        return self.scene.distances(configuration.data, self.detection_distance, bool(all_pairs))
+
+    def _check(self, configuration: object) -> None:
+        conf = check_configuration(configuration, "CollisionLimit")
+        if conf.model is not self.model and (
+            conf.model.nq != self.model.nq
+            or conf.model.nv != self.model.nv
+            or conf.model.njoints != self.model.njoints
+        ):
+            raise InvalidInput(
+                "the configuration's model is not the one CollisionLimit was built for "
+                f"(nq {conf.model.nq} vs {self.model.nq}, njoints {conf.model.njoints} vs "
+                f"{self.model.njoints})"
+            )
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         """The damper's rows ``G v ≤ h`` of the pairs within the detection distance (None
         when there is none); consumes the obstacles' motion since the last call."""
+        self._check(configuration)
+        dt = check_positive_scalar(dt, "dt")
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
@@ -244,7 +289,9 @@ class CollisionLimit(Limit):
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near)
         loss = (
-            np.zeros(len(near.pairs)) if long_step else self._second_order(configuration, near, motion)
+            np.zeros(len(near.pairs))
+            if long_step
+            else self._second_order(configuration, near, motion)
         )
         self._previous = (self.scene.generation, configuration.q.copy(), near)
         if not len(near.pairs):
@@ -334,12 +381,15 @@ class CollisionLimit(Limit):
     ) -> CollisionReport:
         """The pairs within the detection distance, closest first; with the step ``v``
         (and its ``dt``), which rows it makes active (``G v ≥ h − 1e-9``)."""
+        dt = check_positive_scalar(dt, "dt")
+        if v is not None:
+            v = check_finite_array(v, "v", (self.model.nv,))
         near = self.distances(configuration)
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
             G, h, pair = self._rows(near, dt, None)
-            binding = G @ np.asarray(v, dtype=float) >= h - 1e-9
+            binding = G @ v >= h - 1e-9
             active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
         return CollisionReport(
