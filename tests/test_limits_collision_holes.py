@@ -17,7 +17,7 @@ import pytest
 
 import taskik
 from taskik import geometry
-from taskik.exceptions import InvalidInput
+from taskik.exceptions import InvalidInput, TaskikError
 from taskik.limits.collision import CollisionLimit
 
 DT = 0.01
@@ -131,12 +131,22 @@ DEGENERATE = {
 }
 
 
+def isolated(code: str) -> str:
+    """Run ``code`` in a fresh interpreter, so that a crash (coal's hull of degenerate
+    vertices killed the process with SIGSEGV) fails the test instead of ending the session;
+    returns its output."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, f"the process died ({done.returncode}): {done.stderr[-500:]}"
+    return done.stdout
+
+
 @pytest.mark.parametrize("case", sorted(DEGENERATE))
 def test_a_mesh_that_spans_no_volume_is_refused_without_a_crash(case):
-    """coal's hull of such vertices killed the process (SIGSEGV): the check runs in a
-    subprocess, so that a crash fails this test instead of ending the test session."""
-    code = (
-        "import sys, numpy as np\n"
+    out = isolated(
+        "import numpy as np\n"
         "from taskik import geometry\n"
         "from taskik.exceptions import InvalidInput\n"
         f"V = np.array({DEGENERATE[case]!r}, float)\n"
@@ -145,12 +155,7 @@ def test_a_mesh_that_spans_no_volume_is_refused_without_a_crash(case):
         "except InvalidInput as exc:\n"
         "    print('refused:', exc)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
-    )
-    assert done.returncode == 0, f"the process died ({done.returncode}): {done.stderr[-500:]}"
-    assert "refused:" in done.stdout and "span no volume" in done.stdout
+    assert "refused:" in out and "span no volume" in out
 
 
 def test_a_solid_mesh_with_repeated_vertices_is_its_hull():
@@ -160,18 +165,28 @@ def test_a_solid_mesh_with_repeated_vertices_is_its_hull():
 
 
 def test_a_robot_mesh_that_spans_no_volume_is_named():
-    robot = taskik.robots.load("ur5")
-    flat = pin.GeometryModel()
-    bvh = coal.BVHModelOBBRSS()
-    bvh.beginModel(2, 4)
-    bvh.addVertices(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float))
-    bvh.addTriangles(np.array([[0, 1, 2], [1, 3, 2]]))
-    bvh.endModel()
-    flat.addGeometryObject(pin.GeometryObject("plate", 1, pin.SE3.Identity(), bvh))
-    with pytest.raises(InvalidInput, match="'plate'.*span no volume"):
-        geometry.convexify(flat)
-    with pytest.raises(InvalidInput, match="'plate'.*span no volume"):
-        CollisionLimit(robot.model, flat)
+    out = isolated(
+        "import coal, numpy as np, pinocchio as pin, taskik\n"
+        "from taskik import geometry\n"
+        "from taskik.exceptions import InvalidInput\n"
+        "from taskik.limits.collision import CollisionLimit\n"
+        "robot = taskik.robots.load('ur5')\n"
+        "flat = pin.GeometryModel()\n"
+        "bvh = coal.BVHModelOBBRSS()\n"
+        "bvh.beginModel(2, 4)\n"
+        "bvh.addVertices(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float))\n"
+        "bvh.addTriangles(np.array([[0, 1, 2], [1, 3, 2]]))\n"
+        "bvh.endModel()\n"
+        "flat.addGeometryObject(pin.GeometryObject('plate', 1, pin.SE3.Identity(), bvh))\n"
+        "makers = (lambda: geometry.convexify(flat), lambda: CollisionLimit(robot.model, flat))\n"
+        "for make in makers:\n"
+        "    try:\n"
+        "        make()\n"
+        "    except InvalidInput as exc:\n"
+        "        print('refused:', exc)\n"
+    )
+    refused = [line for line in out.splitlines() if line.startswith("refused:")]
+    assert len(refused) == 2 and all("'plate'" in r and "span no volume" in r for r in refused)
 
 
 # ------------------------------------------------------------------------------ silent answers
@@ -331,3 +346,63 @@ def test_row_names_match_the_rows_after_an_obstacle_is_removed():
     after = limit.row_names()
     assert rows is not None and len(after) == len(rows[1])
     assert not any("ball" in n for n in after)
+
+
+# ------------------------------------------------------------------------------ bad values
+BAD = [None, "x", True, np.nan, np.inf, -1.0, 0.0, 1e300, 1j, [1, 2], np.full(3, np.nan),
+       np.eye(3), np.zeros((4, 4)), np.array(["a", "b"]), object(), coal.Sphere(0.1)]  # fmt: skip
+
+
+def entry_points(robot, conf, x):
+    """Calls of taskik.geometry and CollisionLimit with the bad value ``x`` in one place."""
+    ball = geometry.sphere("b", 0.05, [0.5, 0.2, 0.5])
+    limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+    scene = geometry.CollisionScene(robot.model, robot.collision_model, [(0, 3)], [ball])
+    yield lambda: geometry.sphere("s", x)
+    yield lambda: geometry.sphere("s", 0.1, x)
+    yield lambda: geometry.box("s", x)
+    yield lambda: geometry.halfspace("s", x)
+    yield lambda: geometry.halfspace("s", [0, 0, 1], x)
+    yield lambda: geometry.mesh("s", x, [[0, 1, 2]])
+    yield lambda: geometry.mesh("s", np.eye(4, 3) + 0.1 * np.eye(4, 3)[::-1], x)
+    yield lambda: geometry.Obstacle("o", x)
+    yield lambda: geometry.Obstacle(x, coal.Sphere(0.1))
+    yield lambda: ball.move_to(x)
+    yield lambda: geometry.fit_capsules(x, 0.1)
+    yield lambda: geometry.fit_capsules(robot.model, x)
+    yield lambda: geometry.convexify(x)
+    yield lambda: geometry.self_collision_pairs(robot.model, robot.collision_model, x)
+    yield lambda: geometry.CollisionScene(robot.model, robot.collision_model, x)
+    yield lambda: geometry.CollisionScene(robot.model, robot.collision_model, (), x)
+    yield lambda: scene.distances(x, 0.05)
+    yield lambda: scene.distances(conf.data, x)
+    yield lambda: scene.obstacle_motion(x)
+    for key in ("geometry_model", "self_collision", "obstacles", "safety_distance", "speed",
+                "q_reference", "srdf"):  # fmt: skip
+        yield lambda key=key: CollisionLimit(robot, **{key: x})
+    yield lambda: CollisionLimit(x)
+    yield lambda: limit.compute_inequalities(x, DT)
+    yield lambda: limit.compute_inequalities(conf, x)
+    yield lambda: limit.report(conf, x)
+    yield lambda: limit.distances(x)
+    yield lambda: limit.add_obstacle(x)
+    yield lambda: limit.remove_obstacle(x)
+
+
+@pytest.mark.parametrize("x", BAD, ids=[type(x).__name__ + str(i) for i, x in enumerate(BAD)])
+def test_bad_values_give_named_errors_or_finite_answers(x):
+    """Every entry point of taskik.geometry and CollisionLimit, given a wrong type, NaN, a
+    wrong shape or an absurd size: a TaskikError or a finite answer, never a bare exception
+    (there were TypeError, AttributeError, IndexError, ZeroDivisionError, Pinocchio's)."""
+    robot = taskik.robots.load("ur5")
+    conf = robot.configuration()
+    for k, call in enumerate(entry_points(robot, conf, x)):
+        try:
+            out = call()
+        except TaskikError:
+            continue
+        except Exception as exc:  # noqa: BLE001 - the point of the test
+            raise AssertionError(f"call {k} with {x!r}: bare {type(exc).__name__}: {exc}") from exc
+        for value in out if isinstance(out, tuple) else (out,):
+            if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+                assert np.all(np.isfinite(value)), f"call {k} with {x!r} gave {value}"

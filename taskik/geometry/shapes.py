@@ -45,7 +45,7 @@ def _name(name: object) -> str:
 def _pose(pose: Any, what: str) -> pin.SE3:
     """A pin.SE3 from an SE3, a 4×4 homogeneous matrix or a position (3,), checked to be a
     rigid transform: finite real values, an orthonormal rotation of determinant +1, a last
-    row ``[0, 0, 0, 1]``, a translation within :data:`MAX_EXTENT` m of the origin."""
+    row ``[0, 0, 0, 1]``, a translation within ``MAX_EXTENT`` (1e6 m) of the origin."""
     if isinstance(pose, pin.SE3):
         M = check_finite_array(pose.homogeneous, what, (4, 4))
     elif pose is None:
@@ -111,7 +111,7 @@ def shape_values(geometry: coal.CollisionGeometry) -> tuple[float, ...]:
 
 def check_shape(geometry: object, what: str) -> coal.CollisionGeometry:
     """``geometry`` when it is a convex coal shape with finite, positive sizes within
-    :data:`MAX_EXTENT`; :class:`InvalidInput` naming ``what`` otherwise."""
+    ``MAX_EXTENT`` (1e6 m); :class:`InvalidInput` naming ``what`` otherwise."""
     if not isinstance(geometry, SHAPES):
         kinds = ", ".join(t.__name__ for t in SHAPES)
         hint = (

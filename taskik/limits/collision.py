@@ -96,9 +96,14 @@ class CollisionLimit(Limit):
     body's bounding sphere; with them both cases keep ``d_s`` (tested). Pairs with a
     sphere (a point contact) do not need them. They cost about 0.2 ms per Talos step.
 
+    A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
+
     A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
     assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
-    approaching obstacle pushes the robot away before it reaches ``d_s``.
+    approaching obstacle pushes the robot away before it reaches ``d_s``. The same holds of
+    the distance a pair lost in the last step beyond its first-order prediction (the
+    curvature of a fast link's path, ``½ a dt²``): it is subtracted too, as ``loss / dt``
+    (at most ``buffer``), see ``_second_order``.
 
     Args:
         robot: a :class:`taskik.robots.Robot` (its ``collision_model`` and ``srdf``), or a
