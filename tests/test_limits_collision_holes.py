@@ -406,3 +406,39 @@ def test_bad_values_give_named_errors_or_finite_answers(x):
         for value in out if isinstance(out, tuple) else (out,):
             if isinstance(value, np.ndarray) and value.dtype.kind == "f":
                 assert np.all(np.isfinite(value)), f"call {k} with {x!r} gave {value}"
+
+
+def damper_bounds(limit: CollisionLimit, conf: taskik.Configuration) -> dict[str, float]:
+    """``compute_inequalities``' bound ``h`` of each near pair's damper row, by pair name."""
+    rows = limit.compute_inequalities(conf, DT)
+    if rows is None:
+        return {}
+    names = limit.row_names()
+    return {names[i]: float(rows[1][i]) for i in range(len(limit._last.pairs))}
+
+
+def test_the_loss_is_the_same_when_the_rows_are_asked_twice_at_one_configuration():
+    """A second call at the same q (another priority level, a report) measures no new step:
+    it keeps the loss of the last one instead of finding none."""
+    robot = taskik.robots.load("ur5")
+    start = robot.configuration()
+    tool = start.get_transform_frame_to_world("tool0").translation
+    ball = geometry.sphere("ball", 0.08, tool + [0.0, 0.16, 0.0])
+    rng = np.random.default_rng(2)
+    asked = 0
+    for _ in range(20):
+        limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+        limit.compute_inequalities(start, DT)
+        v = rng.standard_normal(robot.model.nv) * 2.0
+        moved = robot.configuration(pin.integrate(robot.model, start.q, v * DT))
+        first = damper_bounds(limit, moved)
+        if not first:
+            continue
+        again = damper_bounds(limit, moved)  # (the lookahead may watch fewer pairs now)
+        without = damper_bounds(
+            CollisionLimit(robot, obstacles=[ball], self_collision=False), moved
+        )
+        assert again and set(again) <= set(first)
+        assert all(again[name] == first[name] for name in again)
+        asked += int(any(first[name] < without[name] - 1e-6 for name in again))
+    assert asked >= 3

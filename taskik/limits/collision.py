@@ -229,8 +229,9 @@ class CollisionLimit(Limit):
         self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
         self._last: PairDistances | None = None
         self._last_names: list[str] = []  # the pair names when _last was computed
-        # (scene generation, q, near pairs) at the last compute_inequalities
-        self._previous: tuple[int, np.ndarray, PairDistances] | None = None
+        # (scene generation, q, near pairs, their loss) at the last compute_inequalities
+        # at a new q
+        self._previous: tuple[int, np.ndarray, PairDistances, np.ndarray] | None = None
         self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
 
     # --------------------------------------------------------------- obstacles
@@ -293,12 +294,19 @@ class CollisionLimit(Limit):
         )
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near)
-        loss = (
-            np.zeros(len(near.pairs))
-            if long_step
-            else self._second_order(configuration, near, motion)
-        )
-        self._previous = (self.scene.generation, configuration.q.copy(), near)
+        loss = np.zeros(len(near.pairs))
+        previous = self._previous
+        if (
+            previous is not None
+            and previous[0] == self.scene.generation
+            and np.array_equal(previous[1], configuration.q)
+        ):  # called again at the same q: the same loss (measured over the last step)
+            _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
+            loss[now] = previous[3][then]
+        else:
+            if not long_step:
+                loss = self._second_order(configuration, near, motion)
+            self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
         if not len(near.pairs):
             return None
         G, h, self._row_pairs = self._rows(near, dt, (motion - loss) / dt, tilt=not long_step)
@@ -319,7 +327,7 @@ class CollisionLimit(Limit):
         previous = self._previous
         if previous is None or previous[0] != self.scene.generation or not len(near.pairs):
             return loss
-        _, q_before, before = previous
+        _, q_before, before, _ = previous
         if not len(before.pairs) or q_before.shape != configuration.q.shape:
             return loss
         _, now, then = np.intersect1d(near.pairs, before.pairs, return_indices=True)
