@@ -294,16 +294,9 @@ class CollisionLimit(Limit):
         )
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near)
-        loss = np.zeros(len(near.pairs))
-        previous = self._previous
-        if (
-            previous is not None
-            and previous[0] == self.scene.generation
-            and np.array_equal(previous[1], configuration.q)
-        ):  # called again at the same q: the same loss (measured over the last step)
-            _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
-            loss[now] = previous[3][then]
-        else:
+        loss = self._loss_at(configuration, near)
+        if loss is None:
+            loss = np.zeros(len(near.pairs))
             if not long_step:
                 loss = self._second_order(configuration, near, motion)
             self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
@@ -311,6 +304,22 @@ class CollisionLimit(Limit):
             return None
         G, h, self._row_pairs = self._rows(near, dt, (motion - loss) / dt, tilt=not long_step)
         return G, h
+
+    def _loss_at(self, configuration: Configuration, near: PairDistances) -> np.ndarray | None:
+        """The second-order loss of the pairs of ``near`` measured by the last
+        :meth:`compute_inequalities` when it was at this same ``q`` (0 for pairs it did not
+        see), else None: a second call at one q measures no new step."""
+        previous = self._previous
+        if (
+            previous is None
+            or previous[0] != self.scene.generation
+            or not np.array_equal(previous[1], configuration.q)
+        ):
+            return None
+        loss = np.zeros(len(near.pairs))
+        _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
+        loss[now] = previous[3][then]
+        return loss
 
     def _second_order(
         self, configuration: Configuration, near: PairDistances, motion: np.ndarray
@@ -401,7 +410,8 @@ class CollisionLimit(Limit):
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
-            G, h, pair = self._rows(near, dt, None)
+            loss = self._loss_at(configuration, near)  # the step's rows asked it back too
+            G, h, pair = self._rows(near, dt, None if loss is None else -loss / dt)
             binding = G @ v >= h - 1e-9
             active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
