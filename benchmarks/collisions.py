@@ -21,6 +21,11 @@ is the difference divided by the pairs near. Writes benchmarks/results/collision
 ``--check N``: N closed-loop steps (hand to hip, then random hand targets), at each the pairs
 kept and their distances against a direct coal computation of every pair; prints the largest
 difference (m) and the steps whose near pairs differ (no timing).
+
+``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
+capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
+then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, the
+non-finite distances, the exceptions by kind (no timing).
 """
 
 from __future__ import annotations
@@ -218,6 +223,89 @@ def check_against_coal(steps: int) -> None:
     )
 
 
+def panda_scene(rng):
+    """The Panda among obstacles of every kind over a half-space table (half of them moving)."""
+    from taskik import geometry
+
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    hand = conf.get_transform_frame_to_world("panda_hand").translation
+    cube = np.array([[x, y, z] for x in (0, 1) for y in (0, 1) for z in (0, 1)], float) * 0.08
+    obstacles, velocities = [geometry.halfspace("table", [0.0, 0.0, 1.0], 0.2)], [np.zeros(3)]
+    makers = [
+        lambda n, p: geometry.sphere(n, rng.uniform(0.03, 0.08), p),
+        lambda n, p: geometry.box(n, rng.uniform(0.05, 0.15, 3), p),
+        lambda n, p: geometry.capsule(n, rng.uniform(0.02, 0.05), rng.uniform(0.05, 0.2), p),
+        lambda n, p: geometry.cylinder(n, rng.uniform(0.02, 0.05), rng.uniform(0.05, 0.2), p),
+        lambda n, p: geometry.mesh(n, cube, [[0, 1, 2]], p),
+    ]
+    for k, make in enumerate(makers * 2):
+        centre = hand + rng.uniform([-0.5, -0.5, -0.2], [0.2, 0.5, 0.3])
+        obstacles.append(
+            make(f"o{k}", pin.SE3(pin.rpy.rpyToMatrix(*rng.uniform(-1, 1, 3)), centre))
+        )
+        speed = rng.uniform(0.0, 0.5) if k % 2 else 0.0
+        direction = rng.standard_normal(3)
+        velocities.append(speed * direction / np.linalg.norm(direction))
+    limit = CollisionLimit(robot, obstacles=obstacles)
+    return robot, conf, limit, obstacles, velocities
+
+
+def soak(steps: int) -> None:
+    """Closed loops among obstacles and on Talos: steps closer than d_s − 0.1 mm, NaN, errors."""
+    from taskik.exceptions import NoSolutionFound
+
+    rng = np.random.default_rng(0)
+    counts = {"steps": 0, "closer": 0, "nan": 0, "no solution": 0, "other errors": 0}
+    for robot_name in ("panda", "talos"):
+        done = 0
+        while done < steps:
+            if robot_name == "panda":
+                robot, conf, limit, obstacles, velocities = panda_scene(rng)
+                frames = ["panda_hand"]
+            else:
+                robot = taskik.robots.load("talos")
+                conf = robot.configuration()
+                limit, obstacles, velocities = CollisionLimit(robot), [], []
+                frames = list(robot.end_effectors[2:])
+            if limit.clearance(conf) < 0.0:  # a start in collision: another scene
+                continue
+            model = robot.model
+            tasks = []
+            for frame in frames:
+                task = taskik.PositionTask(frame, 1.0)
+                here = conf.get_transform_frame_to_world(frame).translation
+                task.set_target(here + rng.uniform(-0.4, 0.4, 3))
+                tasks.append(task)
+            if robot_name == "talos":
+                for frame in robot.end_effectors[:2]:
+                    foot = taskik.FrameTask(frame, 1.0, 1.0)
+                    foot.set_target_from_configuration(conf)
+                    tasks.append(foot)
+            posture = taskik.PostureTask(1e-2)
+            posture.set_target(robot.q0)
+            limits = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model), limit]
+            for _ in range(200):
+                for obstacle, velocity in zip(obstacles, velocities, strict=True):
+                    if velocity.any():
+                        obstacle.move_to(obstacle.pose.translation + velocity * DT)
+                try:
+                    v = taskik.solve_ik(conf, [*tasks, posture], DT, limits, solver="daqp")
+                except NoSolutionFound:
+                    counts["no solution"] += 1
+                    break
+                except Exception:  # noqa: BLE001 - counted
+                    counts["other errors"] += 1
+                    break
+                conf.integrate_inplace(v, DT)
+                every = limit.distances(conf, all_pairs=True).distance
+                counts["steps"] += 1
+                done += 1
+                counts["nan"] += int(not np.all(np.isfinite(every)))
+                counts["closer"] += int(every.min() < limit.safety_distance - 1e-4)
+        print(robot_name, counts)
+
+
 def main() -> None:
     if pink is None:
         sys.exit("missing benchmark dependency pink; run `make .venv/.installed-bench`")
@@ -318,8 +406,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--near-pairs", action="store_true", help="the cost per near pair")
     parser.add_argument("--check", type=int, default=0, help="N steps checked against coal")
+    parser.add_argument("--soak", type=int, default=0, help="N steps per robot, counted")
     args = parser.parse_args()
-    if args.check:
+    if args.soak:
+        soak(args.soak)
+    elif args.check:
         check_against_coal(args.check)
     elif args.near_pairs:
         near_pairs_table()
