@@ -321,6 +321,18 @@ def test_obstacles_moved_added_or_removed_by_code_are_redrawn(panda_with_ball):
     assert_same_pose(ball.pose, before)
 
 
+def test_obstacles_changed_in_place_are_redrawn(panda_with_ball):
+    """A pose changed in place moves the gizmo; a shape resized in place is drawn again."""
+    viewer, limit, ball = panda_with_ball
+    ball.pose.translation = np.array([0.0, 2.0, 1.0])  # in place: no move_to
+    viewer.refresh()
+    assert_same_pose(gizmo_pose(viewer.collisions.gizmos["ball"]), ball.pose)
+    before = viewer.collisions.shapes["ball"]
+    ball.geometry.radius = 0.2
+    viewer.refresh()
+    assert viewer.collisions.shapes["ball"] is not before  # the new radius, drawn
+
+
 def test_near_pairs_get_segments_that_go_when_the_pair_is_far(panda_with_ball):
     viewer, limit, ball = panda_with_ball
     report = limit.report(viewer.configuration)

@@ -3,6 +3,7 @@ hulls of mesh geometry, and the default self-collision pairs."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,10 +11,110 @@ import coal
 import numpy as np
 import pinocchio as pin
 
+from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_scalar
 from .shapes import hull_of_bvh
 
-__all__ = ["PairSelection", "convexify", "fit_capsules", "self_collision_pairs"]
+__all__ = [
+    "PairSelection",
+    "check_geometry_model",
+    "check_pairs",
+    "convexify",
+    "fit_capsules",
+    "self_collision_pairs",
+]
+
+#: pinocchio's "no frame" index of a GeometryObject built without one.
+_NO_FRAME = 2**64 - 1
+
+
+def _share_a_stem(a: str, b: str) -> bool:
+    """Whether two names begin alike (3 characters, or the whole of the shorter one)."""
+    n = min(3, len(a), len(b))
+    return n > 0 and a[:n] == b[:n]
+
+
+def check_geometry_model(model: object, geometry_model: object, who: str) -> pin.Model:
+    """``model`` once ``geometry_model`` is checked to be a ``pinocchio.GeometryModel`` of
+    that model: every geometry on one of its joints, on a frame of that joint, with a
+    convex or mesh coal shape and a finite placement. :class:`InvalidInput` naming the
+    geometry otherwise (a geometry model of another robot, typically)."""
+    if not isinstance(model, pin.Model):
+        raise InvalidInput(f"{who} needs a pinocchio.Model, got {type(model).__name__}")
+    if not isinstance(geometry_model, pin.GeometryModel):
+        raise InvalidInput(
+            f"{who} needs a pinocchio.GeometryModel, got {type(geometry_model).__name__}"
+        )
+    framed = named = 0  # geometries on a frame, and those named after it
+    for k, obj in enumerate(geometry_model.geometryObjects):
+        joint, frame = int(obj.parentJoint), int(obj.parentFrame)
+        where = f"collision geometry {k} ({obj.name!r})"
+        if not 0 <= joint < model.njoints:
+            raise InvalidInput(
+                f"{where} is attached to joint {joint}, but the model has {model.njoints} "
+                "joints: is the geometry model of another robot?"
+            )
+        if frame != _NO_FRAME:
+            if not 0 <= frame < model.nframes:
+                raise InvalidInput(
+                    f"{where} is attached to frame {frame}, but the model has "
+                    f"{model.nframes} frames: is the geometry model of another robot?"
+                )
+            owner = int(model.frames[frame].parentJoint)
+            if owner != joint:
+                raise InvalidInput(
+                    f"{where} is on joint {joint} ({model.names[joint]!r}) and frame "
+                    f"{model.frames[frame].name!r}, which the model attaches to joint {owner} "
+                    f"({model.names[owner]!r}): is the geometry model of another robot?"
+                )
+        framed += frame != _NO_FRAME
+        named += frame != _NO_FRAME and _share_a_stem(obj.name, model.frames[frame].name)
+        if not isinstance(obj.geometry, coal.CollisionGeometry):
+            raise InvalidInput(f"{where} has no coal shape")
+        if not np.all(np.isfinite(obj.placement.homogeneous)):
+            raise InvalidInput(f"{where} has a placement with NaN or inf")
+    if framed >= 2 and named == 0:
+        # URDF geometry is named after its link, fit_capsules' after its joint: a geometry
+        # model none of whose names begins like its frame's was built on another robot
+        raise InvalidInput(
+            f"none of the {framed} collision geometries on a frame has a name like its "
+            "frame's (e.g. "
+            f"{geometry_model.geometryObjects[0].name!r} on frame "
+            f"{model.frames[int(geometry_model.geometryObjects[0].parentFrame)].name!r}): is "
+            "the geometry model of another robot? (name each geometry after its frame)"
+        )
+    return model
+
+
+def check_pairs(pairs: object, count: int) -> list[tuple[int, int]]:
+    """``pairs`` of geometry indices in ``0..count-1``, sorted within each pair;
+    :class:`InvalidInput` for anything but pairs of two different integers, or a pair listed
+    twice (as ``(a, b)`` or ``(b, a)``)."""
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Iterable):
+        raise InvalidInput(f"self-collision pairs must be a list of pairs, got {pairs!r}")
+    kept: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for pair in pairs:
+        if isinstance(pair, np.ndarray):
+            pair = pair.tolist()
+        if (
+            isinstance(pair, str | bytes)
+            or not isinstance(pair, Iterable)
+            or len(items := list(pair)) != 2
+            or not all(
+                isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+                for x in items
+            )
+        ):
+            raise InvalidInput(f"a self-collision pair is two geometry indices, got {pair!r}")
+        a, b = sorted((int(items[0]), int(items[1])))
+        if not (0 <= a < count and 0 <= b < count and a != b):
+            raise InvalidInput(f"self-collision pair ({a}, {b}) is not two geometries")
+        if (a, b) in seen:
+            raise InvalidInput(f"self-collision pair ({a}, {b}) is listed twice")
+        seen.add((a, b))
+        kept.append((a, b))
+    return kept
 
 
 def fit_capsules(model: pin.Model, radius: float) -> pin.GeometryModel:
@@ -23,7 +124,9 @@ def fit_capsules(model: pin.Model, radius: float) -> pin.GeometryModel:
     chain, to the farthest frame attached to the joint (``tool0``, ``ee`` …); links of
     zero length are skipped, and a joint with neither gets a sphere of ``radius``.
     """
-    r = check_scalar(radius, "capsule radius", 0.0, np.inf, low_open=True)
+    if not isinstance(model, pin.Model):
+        raise InvalidInput(f"fit_capsules needs a pinocchio.Model, got {type(model).__name__}")
+    r = check_scalar(radius, "capsule radius", 0.0, 1e6, low_open=True)
     segments: dict[int, list[np.ndarray]] = {j: [] for j in range(1, model.njoints)}
     for j in range(2, model.njoints):
         segments[model.parents[j]].append(model.jointPlacements[j].translation)
@@ -36,9 +139,17 @@ def fit_capsules(model: pin.Model, radius: float) -> pin.GeometryModel:
     geometry = pin.GeometryModel()
     for j, ends in segments.items():
         name = model.names[j]
+        # the joint's own frame: a geometry model checked against another robot's frames
+        # (check_geometry_model) tells them apart
+        frames = [
+            k
+            for k, f in enumerate(model.frames)
+            if f.parentJoint == j and f.type == pin.FrameType.JOINT and f.name == name
+        ]
+        frame = frames[0] if frames else _NO_FRAME
         long_enough = [e for e in ends if np.linalg.norm(e) > 1e-9]
         if not ends:
-            obj = pin.GeometryObject(f"{name}_sphere", j, pin.SE3.Identity(), coal.Sphere(r))
+            obj = pin.GeometryObject(f"{name}_sphere", j, frame, pin.SE3.Identity(), coal.Sphere(r))
             geometry.addGeometryObject(obj)
         for k, end in enumerate(long_enough):
             length = float(np.linalg.norm(end))
@@ -47,7 +158,9 @@ def fit_capsules(model: pin.Model, radius: float) -> pin.GeometryModel:
             R = pin.Quaternion.FromTwoVectors(np.array([0.0, 0.0, 1.0]), z).matrix()
             placement = pin.SE3(R, 0.5 * end)
             suffix = "" if len(long_enough) == 1 else f"_{k}"
-            obj = pin.GeometryObject(f"{name}_link{suffix}", j, placement, coal.Capsule(r, length))
+            obj = pin.GeometryObject(
+                f"{name}_link{suffix}", j, frame, placement, coal.Capsule(r, length)
+            )
             geometry.addGeometryObject(obj)
     return geometry
 
@@ -58,10 +171,14 @@ def convexify(geometry_model: pin.GeometryModel) -> pin.GeometryModel:
     Distances between convex shapes come from GJK/EPA: signed (negative in penetration),
     with a normal, and hundreds of times faster than between meshes.
     """
+    if not isinstance(geometry_model, pin.GeometryModel):
+        raise InvalidInput(
+            f"convexify needs a pinocchio.GeometryModel, got {type(geometry_model).__name__}"
+        )
     copy = geometry_model.copy()
     for obj in copy.geometryObjects:
         if isinstance(obj.geometry, coal.BVHModelBase):
-            obj.geometry = hull_of_bvh(obj.geometry)
+            obj.geometry = hull_of_bvh(obj.geometry, f"collision mesh {obj.name!r}")
     return copy
 
 
@@ -101,6 +218,14 @@ def self_collision_pairs(
     - the pairs closer than ``contact_distance`` (m) at ``q_reference`` (touching there:
       a limit could never separate them without leaving the reference posture).
     """
+    check_geometry_model(model, geometry_model, "self_collision_pairs")
+    try:
+        reference = Configuration(model, q_reference)
+    except InvalidInput as exc:
+        raise InvalidInput(f"q_reference: {exc}") from exc
+    contact_distance = check_scalar(contact_distance, "contact_distance", -1e6, 1e6)
+    if srdf is not None and not isinstance(srdf, str | Path):
+        raise InvalidInput(f"srdf must be a path to an SRDF file, got {type(srdf).__name__}")
     ngeoms = len(geometry_model.geometryObjects)
     parents = [obj.parentJoint for obj in geometry_model.geometryObjects]
     candidates = [(a, b) for a in range(ngeoms) for b in range(a + 1, ngeoms)]
@@ -130,10 +255,11 @@ def self_collision_pairs(
         for a, b in kept:
             probe.addCollisionPair(pin.CollisionPair(a, b))
         probe_data = pin.GeometryData(probe)
-        data = model.createData()
-        pin.updateGeometryPlacements(model, data, probe, probe_data, q_reference)
+        pin.updateGeometryPlacements(model, reference.data, probe, probe_data)
         pin.computeDistances(probe, probe_data)
         distances = [probe_data.distanceResults[k].min_distance for k in range(len(kept))]
+        if not np.all(np.isfinite(distances)):
+            raise InvalidInput("q_reference gives non-finite distances between geometries")
         far = [pair for pair, d in zip(kept, distances, strict=True) if d > contact_distance]
         in_contact = len(kept) - len(far)
         kept = far

@@ -18,14 +18,16 @@ collision pairs. Each evaluation
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import coal
 import numpy as np
 import pinocchio as pin
 
-from ..exceptions import InvalidInput, UnknownName
-from .shapes import Obstacle
+from ..exceptions import InvalidInput, UnknownName, check_scalar
+from .robot import check_geometry_model, check_pairs
+from .shapes import Obstacle, _pose, check_shape, shape_values
 
 __all__ = ["CollisionScene", "PairDistances"]
 
@@ -63,6 +65,73 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
+_GJK_SLACK = 1e-5
+
+
+def _shape_key(geometry: object) -> tuple[object, ...]:
+    """What a scene compares to see a shape changed: its kind, identity and sizes."""
+    return (type(geometry).__name__, id(geometry), *shape_values(geometry))
+
+
+def _bounding_capsule(geometry: object, centre: np.ndarray, radius: float) -> np.ndarray:
+    """A capsule around a shape, in its own frame: ``[e0, e1, (r, 0, 0)]`` (3 × 3), the
+    segment's ends and the radius. Tighter than the bounding sphere around long links: the
+    broadphase tests both. Spheres, cones and ellipsoids keep their sphere (``e0 = e1``)."""
+    z = np.array([0.0, 0.0, 1.0])
+    if isinstance(geometry, coal.Capsule | coal.Cylinder):
+        h = float(geometry.halfLength)
+        return np.array([-h * z, h * z, [float(geometry.radius), 0.0, 0.0]])
+    if isinstance(geometry, coal.Box):
+        half = np.asarray(geometry.halfSide, dtype=float)
+        k = int(np.argmax(half))
+        axis = np.eye(3)[k]
+        across = float(np.sqrt(np.sum(np.delete(half, k) ** 2)))
+        return np.array([-half[k] * axis, half[k] * axis, [across, 0.0, 0.0]])
+    if isinstance(geometry, coal.ConvexBase):
+        points = np.asarray(geometry.points(), dtype=float).reshape(-1, 3)
+        if len(points) >= 2:
+            mean = points.mean(axis=0)
+            axis = np.linalg.svd(points - mean, full_matrices=False)[2][0]
+            t = (points - mean) @ axis
+            radial = points - mean - np.outer(t, axis)
+            r = float(np.sqrt(np.einsum("ij,ij->i", radial, radial).max()))
+            return np.array([mean + t.min() * axis, mean + t.max() * axis, [r, 0.0, 0.0]])
+    return np.array([centre, centre, [radius, 0.0, 0.0]])
+
+
+def _segment_distances(
+    p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
+) -> np.ndarray:
+    """Distances between the segments ``[p1, q1]`` and ``[p2, q2]`` (k × 3 each), row-wise:
+    the closest points' parameters clamped to the segments (segments of zero length are
+    points)."""
+    d1, d2, r = q1 - p1, q2 - p2, p1 - p2
+    a = np.einsum("ij,ij->i", d1, d1)
+    e = np.einsum("ij,ij->i", d2, d2)
+    b = np.einsum("ij,ij->i", d1, d2)
+    c = np.einsum("ij,ij->i", d1, r)
+    f = np.einsum("ij,ij->i", d2, r)
+    tiny = 1e-24
+    line1, line2 = a > tiny, e > tiny
+    safe_a, safe_e = np.where(line1, a, 1.0), np.where(line2, e, 1.0)
+    denom = a * e - b * b
+    general = np.where(
+        denom > 1e-12 * a * e, (b * f - c * e) / np.where(denom > 0, denom, 1.0), 0.0
+    )
+    s = np.clip(general, 0.0, 1.0)  # both segments: the closest point on the first's line
+    t = (b * s + f) / safe_e
+    s_t0 = np.clip(-c / safe_a, 0.0, 1.0)  # the second clamped to its start
+    s_t1 = np.clip((b - c) / safe_a, 0.0, 1.0)  # to its end
+    s = np.where(t < 0.0, s_t0, np.where(t > 1.0, s_t1, s))
+    t = np.clip(t, 0.0, 1.0)
+    # a point as the first segment, the second, or both
+    s = np.where(line1, np.where(line2, s, s_t0), 0.0)
+    t = np.where(line2, np.where(line1, t, np.clip(f / safe_e, 0.0, 1.0)), 0.0)
+    gap = p1 + d1 * s[:, None] - p2 - d2 * t[:, None]
+    return np.sqrt(np.einsum("ij,ij->i", gap, gap))
+
+
 def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
     """Centre (in the geometry's own frame) and radius of a sphere around the geometry."""
     geometry = obj.geometry
@@ -88,13 +157,10 @@ class CollisionScene:
         self_pairs: Sequence[tuple[int, int]] = (),
         obstacles: Sequence[Obstacle] = (),
     ) -> None:
-        self.model = model
+        self.model = check_geometry_model(model, geometry_model, "CollisionScene")
         self.robot_geometry = geometry_model
         self.n_robot = len(geometry_model.geometryObjects)
-        for a, b in self_pairs:
-            if not (0 <= a < self.n_robot and 0 <= b < self.n_robot and a != b):
-                raise InvalidInput(f"self-collision pair ({a}, {b}) is not two geometries")
-        self.self_pairs = [tuple(sorted((int(a), int(b)))) for a, b in self_pairs]
+        self.self_pairs = check_pairs(self_pairs, self.n_robot)
         self.obstacles: list[Obstacle] = []
         parents = np.array([o.parentJoint for o in geometry_model.geometryObjects], dtype=int)
         self._moving = np.flatnonzero(parents > 0)
@@ -104,6 +170,11 @@ class CollisionScene:
             for k in model.supports[j][1:]:
                 joint = model.joints[k]
                 self._support[j, joint.idx_v : joint.idx_v + joint.nv] = True
+        if isinstance(obstacles, Obstacle | str | bytes) or not isinstance(obstacles, Iterable):
+            raise InvalidInput(
+                f"obstacles must be a list of taskik.geometry.Obstacle, got "
+                f"{type(obstacles).__name__} (wrap a single obstacle in a list)"
+            )
         for obstacle in obstacles:
             self._check_new(obstacle)
             self.obstacles.append(obstacle)
@@ -117,6 +188,9 @@ class CollisionScene:
             )
         if any(o.name == obstacle.name for o in self.obstacles):
             raise InvalidInput(f"an obstacle named {obstacle.name!r} is already in the scene")
+        # a pose or shape changed in place since it was built is checked here too
+        _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+        check_shape(obstacle.geometry, f"the shape of obstacle {obstacle.name!r}")
 
     def add_obstacle(self, obstacle: Obstacle) -> None:
         """Watch ``obstacle`` too (against every robot geometry)."""
@@ -126,6 +200,8 @@ class CollisionScene:
 
     def remove_obstacle(self, name: str) -> Obstacle:
         """Stop watching the obstacle called ``name``; returns it."""
+        if not isinstance(name, str):
+            raise InvalidInput(f"an obstacle name must be a str, got {type(name).__name__}")
         for k, obstacle in enumerate(self.obstacles):
             if obstacle.name == name:
                 del self.obstacles[k]
@@ -139,19 +215,28 @@ class CollisionScene:
         gm.removeAllCollisionPairs()
         first_obstacle = len(gm.geometryObjects)
         for obstacle in self.obstacles:
-            gm.addGeometryObject(
-                pin.GeometryObject(obstacle.name, 0, obstacle.pose, obstacle.geometry)
-            )
+            pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+            shape = check_shape(obstacle.geometry, f"the shape of obstacle {obstacle.name!r}")
+            gm.addGeometryObject(pin.GeometryObject(obstacle.name, 0, pose, shape))
         pairs = list(self.self_pairs)
         for k in range(len(self.obstacles)):
             pairs += [(int(a), first_obstacle + k) for a in self._moving]
         for a, b in pairs:
             gm.addCollisionPair(pin.CollisionPair(a, b))
         self.geometry_model = gm
+        #: Counts the changes of structure (obstacles added or removed): pair indices of
+        #: different generations do not correspond.
+        self.generation = getattr(self, "generation", -1) + 1
         self.geometry_data = pin.GeometryData(gm)
+        for request in self.geometry_data.distanceRequests:
+            # GJK to 1e-7 m (coal's default: 1e-6): a pair's distance from two starts (warm
+            # or cold) agrees to well under 1e-6 m
+            request.gjk_tolerance = min(request.gjk_tolerance, 1e-7)
         self.pairs = np.array(pairs, dtype=int).reshape(-1, 2)
         self._first_obstacle = first_obstacle
-        self._versions = [-1] * len(self.obstacles)
+        # what the scene holds of each obstacle, by value: its pose and its shape
+        self._placed = [o.pose.homogeneous.copy() for o in self.obstacles]
+        self._shapes = [_shape_key(o.geometry) for o in self.obstacles]
         objects = gm.geometryObjects
         self.names = [f"{objects[int(a)].name} / {objects[int(b)].name}" for a, b in self.pairs]
         self._joint_of = np.array([o.parentJoint for o in objects], dtype=int)
@@ -164,44 +249,106 @@ class CollisionScene:
         ]
         self._centres_local = np.array([c for c, _ in spheres]).reshape(-1, 3)
         self._radii = np.array([r for _, r in spheres])
+        capsules = np.array(
+            [
+                _bounding_capsule(o.geometry, c, r)
+                for o, (c, r) in zip(objects, spheres, strict=True)
+            ]
+        ).reshape(-1, 3, 3)
+        self._ends_local = capsules[:, :2]  # ngeoms × 2 × 3
+        self._capsule_radii = capsules[:, 2, 0]
+        # the lever of a pair is the smaller body's radius; a half-space is never the smaller
+        self._lever_radii = np.where(self._halfspace, np.inf, self._radii)
         first, second = self.pairs[:, 0], self.pairs[:, 1]
         # near: |c_a − c_b| < r_a + r_b + d_i
         self._reach = self._radii[first] + self._radii[second]
+        self._capsule_reach = self._capsule_radii[first] + self._capsule_radii[second]
         self._flat = self._halfspace[first] | self._halfspace[second]
-        self._seen = [o.pose for o in self.obstacles]  # poses at the last obstacle_motion
+        # poses at the last obstacle_motion (copies: a pose changed in place is a motion)
+        self._seen = [pin.SE3(o.pose) for o in self.obstacles]
         self._previous_centres: np.ndarray | None = None  # at the last lookahead
+        # a lower bound on each pair's distance (m), lowered by every motion of its shapes
+        # since GJK last computed it: the placements it was lowered to are the last ones
+        self._lower = np.full(len(self.pairs), -np.inf)
+        self._placements: np.ndarray | None = None
 
     def _sync_obstacles(self) -> None:
+        """The obstacles' poses and shapes, read by value (however they were changed)."""
         for k, obstacle in enumerate(self.obstacles):
-            if self._versions[k] != obstacle.version:
-                index = self._first_obstacle + k
-                self.geometry_model.geometryObjects[index].placement = obstacle.pose
-                self._versions[k] = obstacle.version
+            if _shape_key(obstacle.geometry) != self._shapes[k]:
+                self._build()  # a new or resized shape: new bounding spheres
+                return
+            M = obstacle.pose.homogeneous
+            if not np.array_equal(M, self._placed[k]):
+                pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
+                self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
+                self._placed[k] = M.copy()
 
     def obstacle_motion(self, near: PairDistances) -> np.ndarray:
         """``n·δ_b`` per pair of ``near`` (m): how much the obstacle's closest point moved
         along the normal since the last call (0 for robot–robot pairs), i.e. the distance
         change the obstacle will cause in the next step if it keeps moving the same way.
         Marks the current poses as seen."""
+        if not isinstance(near, PairDistances):
+            raise InvalidInput(
+                f"obstacle_motion needs the PairDistances of distances(), got {type(near).__name__}"
+            )
         motion = np.zeros(len(near.pairs))
-        for i, pair in enumerate(near.pairs):
-            k = int(self.pairs[pair, 1]) - self._first_obstacle
-            if k >= 0 and self.obstacles[k].pose is not self._seen[k]:
-                step = self.obstacles[k].pose * self._seen[k].inverse()
-                motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
-        self._seen = [o.pose for o in self.obstacles]
+        poses = [pin.SE3(o.pose) for o in self.obstacles]
+        if len(poses) != len(self._seen):  # a different scene: nothing was seen of it
+            self._seen = poses
+            return motion
+        moved = [
+            not np.array_equal(now.homogeneous, seen.homogeneous)
+            for now, seen in zip(poses, self._seen, strict=True)
+        ]
+        if any(moved):
+            for i, pair in enumerate(near.pairs):
+                k = int(self.pairs[pair, 1]) - self._first_obstacle
+                if k >= 0 and moved[k]:
+                    step = poses[k] * self._seen[k].inverse()
+                    motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
+        self._seen = poses
         return motion
 
     # ------------------------------------------------------------------ evaluation
     def _place(self, data: pin.Data) -> None:
-        """Obstacles at their poses, robot geometry from ``data``'s joint placements."""
+        """Obstacles at their poses, robot geometry from ``data``'s joint placements; the
+        lower bounds of the pairs' distances lowered by how far their shapes moved."""
+        if not isinstance(data, pin.Data) or len(data.oMi) != self.model.njoints:
+            raise InvalidInput(
+                "CollisionScene needs the pinocchio.Data of its model (configuration.data), "
+                f"got {type(data).__name__}"
+            )
         self._sync_obstacles()
         pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
-
-    def _world_centres(self) -> np.ndarray:
-        """World positions of the bounding spheres' centres (ngeoms × 3)."""
         M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
-        return np.einsum("kij,kj->ki", M[:, :3, :3], self._centres_local) + M[:, :3, 3]
+        previous = self._placements
+        self._placements = M
+        if previous is None or previous.shape != M.shape:
+            self._lower[:] = -np.inf
+            return
+        # no point of a shape moved farther than its centre's move plus its radius times
+        # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
+        # at most the sum of its two shapes' moves
+        R, R0 = M[:, :3, :3], previous[:, :3, :3]
+        centre = np.einsum("kij,kj->ki", R, self._centres_local) + M[:, :3, 3]
+        centre0 = np.einsum("kij,kj->ki", R0, self._centres_local) + previous[:, :3, 3]
+        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R, R0), 0.0))
+        shift = centre - centre0
+        move = np.sqrt(np.einsum("ij,ij->i", shift, shift)) + self._radii * turn
+        if move.any():
+            self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
+
+    def _world_centres(self) -> tuple[np.ndarray, np.ndarray]:
+        """World positions of the bounding spheres' centres (ngeoms × 3) and of the bounding
+        capsules' segment ends (ngeoms × 2 × 3), from the placements of the last ``_place``."""
+        M = self._placements
+        assert M is not None
+        R, p = M[:, :3, :3], M[:, :3, 3]
+        centres = np.einsum("kij,kj->ki", R, self._centres_local) + p
+        ends = np.einsum("kij,kej->kei", R, self._ends_local) + p[:, None, :]
+        return centres, ends
 
     def near_pairs(
         self, data: pin.Data, detection_distance: float, lookahead: bool = False
@@ -215,12 +362,14 @@ class CollisionScene:
         gets its row before a single step could carry it from beyond ``detection_distance``
         into contact (a hand at 2 m/s moves 2 cm per 10 ms step).
         """
+        detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
         if not len(self.pairs):
             return np.zeros(0, dtype=int), np.zeros(0)
-        centres = self._world_centres()
+        centres, ends = self._world_centres()
         a, b = self.pairs[:, 0], self.pairs[:, 1]
-        threshold = np.full(len(a), float(detection_distance))
+        # (beyond 1e12 m every pair is near anyway: obstacles lie within 1e6 m of the origin)
+        threshold = np.full(len(a), min(detection_distance, 1e12))
         if lookahead:
             previous = self._previous_centres
             if previous is not None and previous.shape == centres.shape:
@@ -230,6 +379,11 @@ class CollisionScene:
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
+        # then the bounding capsules of the pairs left (long links: far tighter than spheres)
+        a, b = a[near], b[near]
+        gap = _segment_distances(ends[a, 0], ends[a, 1], ends[b, 0], ends[b, 1])
+        keep = (gap < self._capsule_reach[near] + threshold[near] + 1e-9) | self._flat[near]
+        near = near[keep]
         return near, threshold[near]
 
     def distances(
@@ -252,9 +406,21 @@ class CollisionScene:
             threshold = np.full(len(candidates), np.inf)
         else:
             candidates, threshold = self.near_pairs(data, detection_distance, lookahead)
+            # the pairs whose distance is known to be at least their threshold are skipped:
+            # GJK runs on the pairs that may be near, not on every candidate of the broadphase
+            maybe = (self._lower[candidates] < threshold) | self._flat[candidates]
+            candidates, threshold = candidates[maybe], threshold[maybe]
         gm, gd, distance = self.geometry_model, self.geometry_data, pin.computeDistance
         results = [distance(gm, gd, int(index)) for index in candidates]
         dist = np.array([result.min_distance for result in results])
+        # GJK's tolerance (1e-6 m by default) below: a bound, never above the true distance
+        self._lower[candidates] = dist - _GJK_SLACK
+        if not np.all(np.isfinite(dist)):
+            bad = [self.names[int(k)] for k in candidates[~np.isfinite(dist)]]
+            raise InvalidInput(
+                f"the distance of {', '.join(bad[:5])} is not finite: is the robot's "
+                "configuration or an obstacle very far from the origin?"
+            )
         if not all_pairs:  # the closest points of the pairs kept only
             keep = np.flatnonzero(dist < threshold)
             candidates, dist = candidates[keep], dist[keep]
@@ -291,7 +457,7 @@ class CollisionScene:
         sign = self._support[self._joint_of[a]].astype(float)
         sign -= self._support[self._joint_of[b]]
         turn = (tangents @ data.J[3:6]) * sign[:, None, :]
-        lever = np.minimum(self._radii[a], self._radii[b])
+        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
         lever[self._sphere[a] | self._sphere[b]] = 0.0
         return turn, lever
 

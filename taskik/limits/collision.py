@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,8 +10,14 @@ from typing import Any
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration, check_model
-from ..exceptions import InvalidInput, UnknownName, check_scalar
+from ..configuration import Configuration, check_configuration, check_model
+from ..exceptions import (
+    InvalidInput,
+    UnknownName,
+    check_finite_array,
+    check_positive_scalar,
+    check_scalar,
+)
 from ..geometry import (
     CollisionScene,
     Obstacle,
@@ -20,6 +26,7 @@ from ..geometry import (
     convexify,
     self_collision_pairs,
 )
+from ..geometry.robot import check_geometry_model
 from .limit import Inequalities, Limit
 
 __all__ = ["CollisionLimit", "CollisionReport"]
@@ -89,9 +96,14 @@ class CollisionLimit(Limit):
     body's bounding sphere; with them both cases keep ``d_s`` (tested). Pairs with a
     sphere (a point contact) do not need them. They cost about 0.2 ms per Talos step.
 
+    A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
+
     A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
     assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
-    approaching obstacle pushes the robot away before it reaches ``d_s``.
+    approaching obstacle pushes the robot away before it reaches ``d_s``. The same holds of
+    the distance a pair lost in the last step beyond its first-order prediction (the
+    curvature of a fast link's path, ``½ a dt²``): it is subtracted too, as ``loss / dt``
+    (at most ``buffer``), see ``_second_order``.
 
     Args:
         robot: a :class:`taskik.robots.Robot` (its ``collision_model`` and ``srdf``), or a
@@ -154,8 +166,10 @@ class CollisionLimit(Limit):
         if not isinstance(geometry, pin.GeometryModel):
             raise InvalidInput(
                 "CollisionLimit needs the robot's collision geometry: pass a taskik Robot "
-                "(taskik.robots.load / load_urdf) or geometry_model=pin.GeometryModel"
+                "(taskik.robots.load / load_urdf) or geometry_model=pin.GeometryModel, got "
+                f"{type(geometry).__name__}"
             )
+        check_geometry_model(self.model, geometry, "CollisionLimit")
         self.safety_distance = check_scalar(safety_distance, "safety_distance", 0.0)
         self.detection_distance = check_scalar(
             detection_distance, "detection_distance", self.safety_distance, low_open=True
@@ -165,6 +179,13 @@ class CollisionLimit(Limit):
         if self.safety_distance + self.buffer >= self.detection_distance:
             raise InvalidInput("detection_distance must exceed safety_distance + buffer")
         self.gain = check_scalar(gain, "CollisionLimit gain", 0.0, 1.0, low_open=True)
+        if not isinstance(self_collision, bool | np.bool_) and (
+            isinstance(self_collision, str | bytes) or not isinstance(self_collision, Iterable)
+        ):
+            raise InvalidInput(
+                "self_collision must be True, False or a list of pairs of geometry names, got "
+                f"{self_collision!r}"
+            )
         geometry = convexify(geometry)
         if srdf is None:
             srdf = getattr(robot, "srdf", None)
@@ -172,28 +193,45 @@ class CollisionLimit(Limit):
             q_reference = getattr(robot, "q0", None)
         if q_reference is None:
             q_reference = pin.neutral(self.model)
+        try:
+            q_reference = Configuration(self.model, q_reference).q
+        except InvalidInput as exc:
+            raise InvalidInput(f"q_reference: {exc}") from exc
         self.selection: PairSelection | None = None
         pairs: list[tuple[int, int]] = []
-        if self_collision is True:
+        if self_collision is True or self_collision is np.True_:
             self.selection = self_collision_pairs(
                 self.model,
                 geometry,
-                np.asarray(q_reference, dtype=float),
+                q_reference,
                 srdf,
                 contact_distance=self.safety_distance + self.buffer,
             )
             pairs = list(self.selection.pairs)
-        elif self_collision is not False:
+        elif self_collision is not False and self_collision is not np.False_:
             names = [o.name for o in geometry.geometryObjects]
-            for a, b in self_collision:
-                for n in (a, b):
+            for pair in self_collision:
+                if (
+                    isinstance(pair, str | bytes)
+                    or not isinstance(pair, Iterable)
+                    or len(items := list(pair)) != 2
+                    or not all(isinstance(n, str) for n in items)
+                ):
+                    raise InvalidInput(f"a self-collision pair is two geometry names, got {pair!r}")
+                for n in items:
                     if n not in names:
                         raise UnknownName("collision geometry", n, names)
-                pairs.append((names.index(a), names.index(b)))
+                pairs.append((names.index(items[0]), names.index(items[1])))
+        elif srdf is not None and not isinstance(srdf, str | Path):
+            raise InvalidInput(f"srdf must be a path to an SRDF file, got {type(srdf).__name__}")
         self.scene = CollisionScene(self.model, geometry, pairs, obstacles)
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
         self._last: PairDistances | None = None
+        self._last_names: list[str] = []  # the pair names when _last was computed
+        # (scene generation, q, near pairs, their loss) at the last compute_inequalities
+        # at a new q
+        self._previous: tuple[int, np.ndarray, PairDistances, np.ndarray] | None = None
         self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
 
     # --------------------------------------------------------------- obstacles
@@ -218,7 +256,7 @@ class CollisionLimit(Limit):
     # --------------------------------------------------------------- the rows
     def rate(self, dt: float) -> float:
         """``k = min(ξ / (d_i − d_s − buffer), gain / dt)`` (1/s)."""
-        return min(self.damper_rate, self.gain / dt)
+        return min(self.damper_rate, self.gain / check_positive_scalar(dt, "dt"))
 
     @property
     def damper_rate(self) -> float:
@@ -227,22 +265,88 @@ class CollisionLimit(Limit):
 
     def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
         """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
-        return self.scene.distances(configuration.data, self.detection_distance, all_pairs)
+        self._check(configuration)
+        return self.scene.distances(configuration.data, self.detection_distance, bool(all_pairs))
+
+    def _check(self, configuration: object) -> None:
+        conf = check_configuration(configuration, "CollisionLimit")
+        if conf.model is not self.model and (
+            conf.model.nq != self.model.nq
+            or conf.model.nv != self.model.nv
+            or conf.model.njoints != self.model.njoints
+        ):
+            raise InvalidInput(
+                "the configuration's model is not the one CollisionLimit was built for "
+                f"(nq {conf.model.nq} vs {self.model.nq}, njoints {conf.model.njoints} vs "
+                f"{self.model.njoints})"
+            )
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         """The damper's rows ``G v ≤ h`` of the pairs within the detection distance (None
         when there is none); consumes the obstacles' motion since the last call."""
+        self._check(configuration)
+        dt = check_positive_scalar(dt, "dt")
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
         near = self.scene.distances(
             configuration.data, self.detection_distance, all_pairs=long_step, lookahead=True
         )
-        self._last = near
+        self._last, self._last_names = near, self.scene.names
+        motion = self.scene.obstacle_motion(near)
+        loss = self._loss_at(configuration, near)
+        if loss is None:
+            loss = np.zeros(len(near.pairs))
+            if not long_step:
+                loss = self._second_order(configuration, near, motion)
+            self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
         if not len(near.pairs):
             return None
-        G, h, self._row_pairs = self._rows(near, dt, motion=True, tilt=not long_step)
+        G, h, self._row_pairs = self._rows(near, dt, (motion - loss) / dt, tilt=not long_step)
         return G, h
+
+    def _loss_at(self, configuration: Configuration, near: PairDistances) -> np.ndarray | None:
+        """The second-order loss of the pairs of ``near`` measured by the last
+        :meth:`compute_inequalities` when it was at this same ``q`` (0 for pairs it did not
+        see), else None: a second call at one q measures no new step."""
+        previous = self._previous
+        if (
+            previous is None
+            or previous[0] != self.scene.generation
+            or not np.array_equal(previous[1], configuration.q)
+        ):
+            return None
+        loss = np.zeros(len(near.pairs))
+        _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
+        loss[now] = previous[3][then]
+        return loss
+
+    def _second_order(
+        self, configuration: Configuration, near: PairDistances, motion: np.ndarray
+    ) -> np.ndarray:
+        """Per pair of ``near``: how much closer (m, ≥ 0, at most the buffer) the pair came in
+        the last step than its row predicted to first order, ``d_now − (d + g·(q_now ⊖ q))``
+        less the obstacle's own motion; 0 for pairs not evaluated at the last step.
+
+        The rows are first order; a link swung fast along a surface loses about ``½ a dt²``
+        per step to the curvature of its path (0.17 mm on the Panda at 2.6 rad/s), which a
+        pair held at the edge of the buffer would add up step after step. Like an obstacle's
+        motion, the last step's loss is assumed to repeat and the row asks for it back."""
+        loss = np.zeros(len(near.pairs))
+        previous = self._previous
+        if previous is None or previous[0] != self.scene.generation or not len(near.pairs):
+            return loss
+        _, q_before, before, _ = previous
+        if not len(before.pairs) or q_before.shape != configuration.q.shape:
+            return loss
+        _, now, then = np.intersect1d(near.pairs, before.pairs, return_indices=True)
+        if not len(now):
+            return loss
+        step = pin.difference(self.model, q_before, configuration.q)
+        predicted = before.distance[then] + before.gradient[then] @ step
+        error = near.distance[now] - predicted - motion[now]
+        loss[now] = np.clip(-error, 0.0, self.buffer)
+        return loss
 
     def clearance(self, configuration: Configuration) -> float:
         """``min d − d_s`` over every monitored pair (m): negative when a pair is closer
@@ -251,10 +355,11 @@ class CollisionLimit(Limit):
         return float(every.min()) - self.safety_distance if len(every) else np.inf
 
     def _rows(
-        self, near: PairDistances, dt: float, motion: bool, tilt: bool = True
+        self, near: PairDistances, dt: float, extra: np.ndarray | None, tilt: bool = True
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(G, h, pair)`` of the near pairs (``pair[i]``: the pair of ``near`` that row ``i``
-        keeps); ``motion``: add (and consume) the obstacles' motion.
+        keeps); ``extra`` (per pair, m/s) is added to ``h``: the obstacles' motion, less the
+        second-order loss of the last step (see :meth:`_second_order`).
 
         Per pair, the damper row and, unless a body is a sphere or the pair is closer than d_s,
         four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
@@ -270,8 +375,8 @@ class CollisionLimit(Limit):
         inside = near.distance < self.safety_distance
         if tilt:
             np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
-        if motion:
-            h += self.scene.obstacle_motion(near) / dt
+        if extra is not None:
+            h += extra
         G = -near.gradient
         # a pair closer than it should be separates at most at ξ m/s, and at most at half the
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
@@ -290,19 +395,24 @@ class CollisionLimit(Limit):
         """The pairs of the rows last returned by :meth:`compute_inequalities`."""
         if self._last is None or not len(self._last.pairs):
             return []
-        return [self.scene.names[self._last.pairs[k]] for k in self._row_pairs]
+        names = self._last_names
+        return [names[self._last.pairs[k]] for k in self._row_pairs]
 
     def report(
         self, configuration: Configuration, v: np.ndarray | None = None, dt: float = 1.0
     ) -> CollisionReport:
         """The pairs within the detection distance, closest first; with the step ``v``
         (and its ``dt``), which rows it makes active (``G v ≥ h − 1e-9``)."""
+        dt = check_positive_scalar(dt, "dt")
+        if v is not None:
+            v = check_finite_array(v, "v", (self.model.nv,))
         near = self.distances(configuration)
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
-            G, h, pair = self._rows(near, dt, motion=False)
-            binding = G @ np.asarray(v, dtype=float) >= h - 1e-9
+            loss = self._loss_at(configuration, near)  # the step's rows asked it back too
+            G, h, pair = self._rows(near, dt, None if loss is None else -loss / dt)
+            binding = G @ v >= h - 1e-9
             active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
         return CollisionReport(

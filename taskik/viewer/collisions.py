@@ -20,6 +20,7 @@ import pinocchio as pin
 from ..configuration import Configuration
 from ..exceptions import UnknownName
 from ..geometry import Obstacle
+from ..geometry.shapes import shape_values
 from ..limits import CollisionLimit, Limit
 from .nodes import add_shape, node_name, placement_of, wxyz
 from .shapes import obstacle_shapes
@@ -31,6 +32,15 @@ if TYPE_CHECKING:
 ACTIVE_COLOR = (220, 30, 30)
 #: Colour of the segment of a pair within the detection distance whose row does not bind.
 NEAR_COLOR = (140, 140, 140)
+
+
+def _shape(obstacle: Obstacle) -> tuple[object, ...]:
+    """What the viewer compares to see an obstacle's shape changed: its kind and sizes."""
+    return (
+        type(obstacle.geometry).__name__,
+        id(obstacle.geometry),
+        *shape_values(obstacle.geometry),
+    )
 
 
 @dataclass(frozen=True)
@@ -101,8 +111,9 @@ class CollisionDrawing:
         #: per obstacle (by scene name): its gizmo, and the nodes of its shapes below it
         self.gizmos: dict[str, viser.TransformControlsHandle] = {}
         self.shapes: dict[str, list[viser.SceneNodeHandle]] = {}
-        # per obstacle: the obstacle, its anchor and the version drawn
-        self._drawn: dict[str, tuple[Obstacle, pin.SE3, int]] = {}
+        # per obstacle: the obstacle, its anchor, and the pose and shape drawn (by value: a
+        # pose or shape changed in place is redrawn)
+        self._drawn: dict[str, tuple[Obstacle, pin.SE3, np.ndarray, tuple[object, ...]]] = {}
         #: the segment of each near pair (by scene name)
         self.segments: dict[str, viser.LineSegmentsHandle] = {}
 
@@ -138,9 +149,9 @@ class CollisionDrawing:
                 drawn = self._drawn.get(key)
                 if drawn is None:  # a late update of a gizmo removed with its obstacle
                     return
-                obstacle, anchor, _ = drawn
+                obstacle, anchor, _, shape = drawn
                 obstacle.move_to(gizmo * anchor.inverse())
-                self._drawn[key] = (obstacle, anchor, obstacle.version)
+                self._drawn[key] = (obstacle, anchor, obstacle.pose.homogeneous.copy(), shape)
 
         return on_drag
 
@@ -163,26 +174,31 @@ class CollisionDrawing:
         ]
         gizmo.on_update(self._on_drag(key))
         self.gizmos[key] = gizmo
-        self._drawn[key] = (obstacle, anchor, obstacle.version)
+        self._drawn[key] = (obstacle, anchor, obstacle.pose.homogeneous.copy(), _shape(obstacle))
 
     def sync_obstacles(self) -> None:
         """Draw the obstacles added to the limits since the last call, move the gizmos of
         those moved by code, and remove those no longer in any limit."""
         with self.lock:
             current = self.obstacles()
-            for key in [k for k in self._drawn if current.get(k) is not self._drawn[k][0]]:
+            gone = [
+                k
+                for k, (drawn, *_, shape) in self._drawn.items()
+                if current.get(k) is not drawn or _shape(drawn) != shape
+            ]
+            for key in gone:  # removed, or given another shape: drawn again below
                 self.gizmos.pop(key).remove()  # and the shapes below it
                 del self._drawn[key], self.shapes[key]
             for key, obstacle in current.items():
                 if key not in self._drawn:
                     self._add(key, obstacle)
                     continue
-                _, anchor, version = self._drawn[key]
-                if version != obstacle.version:
+                _, anchor, placed, shape = self._drawn[key]
+                if not np.array_equal(placed, obstacle.pose.homogeneous):
                     pose = obstacle.pose * anchor
                     self.gizmos[key].position = np.array(pose.translation)
                     self.gizmos[key].wxyz = wxyz(pose.rotation)
-                    self._drawn[key] = (obstacle, anchor, obstacle.version)
+                    self._drawn[key] = (obstacle, anchor, obstacle.pose.homogeneous.copy(), shape)
 
     # ------------------------------------------------------------------ segments
     def draw_pairs(self, pairs: Sequence[NearPair]) -> None:
