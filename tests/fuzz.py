@@ -5382,7 +5382,8 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     outputs that cannot be written; resumes from damaged parts; BatchResult load and save."""
     if not _heavy_round(w, bot, ("ur5", "planar_2r", "humanoid")):
         return []
-    from taskik.batch.problems import FIELDS, make_job, solve_chunk
+    from taskik.batch.problems import make_job, solve_chunk
+    from taskik.batch.result import FIELDS
     from taskik.batch.store import Store
 
     model = bot.model
@@ -5581,6 +5582,7 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 (store.parts / "job.json").write_text("{not json")
             elif damage == "manifest of another job":
                 (store.parts / "job.json").write_text('{"key": "x", "size": 3}')
+            store.close()
             return taskik.batch.solve_poses(robot, frame, targets, output=path, workers=1, **opts)
 
         return run
