@@ -51,6 +51,11 @@ FIXED = ("conf_or_model", "tasks", *RESERVED)
 def problem_seed(seed: int, index: int) -> int:
     """The ``rng`` of problem ``index`` in a job seeded ``seed``: ``seed · 2³² + index``
     (a distinct integer per problem, mixed by numpy's SeedSequence when used)."""
+    for value, what in ((seed, "seed"), (index, "index")):
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
+            raise InvalidInput(f"problem_seed: {what} must be an integer >= 0, got {value!r}")
+    if index >= 1 << 32:
+        raise InvalidInput(f"problem_seed: index must be < 2**32, got {index}")
     return (int(seed) << 32) + int(index)
 
 

@@ -60,6 +60,11 @@ class VelocityLimit(Limit):
                 raise InvalidInput(f"model.velocityLimit has shape {vmax.shape}, not ({model.nv},)")
             if np.isnan(vmax).any():
                 raise InvalidInput(f"velocity limits contain NaN at {np.isnan(vmax).nonzero()[0]}")
+            if (vmax < 0).any():  # (−inf or −1e300 is no way to leave a joint free: +inf is)
+                raise InvalidInput(
+                    f"velocity limits must be >= 0 (inf leaves one free), got {vmax[vmax < 0]} "
+                    f"at {np.flatnonzero(vmax < 0)}"
+                )
             mask = finite_limit_mask(vmax)
             idx = np.flatnonzero(mask)
             values = vmax[idx]

@@ -15,10 +15,11 @@ from .task import Task
 def unit_vector(value: npt.ArrayLike, name: str) -> np.ndarray:
     """``value / ‖value‖`` for a finite 3-vector; :class:`InvalidInput` for a zero vector."""
     arr = check_finite_array(value, name, (3,))
-    norm = float(np.linalg.norm(arr))
+    scale = float(np.abs(arr).max())  # (scaled first: the norm of [0, 0, 1e300] overflows)
+    norm = scale * float(np.linalg.norm(arr / scale)) if scale > 0.0 else 0.0
     if norm < 1e-9:
         raise InvalidInput(f"{name} must be a non-zero 3-vector, got {arr.tolist()}")
-    return arr / norm
+    return (arr / scale) / (norm / scale)
 
 
 def frame_axis(
