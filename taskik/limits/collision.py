@@ -84,8 +84,9 @@ class CollisionLimit(Limit):
     step infeasible (such a pair has no tilt rows). A face contact inside the buffer
     (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
     than pushed out: a link that only two joints move cannot separate from a face without
-    a rotation, which its tilt rows forbid at first order. When limits do conflict,
-    :class:`NoSolutionFound` names the pairs.
+    a rotation, which its tilt rows forbid at first order. When limits do conflict, the
+    default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
+    with ``strict=True``, :class:`NoSolutionFound` names them.
 
     Face contacts: the damper row is first order in one pair of closest points. When a
     flat face meets a link side on (a box face along a capsule, two mesh hulls), a rotation

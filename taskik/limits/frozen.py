@@ -34,8 +34,10 @@ class FrozenJoints(Limit):
     its range stays where it is instead of being pushed back (the merged box is ``[0, 0]``,
     never empty). With other hard limits it is intersected: a velocity or base cap contains 0
     and never conflicts; an :class:`~taskik.limits.acceleration.AccelerationLimit` conflicts
-    when the joint moved faster than ``a_max dt`` in the last step (a stop it forbids), and the
-    step then raises :class:`~taskik.NoSolutionFound` naming both limits. The unconstrained
+    when the joint moved faster than ``a_max dt`` in the last step (a stop it forbids): the
+    default step then takes the slowest velocity between the two boxes and reports it
+    (:func:`taskik.last_relaxation`), and ``strict=True`` raises
+    :class:`~taskik.NoSolutionFound` naming both limits. The unconstrained
     backends (``backend="dls"``, ...) honour it too: they solve without the frozen columns.
 
     Args:
