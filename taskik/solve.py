@@ -13,6 +13,7 @@ from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
 from .exceptions import InvalidInput, check_positive_scalar
 from .hierarchy import solve_hierarchy
+from .limits import default_limits
 from .limits.limit import Limit
 from .problem import get_assembler
 from .tasks.task import Task
@@ -25,24 +26,73 @@ _DEFAULT_SOLVER = default_solver()
 _PINK_KEYWORDS = {
     "constraints": "hard equality tasks are a priority level in taskik: "
     "solve_ik(configuration, [[hard_task, ...], [other_task, ...]], dt)",
-    "barriers": "taskik has no barrier functions (pink.barriers): bound the step with limits "
-    "(limits=[...]) or pull with a task",
+    "barriers": "barriers= takes taskik limits, added to limits= (pink's PositionBarrier is "
+    "taskik.limits.PositionBarrier; for pink's self-collision and body-sphere barriers use "
+    "taskik.CollisionLimit)",
     "safety_break": "taskik does not check q against its limits before a step (pink's "
     "safety_break=True): call configuration.check_limits() where you need it; "
     "safety_break=False is what taskik does and is accepted",
 }
 
 
-def _check_pink_keywords(kwargs: dict[str, Any]) -> None:
+def _check_pink_keywords(kwargs: dict[str, Any]) -> list[Limit]:
     """Drop pink's keywords that mean what taskik does anyway (``safety_break=False``,
-    ``constraints``/``barriers`` empty); :class:`InvalidInput` naming the taskik way else."""
+    ``constraints``/``barriers`` empty) and return the limits given as ``barriers=``;
+    :class:`InvalidInput` naming the taskik way else."""
+    barriers: list[Limit] = []
     for name, hint in _PINK_KEYWORDS.items():
         if name in kwargs:
             value = kwargs.pop(name)
             empty = value is None or (isinstance(value, list | tuple) and not value)
             if value is False or (name != "safety_break" and empty):
                 continue
+            if (
+                name == "barriers"
+                and isinstance(value, list | tuple)
+                and all(isinstance(b, Limit) for b in value)
+            ):
+                barriers = list(value)
+                continue
             raise InvalidInput(f"solve_ik has no {name}= keyword (pink's): {hint}")
+    return barriers
+
+
+_DEFAULT_LIMITS: dict[int, tuple[object, list[Limit]]] = {}
+
+
+def _with_barriers(
+    configuration: Configuration,
+    limits: Sequence[Limit] | None,
+    barriers: list[Limit],
+    damping: float,
+) -> tuple[list[Limit], float]:
+    """pink's ``barriers=``: the limits with the barriers added (the model's default limits
+    when ``limits`` is None, built once per model so the step's plan is found again), and
+    the damping plus each barrier's ``safe_damping`` (pink's safe-displacement cost)."""
+    if limits is None:
+        model = configuration.model
+        hit = _DEFAULT_LIMITS.get(id(model))
+        if hit is None or hit[0] is not model:
+            if len(_DEFAULT_LIMITS) >= 16:
+                _DEFAULT_LIMITS.clear()
+            hit = _DEFAULT_LIMITS[id(model)] = (model, default_limits(model))
+        limits = hit[1]
+    merged = [*limits, *barriers]
+    key = tuple(map(id, merged))
+    cached = _MERGED.get(key)
+    if cached is None or any(a is not b for a, b in zip(cached, merged, strict=True)):
+        if len(_MERGED) >= 16:
+            _MERGED.clear()
+        cached = _MERGED[key] = merged  # (the same list every step: its plan is found again)
+    for barrier in barriers:
+        safe = getattr(barrier, "safe_damping", None)
+        if safe is not None:
+            damping += float(safe(configuration))
+    return cached, damping
+
+
+# merged limit lists, keyed by their items (which the lists hold, so the ids stay theirs)
+_MERGED: dict[tuple[int, ...], list[Limit]] = {}
 
 
 def _is_model(x: object) -> bool:
@@ -89,9 +139,11 @@ def solve_ik(
             ``False`` gives the plain step every time (the same step as pink's). QP backend
             only.
         solver_kwargs: passed to the QP solver (or options of the chosen backend). pink's
-            ``constraints``, ``barriers`` and ``safety_break=True`` raise
-            :class:`InvalidInput` naming the taskik way; ``safety_break=False`` and empty
-            ``constraints``/``barriers`` are accepted (they ask for what taskik does).
+            ``constraints`` and ``safety_break=True`` raise :class:`InvalidInput` naming the
+            taskik way; ``safety_break=False`` and empty ``constraints`` are accepted (they
+            ask for what taskik does). pink's ``barriers=[...]`` takes taskik limits (e.g.
+            :class:`taskik.limits.PositionBarrier`), added to ``limits`` (the model's when
+            None), and adds each one's ``safe_damping`` to ``damping``, as pink does.
 
     Raises:
         InvalidInput: bad dt, damping, task or limit list, or solver name.
@@ -107,12 +159,13 @@ def solve_ik(
                 else ""
             )
         )
-    if solver_kwargs:
-        _check_pink_keywords(solver_kwargs)
+    barriers = _check_pink_keywords(solver_kwargs) if solver_kwargs else None
     if type(dt) is not float or not 0.0 < dt < math.inf:
         dt = check_positive_scalar(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
+    if barriers:
+        limits, damping = _with_barriers(configuration, limits, barriers, damping)
     if adaptive is not True and adaptive is not False:
         if not isinstance(adaptive, np.bool_):
             raise InvalidInput(f"adaptive must be True or False, got {adaptive!r}")
