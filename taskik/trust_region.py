@@ -108,8 +108,11 @@ REST_STEPS = 10
 #: and with none a level search left held feet 0.1 m off.
 HELD = 1e-6
 #: a change of target, gain, cost or limit keeps ``ν`` (instead of the plain step) while the
-#: last ``FLIPS`` steps or more each reversed the one before: a period-2 pattern.
+#: loop flips: ``FLIPS`` reversals or more, none more than ``FLIP_GAP`` steps after the one
+#: before, the last within ``FLIP_GAP`` steps (a period-2 pattern, even one that damping
+#: interrupts for a step or two).
 FLIPS = 2
+FLIP_GAP = 10
 
 
 class _Copy:
@@ -241,6 +244,7 @@ class AdaptiveDamping:
         "_undone",
         "_state",
         "_flips",
+        "_flip_age",
         "_reversed",
     )
 
@@ -270,7 +274,8 @@ class AdaptiveDamping:
         self._undone = False  # a reversal since the last new low: only new lows are progress
         # step_state() of the last step (None: unknown)
         self._state: tuple[list[object], list[object] | None] | None = None
-        self._flips = 0  # steps in a row that reversed the one before
+        self._flips = 0  # reversals in the current flipping pattern (see FLIPS)
+        self._flip_age = 0  # steps since the last reversal
         self._reversed = False  # whether the last step reversed the one before it
 
     def reset(self) -> None:
@@ -307,11 +312,17 @@ class AdaptiveDamping:
 
     def _plain(self) -> None:
         """Something the step depends on changed: the next step is the plain one (``ν = 0``,
-        awake), unless the loop is flipping (a period-2 pattern keeps its ``ν``)."""
+        awake), unless the loop is flipping: a period-2 pattern keeps its ``ν``, divided by 3
+        (Nielsen's factor for a step that did what it predicted) after a step that did not
+        reverse the one before."""
         self.wake()
         if self._flips < FLIPS:
             self.nu = 0.0
             self._beta = 2.0
+        elif not self._reversed:  # flipping, but the last step did not: ν as after a success
+            self.nu /= 3.0
+            if self.nu < NU_OFF:
+                self.nu = 0.0
 
     def begin(self, configuration: Any, asm: Any) -> None:
         """Before the step's assembly: is this a continuation of the loop (the configuration
@@ -321,15 +332,16 @@ class AdaptiveDamping:
         the step is the plain one."""
         last = configuration._last_step
         v = self._v
-        if (
+        moved_by_v = (
             last is not None
             and v is not None
             and last[0] == self._steps + 1
             and last[2] == self._dt
-            and asm.assembles == self._assembles
             and (last[1] is v or np.array_equal(last[1], v))
             and float(v.dot(v)) == self._vv
-        ):
+        )
+        if moved_by_v and asm.assembles == self._assembles:
+            assert v is not None
             if self._s is None:  # (not computed by the last step: asm.c still holds its rows)
                 self._s = asm.weighted_errors(self._dt)
             pred = asm.A.dot(v)
@@ -338,11 +350,11 @@ class AdaptiveDamping:
             self._pred = pred
         else:
             self._v = None
-            if configuration._updates != self._steps:
+            if not moved_by_v and configuration._updates != self._steps:
                 self._flips = 0
                 self._plain()  # q was set from outside (or moved by another v)
-            elif asm.assembles != self._assembles:
-                self.wake()  # the plan served another step since (else: solved again)
+            elif moved_by_v or asm.assembles != self._assembles:
+                self.wake()  # the plan served another step since: this one is not compared
 
     def needs_errors(self) -> bool:
         """Whether this step's :meth:`dampings` reads ``W e``: the step continues the loop
@@ -485,9 +497,12 @@ class AdaptiveDamping:
             if float(v.dot(v0)) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
                 self._undone = self._reversed = True
-                self._flips += 1
+                self._flips = self._flips + 1 if self._flip_age <= FLIP_GAP else 1
+                self._flip_age = 0
             else:
-                self._flips = 0
+                self._flip_age += 1
+                if self._flip_age > FLIP_GAP:
+                    self._flips = 0
         self._steps = configuration._updates
         self._assembles = asm.assembles
         self._ss = self._ss_now if s is not None else None

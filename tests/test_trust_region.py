@@ -187,10 +187,19 @@ def test_a_flipping_loop_keeps_its_damping_through_target_changes():
         nus.append(ad.nu)
     assert nus[0] == 0.0 and nus[-1] >= 64.0
     assert all(b >= a > 0.0 for a, b in zip(nus[1:], nus[2:], strict=False))
-    for k in range(6, 9):  # the steps stop flipping: the next change gives the plain step
-        asm.tasks[0].target[0] = 0.01 * k
+    from taskik.trust_region import FLIP_GAP
+
+    # the steps stop flipping: ν falls by 3 a step (as after a success), and once the last
+    # reversal is FLIP_GAP steps old, the next change gives the plain step
+    _step(ad, conf, asm, [1.0], A, np.array([1.0, 2.0]))  # (still a reversal of v)
+    nus = [ad.nu]
+    for k in range(FLIP_GAP + 3):
+        asm.tasks[0].target[0] = 0.1 + 0.01 * k
         _step(ad, conf, asm, [1.0], A, np.array([1.0, 2.0]))
-    assert ad.nu == 0.0
+        nus.append(ad.nu)
+    assert nus[1] == nus[0]  # the step after a reversal keeps it
+    assert nus[2] == pytest.approx(nus[1] / 3.0) and nus[3] == pytest.approx(nus[2] / 3.0)
+    assert all(b <= a for a, b in zip(nus, nus[1:], strict=False)) and nus[-1] == 0.0
 
 
 # ------------------------------------------------------------- closed loops that settle
