@@ -69,11 +69,34 @@ meets the limits; anything else wakes it. A reachable target is met at the Gauss
 rate long before (its error falls by a factor ``1 − Kp`` per step), a moving target is never
 at rest, and a velocity-limited approach lowers its error by far more than 0.1 % per second.
 
-The comparison needs the configuration the previous step led to: it is made only when the
-configuration moved by ``integrate_inplace(v, dt)`` with the ``v`` returned by the last
-solve (and nothing else changed q since), and only on rows whose task target is the same
-object as at the previous step (``set_target`` replaces it). Anything else (a measured q,
-a new target for every row, another task list) leaves ``ν`` as it is.
+Changes are seen by value. The comparison needs the configuration the previous step led
+to: it is made only when the configuration moved by ``integrate_inplace(v, dt)`` with the
+``v`` returned by the last solve (and nothing else changed q since). Each step also keeps a
+copy of what it depends on besides q (:func:`step_state`: every task's target, gain, LM
+damping and costs, and, while the loop has a history, every limit's public numbers and
+arrays) and compares it with the last step's, by value: a target edited in place
+(``task.transform_target_to_world.translation[1] = ...``, pink's idiom), the same object
+given again to ``set_target``, a gain, cost or limit changed, all count, and the same value
+set again does not. After any change, and after a q set from outside, the step is the plain
+one: ``ν = 0``, awake, and the step is not compared (its error moved for a reason the last
+step did not see). A resting loop whose error grows is woken however that happens: at rest
+any change of ``W e`` wakes it, and a step whose merit grew while ``W e`` landed farther
+from its prediction than the whole predicted change (a target the comparison cannot see,
+e.g. an attribute of a task of one's own) wakes it too.
+
+Flipping. One pattern outlives the changes: a loop whose steps reverse one another
+(``FLIPS`` reversals, each within ``FLIP_GAP`` steps of the one before) keeps its ``ν``
+through target changes (divided by 3 after each step that did not reverse the one before,
+as after a step that did what it predicted), so a period-2 cycle is damped even when its
+target moves at every step and its error does not grow. pink's Go2 squat shows why: the
+base's target lies beyond a position barrier, so its translation error cannot shrink; the
+SE(3) log error of a frame task couples rotation and translation (its Jacobian's
+translation rows have a yaw column ``≈ ½ [t]×`` for a translation error ``t``), and the
+step yaws the base to lower the translation part of the log, a decrease that the
+second-order terms take back and more. Each step overshoots and the plain step (pink's,
+with any QP solver: DAQP, quadprog and ProxQP return the same steps) grows into a ±35 rad/s
+yaw cycle; with the translation error and the rotation error compared separately, the same
+loop comes to rest at the barrier.
 """
 
 from __future__ import annotations
@@ -197,10 +220,11 @@ def step_state(asm: Any, limits: bool = True) -> tuple[list[object], list[object
     """The values one step depends on besides q, as copies compared by value: every task's
     target, gain, costs and LM damping; with ``limits``, every limit's public numbers and
     arrays (else None: not compared)."""
-    tasks = list(map(_task_state, asm.tasks))
+    tasks: list[object] = list(map(_task_state, asm.tasks))
     if not limits:
         return tasks, None
-    return tasks, list(map(_limit_state, getattr(asm, "limits", ())))
+    limit_states: list[object] = list(map(_limit_state, getattr(asm, "limits", ())))
+    return tasks, limit_states
 
 
 def _changed(

@@ -22,7 +22,17 @@ ROOT = Path(__file__).resolve().parent.parent / "taskik"
 LAYERS = [
     ["exceptions", "plan_cache"],
     ["configuration"],
-    ["tasks", "limits", "robots", "geometry", "metrics", "steps", "nullspace", "trust_region"],
+    [
+        "tasks",
+        "limits",
+        "robots",
+        "geometry",
+        "metrics",
+        "steps",
+        "nullspace",
+        "trust_region",
+        "utils",
+    ],
     ["validation", "problem"],
     ["report", "backends"],
     ["hierarchy"],

@@ -14,7 +14,7 @@ import pytest
 
 import taskik
 from taskik.configuration import custom_configuration_vector
-from taskik.limits import PositionBarrier, default_limits
+from taskik.limits import PositionBarrier
 from taskik.utils import VectorSpace, get_joint_idx, get_root_joint_dim
 
 erd = pytest.importorskip("example_robot_data")
@@ -232,7 +232,7 @@ def test_taskik_utils_has_pinks_helpers(humanoid, ur5):
 
 
 def test_pinks_utils_and_taskiks_agree():
-    pink = _pink()
+    _pink()
     import pink.utils
 
     robot = erd.load("ur5")
@@ -364,9 +364,7 @@ def _go2_squat(adaptive: bool, steps: int, barriers: bool = True):
     for k in range(steps):
         t = k * DT
         base.transform_target_to_world.translation[1] = 0.1 * np.sin(0.5 * np.pi * t)
-        v = taskik.solve_ik(
-            conf, tasks, DT, solver="daqp", adaptive=adaptive, barriers=[barrier]
-        )
+        v = taskik.solve_ik(conf, tasks, DT, solver="daqp", adaptive=adaptive, barriers=[barrier])
         conf.integrate_inplace(v, DT)
         vs.append(v)
     return np.array(vs), conf, barrier
