@@ -52,23 +52,9 @@ def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
     return blocks
 
 
-#: Attributes the constructor gives a model that has none (``name → factory(model)``), filled
-#: by :mod:`taskik.limits` (``model.configuration_limit``, ``model.velocity_limit``: pink's
-#: names). A registry keeps this module free of imports from the limits.
+#: Attributes a Configuration gives a model that has none, ``name → factory(model)`` (pink's
+#: ``model.configuration_limit``, ``velocity_limit``, filled by :mod:`taskik.limits`).
 MODEL_ATTRIBUTES: dict[str, Callable[[pin.Model], object]] = {}
-
-
-def _attach_model_attributes(model: pin.Model) -> None:
-    """Give ``model`` the attributes of :data:`MODEL_ATTRIBUTES` it does not have yet; not
-    while pink is imported (pink's ``Configuration`` would then find taskik's limits on a
-    model both libraries use, and take them for its own)."""
-    if "pink" in sys.modules:
-        return
-    for name, factory in MODEL_ATTRIBUTES.items():
-        if not hasattr(model, name):
-            # (a model that takes no attribute, or limits that do not build: left without)
-            with contextlib.suppress(AttributeError, TaskikError):
-                setattr(model, name, factory(model))
 
 
 #: Kinds of root joint that make a robot's base (floating or mobile) rather than its first joint.
@@ -201,15 +187,10 @@ class PositionRanges:
 class Configuration:
     """A robot model, its data and a configuration ``q``, with cached kinematics.
 
-    ``q`` is rebound, never written in place: :meth:`update` with a new q and
-    :meth:`integrate_inplace` give ``configuration.q`` a new array (as pink does), so an array
-    you hold, ``q_log.append(configuration.q)`` or the ``q`` you passed in, keeps its values.
-    Read ``configuration.q`` again after each step for the current configuration.
-
-    As pink's does, the constructor gives a model without them the attributes
-    ``model.configuration_limit`` and ``model.velocity_limit``: the limits ``limits=None``
-    stands for (:func:`taskik.limits.default_limits`), for scripts written pink's way. It
-    does not while pink is imported: a model used by both libraries keeps pink's.
+    ``q`` is rebound, never written in place: :meth:`update` and :meth:`integrate_inplace`
+    give ``configuration.q`` a new array (as pink does): an array you hold (a log of q, the q
+    you passed in) keeps its values. As pink's, the constructor gives a model without them
+    ``model.configuration_limit``, ``model.velocity_limit`` (unless pink is imported).
 
     Besides the kinematics, a configuration owns ``plans`` (a ``taskik.plan_cache.PlanCache``):
     what the solvers build once per task list and reuse at every step (stacked buffers,
@@ -260,14 +241,15 @@ class Configuration:
         self.plans = PlanCache()
         # LOCAL frame Jacobians of this update, by frame id (other reference frames: (id, frame))
         self._frame_jacobians: dict[int | tuple[int, pin.ReferenceFrame], np.ndarray] = {}
-        #: the configuration vector (nq); rebound by every change, never written in place
-        self.q: np.ndarray = np.empty(model.nq)
+        self.q: np.ndarray = np.empty(model.nq)  # (rebound by every change, see above)
         self._updates = 0  # number of kinematics passes (every change of q is one)
         # (update count, v, dt) when q last moved by integrate_inplace(v, dt), else None
         self._last_step: tuple[int, np.ndarray, float] | None = None
         self.update(q)
-        if MODEL_ATTRIBUTES:
-            _attach_model_attributes(model)
+        for name, factory in MODEL_ATTRIBUTES.items():  # (not for pink: it would take them)
+            if not hasattr(model, name) and "pink" not in sys.modules:
+                with contextlib.suppress(AttributeError, TaskikError):
+                    setattr(model, name, factory(model))
 
     # ------------------------------------------------------------------ state
     @property
@@ -302,9 +284,8 @@ class Configuration:
         return q
 
     def update(self, q: npt.ArrayLike | None = None) -> None:
-        """Set q (if given: a copy of it, so the array passed stays yours) and run the
-        kinematics pass: FK, joint Jacobians, frame placements. ``configuration.q`` is then a
-        new array: an array read from it before keeps its values."""
+        """Set q (if given: a copy, ``configuration.q`` a new array) and run the kinematics
+        pass: FK, joint Jacobians, frame placements."""
         if q is not None:
             self.q = np.array(self.check_q(q))
         pin.computeJointJacobians(self.model, self.data, self.q)
@@ -450,9 +431,8 @@ class Configuration:
         return q
 
     def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:
-        """Set ``q ← q ⊕ v·dt`` and update the kinematics. ``configuration.q`` is then a new
-        array (pink's behaviour): arrays read from it before, e.g. a log of configurations,
-        keep their values."""
+        """Set ``q ← q ⊕ v·dt`` (``configuration.q`` a new array, as in pink: arrays read from
+        it before keep their values) and update the kinematics."""
         v, dt = self._check_step(v, dt)
         self.q = self._integrate(v, dt)
         self.update()

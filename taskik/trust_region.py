@@ -1,5 +1,8 @@
 """Levenberg–Marquardt damping adapted across the steps of a closed loop.
 
+(This module is longer than 500 lines: a third of it is the account below of why each rule
+is there, which belongs next to the rules.)
+
 The step of :func:`taskik.solve_ik` is a Gauss–Newton step on the weighted task errors:
 with gain 1 it asks every task to be met after one step of ``dt``. The linear model behind
 it is exact only to first order, and a closed loop ``v = solve_ik(conf, tasks, dt);
@@ -400,7 +403,7 @@ class AdaptiveDamping:
         ``s`` is the stacked ``W e`` of this step (``asm.weighted_errors``), ``asm`` the
         assembler whose ``tasks`` and ``slices`` it was read from. A target, gain, cost,
         weight or limit whose value changed since the last step, however it was changed,
-        makes this step the plain one (:meth:`_plain`).
+        makes this step the plain one (see the module).
         """
         # (the limits only while the loop has a history to forget: damped, counting towards
         # the rest or resting; a limit changed in place costs no copy of it at every step)
