@@ -346,7 +346,7 @@ def test_position_barrier_refuses_bad_input():
             PositionBarrier("base", **kwargs)
 
 
-def _go2_squat(adaptive: bool, steps: int, barriers: bool = True):
+def _go2_squat(adaptive: bool, steps: int):
     """pink's Go2 squat (examples/barriers/go2_squat.py) with taskik, DAQP, 200 Hz: the base
     target moved in place, the base held below y = 0 and z = 0.35 by a PositionBarrier."""
     robot, q = _go2()

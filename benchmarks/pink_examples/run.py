@@ -22,8 +22,9 @@ Measured per example (taskik with its defaults, pink as written):
 - ``p2``: steps inside period-2 runs: ``cos(v_k, v_{k+1}) < −0.9`` with ``‖v_k‖,
   ‖v_{k+1}‖ > 1`` rad/s on at least 3 consecutive pairs (target 0).
 
-``go2_squat`` is run with the solver the script picks (OSQP) and again with DAQP for both
-libraries (``--solvers``): the solver is replaced in the wrapped call.
+``go2_squat`` is run with the solver the script picks (OSQP) and again with DAQP, quadprog
+and ProxQP for both libraries (``--solvers``): the solver is replaced in the wrapped call.
+A library that raises ends its run; the table says where.
 
 Run: ``python benchmarks/pink_examples/run.py`` (pink: ``pip install pin-pink``).
 """
@@ -234,7 +235,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--examples", nargs="+", default=EXAMPLES, choices=EXAMPLES)
     parser.add_argument(
-        "--solvers", nargs="+", default=["daqp"], help="extra solvers for go2_squat"
+        "--solvers",
+        nargs="*",
+        default=["daqp", "quadprog", "proxqp"],
+        help="extra solvers for go2_squat",
     )
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
