@@ -85,7 +85,9 @@ one: ``ν = 0``, awake, and the step is not compared (its error moved for a reas
 step did not see). A resting loop whose error grows is woken however that happens: at rest
 any change of ``W e`` wakes it, and a step whose merit grew while ``W e`` landed farther
 from its prediction than the whole predicted change (a target the comparison cannot see,
-e.g. an attribute of a task of one's own) wakes it too.
+e.g. an attribute of a task of one's own) wakes it too; and after a rest whose ``W e``
+moved while ``v`` was 0, the next rest waits ``max(REST_STEPS, 2 × the last wait)`` more
+steps, so an unseen moving target costs a loop few steps at rest, not one in eleven.
 
 Flipping. One pattern outlives the changes: a loop whose steps reverse one another
 (``FLIPS`` reversals, each within ``FLIP_GAP`` steps of the one before) keeps its ``ν``
@@ -273,6 +275,7 @@ class AdaptiveDamping:
         "_flips",
         "_flip_age",
         "_reversed",
+        "_drift",
     )
 
     def __init__(self, groups: Sequence[slice]) -> None:
@@ -304,6 +307,7 @@ class AdaptiveDamping:
         self._flips = 0  # reversals in the current flipping pattern (see FLIPS)
         self._flip_age = 0  # steps since the last reversal
         self._reversed = False  # whether the last step reversed the one before it
+        self._drift = 0  # extra steps before the next rest, after a rest that drifted
 
     def reset(self) -> None:
         """Forget the loop: the next step is the plain one and is not compared."""
@@ -312,6 +316,7 @@ class AdaptiveDamping:
         self._v = None
         self._state = None
         self._flips = 0
+        self._drift = 0
         self.wake()
 
     def wake(self) -> None:
@@ -471,7 +476,10 @@ class AdaptiveDamping:
         if self.resting:
             if _unchanged(s, s0):
                 return True
+            # W e moved while v was 0: something the comparison does not see moves (a task's
+            # own attribute); each time, the next rest waits twice as long
             self.wake()
+            self._drift = max(REST_STEPS, 2 * self._drift)
             return False
         if not self._reversed:
             m0, m1 = float(s0.dot(s0)), float(s.dot(s))
@@ -506,7 +514,7 @@ class AdaptiveDamping:
             self._calm = 0
             return False
         self._calm += 1
-        if self._calm >= REST_STEPS:
+        if self._calm >= REST_STEPS + self._drift:
             self.resting = True
         return False
 
