@@ -89,8 +89,9 @@ e.g. an attribute of a task of one's own) wakes it too; and after a rest whose `
 moved while ``v`` was 0, the next rest waits ``max(REST_STEPS, 2 × the last wait)`` more
 steps, so an unseen moving target costs a loop few steps at rest, not one in eleven.
 
-Flipping. One pattern outlives the changes: a loop whose steps reverse one another
-(``FLIPS`` reversals, each within ``FLIP_GAP`` steps of the one before) keeps its ``ν``
+Flipping. One pattern outlives the changes: a loop whose steps reverse one another without
+shrinking (``FLIPS`` such reversals, each within ``FLIP_GAP`` steps of the one before) keeps
+its ``ν``
 through target changes (divided by 3 after each step that did not reverse the one before,
 as after a step that did what it predicted), so a period-2 cycle is damped even when its
 target moves at every step and its error does not grow. pink's Go2 squat shows why: the
@@ -136,9 +137,10 @@ REST_STEPS = 10
 #: and with none a level search left held feet 0.1 m off.
 HELD = 1e-6
 #: a change of target, gain, cost or limit keeps ``ν`` (instead of the plain step) while the
-#: loop flips: ``FLIPS`` reversals or more, none more than ``FLIP_GAP`` steps after the one
-#: before, the last within ``FLIP_GAP`` steps (a period-2 pattern, even one that damping
-#: interrupts for a step or two).
+#: loop flips: ``FLIPS`` reversals or more that do not shrink (``‖v_k‖ ≥ ‖v_{k−1}‖``), none
+#: more than ``FLIP_GAP`` steps after the one before, the last within ``FLIP_GAP`` steps (a
+#: growing or sustained period-2 pattern, even one that damping interrupts for a while; a
+#: decaying oscillation ends by itself).
 FLIPS = 2
 FLIP_GAP = 10
 
@@ -353,6 +355,7 @@ class AdaptiveDamping:
             self._beta = 2.0
         elif not self._reversed:  # flipping, but the last step did not: ν as after a success
             self.nu /= 3.0
+            self._beta = 2.0
             if self.nu < NU_OFF:
                 self.nu = 0.0
 
@@ -382,11 +385,11 @@ class AdaptiveDamping:
             self._pred = pred
         else:
             self._v = None
-            if not moved_by_v and configuration._updates != self._steps:
+            if not moved_by_v and configuration._updates != self._steps and self._steps >= 0:
                 self._flips = 0
                 self._plain()  # q was set from outside (or moved by another v)
-            elif moved_by_v or asm.assembles != self._assembles:
-                self.wake()  # the plan served another step since: this one is not compared
+            elif moved_by_v or asm.assembles != self._assembles or self._steps < 0:
+                self.wake()  # the plan served another step since (or none yet): not compared
 
     def needs_errors(self) -> bool:
         """Whether this step's :meth:`dampings` reads ``W e``: the step continues the loop
@@ -532,8 +535,11 @@ class AdaptiveDamping:
             if float(v.dot(v0)) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
                 self._undone = self._reversed = True
-                self._flips = self._flips + 1 if self._flip_age <= FLIP_GAP else 1
-                self._flip_age = 0
+                if float(v.dot(v)) >= v0v0:  # (a reversal that does not shrink: a cycle)
+                    self._flips = self._flips + 1 if self._flip_age <= FLIP_GAP else 1
+                    self._flip_age = 0
+                else:
+                    self._flip_age += 1
             else:
                 self._flip_age += 1
                 if self._flip_age > FLIP_GAP:
