@@ -267,7 +267,8 @@ def main() -> None:
         f"over: steps where a task's error with taskik > {FACTOR}× pink's + {MARGIN * 1e3:g} mm "
         "(target 0), excess: the largest taskik − (1.1 pink + 1 mm) (m, ≤ 0 is within);\n"
         "v=0&grows: steps returning v = 0 while a task error grows (target 0); p2: steps in "
-        "period-2 runs (cos(v_k, v_k+1) < −0.9, ‖v‖ > 1 rad/s, ≥ 3 consecutive; target 0)\n\n"
+        "period-2 runs (cos(v_k, v_k+1) < −0.9, ‖v‖ > 1 rad/s, ≥ 3 consecutive; target 0);\n"
+        "solver: the script's choice (DAQP; OSQP in go2_squat) or the one given to both\n\n"
     )
     cols = (
         f"{'example':28} {'solver':9} {'steps':>5} {'lines':>5} {'|Δv|':>8} {'|Δq|':>8} "
