@@ -600,7 +600,7 @@ def test_a_loop_chasing_a_target_it_cannot_see_rarely_rests(ur5):
     posture.set_target(conf.q)
     frozen = 0
     last = None
-    for k in range(1500):
+    for _ in range(1500):
         chaser.goal = chaser.goal + [0.0, 2e-4, 0.0]  # a new array, but not a target
         v = taskik.solve_ik(conf, [chaser, posture], 0.01)
         error = np.linalg.norm(chaser.compute_error(conf))
