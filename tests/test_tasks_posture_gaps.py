@@ -13,7 +13,7 @@ from task_checks import fd_rate
 
 import taskik
 from taskik import InvalidInput, PostureTask
-from taskik.tasks.posture import actuated_velocity_indices
+from taskik.tasks.posture import actuated_velocity_indices, root_joint_velocity_count
 
 OFFSET = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
 JOINTS = {
@@ -211,7 +211,8 @@ def test_actuated_velocity_indices_leave_the_base_out_by_default(humanoid, ur5):
     assert np.array_equal(actuated_velocity_indices(humanoid.model, True), np.arange(34))
     assert np.array_equal(actuated_velocity_indices(ur5.model), np.arange(6))
     planar = chain("planar", "revolute")
-    assert planar.names[1] != "root_joint"
+    assert planar.names[1] != "root_joint" and root_joint_velocity_count(planar) == 0
+    assert root_joint_velocity_count(humanoid.model) == 6
     assert actuated_velocity_indices(planar).tolist() == [0, 1, 2, 3]
     assert actuated_velocity_indices(planar, include_base=False).tolist() == [3]
     assert actuated_velocity_indices(planar, include_base=True).tolist() == [0, 1, 2, 3]

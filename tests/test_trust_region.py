@@ -165,6 +165,15 @@ def test_a_changed_target_or_parameter_makes_the_next_step_plain(how):
 def test_the_same_values_given_again_are_no_change():
     """A target set again to the value it had (a new object, ``set_target`` with an equal
     pose) is not a change: the step is compared and ν adapts."""
+    from taskik.trust_region import step_state
+
+    hand = taskik.FrameTask("tool0")
+    hand.set_target(pin.SE3.Identity())
+    before = step_state(SimpleNamespace(tasks=[hand], limits=[]))
+    hand.set_target(pin.SE3.Identity())  # a new object, the same value
+    assert step_state(SimpleNamespace(tasks=[hand], limits=[])) == before
+    hand.target.translation[0] = 1e-9  # edited in place
+    assert step_state(SimpleNamespace(tasks=[hand], limits=[])) != before
     ad, conf, asm = _loop([slice(0, 1)])
     _step(ad, conf, asm, [1.0], [[1.0]], [5.0])  # predicts 0.5
     asm.tasks[0].target = asm.tasks[0].target.copy()
