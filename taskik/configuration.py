@@ -13,8 +13,10 @@ and mink's users call by name (``Configuration(model)`` at the model's ``qpos0``
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +26,7 @@ from .exceptions import (
     InvalidConfiguration,
     InvalidInput,
     NotWithinConfigurationLimits,
+    TaskikError,
     UnknownName,
     check_finite_array,
     check_positive_scalar,
@@ -52,6 +55,11 @@ def _unit_norm_blocks(model: pin.Model) -> list[tuple[slice, str]]:
         elif joint.nq == 2 and joint.nv == 1:  # unbounded (continuous) revolute joints
             blocks.append((slice(iq, iq + 2), "unit complex"))
     return blocks
+
+
+#: Attributes a Configuration gives a model that has none, ``name → factory(model)`` (pink's
+#: ``model.configuration_limit``, ``velocity_limit``, filled by :mod:`taskik.limits`).
+MODEL_ATTRIBUTES: dict[str, Callable[[pin.Model], object]] = {}
 
 
 #: Kinds of root joint that make a robot's base (floating or mobile) rather than its first joint.
@@ -204,6 +212,11 @@ class PositionRanges:
 class Configuration:
     """A robot model, its data and a configuration ``q``, with cached kinematics.
 
+    ``q`` is rebound, never written in place: :meth:`update` and :meth:`integrate_inplace`
+    give ``configuration.q`` a new array (as pink does): an array you hold (a log of q, the q
+    you passed in) keeps its values. As pink's, the constructor gives a model without them
+    ``model.configuration_limit``, ``model.velocity_limit`` (unless pink is imported).
+
     Besides the kinematics, a configuration owns ``plans`` (a ``taskik.plan_cache.PlanCache``):
     what the solvers build once per task list and reuse at every step (stacked buffers,
     priority layouts, warm-started QP workspaces). It never changes a result, only the time
@@ -256,11 +269,15 @@ class Configuration:
         self.plans = PlanCache()
         # LOCAL frame Jacobians of this update, by frame id (other reference frames: (id, frame))
         self._frame_jacobians: dict[int | tuple[int, pin.ReferenceFrame], np.ndarray] = {}
-        self.q = np.empty(model.nq)
+        self.q: np.ndarray = np.empty(model.nq)  # (rebound by every change, see above)
         self._updates = 0  # number of kinematics passes (every change of q is one)
         # (update count, v, dt) when q last moved by integrate_inplace(v, dt), else None
         self._last_step: tuple[int, np.ndarray, float] | None = None
         self.update(q)
+        for name, factory in MODEL_ATTRIBUTES.items():  # (not for pink: it would take them)
+            if not hasattr(model, name) and "pink" not in sys.modules:
+                with contextlib.suppress(AttributeError, TaskikError):
+                    setattr(model, name, factory(model))
 
     # ------------------------------------------------------------------ state
     @property
@@ -293,9 +310,10 @@ class Configuration:
         return q
 
     def update(self, q: npt.ArrayLike | None = None) -> None:
-        """Set q (if given) and run the kinematics pass: FK, joint Jacobians, frame placements."""
+        """Set q (if given: a copy, ``configuration.q`` a new array) and run the kinematics
+        pass: FK, joint Jacobians, frame placements."""
         if q is not None:
-            self.q[:] = self.check_q(q)
+            self.q = np.array(self.check_q(q))
         pin.computeJointJacobians(self.model, self.data, self.q)
         pin.updateFramePlacements(self.model, self.data)
         self._frame_jacobians.clear()
@@ -453,9 +471,10 @@ class Configuration:
         return q
 
     def integrate_inplace(self, v: npt.ArrayLike, dt: float) -> None:
-        """Set ``q ← q ⊕ v·dt`` and update the kinematics."""
+        """Set ``q ← q ⊕ v·dt`` (``configuration.q`` a new array, as in pink: arrays read from
+        it before keep their values) and update the kinematics."""
         v, dt = self._check_step(v, dt)
-        self.q[:] = self._integrate(v, dt)
+        self.q = self._integrate(v, dt)
         self.update()
         self._last_step = (self._updates, v, dt)
 

@@ -13,6 +13,7 @@ from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_bool
 from .hierarchy import solve_hierarchy
+from .limits import default_limits
 from .limits.limit import Limit
 from .problem import MIN_DT, Assembler, QPArrays, check_dt, get_assembler
 from .relax import Relaxation, record, relaxed_rows, rest_within
@@ -31,8 +32,9 @@ _PINK_KEYWORDS = {
     ),
     "barriers": (
         "pink's",
-        "taskik has no barrier functions (pink.barriers): bound the step with limits "
-        "(limits=[...]) or pull with a task",
+        "barriers= takes taskik limits, added to limits= (pink's PositionBarrier is "
+        "taskik.limits.PositionBarrier; for pink's self-collision and body-sphere barriers "
+        "use taskik.CollisionLimit)",
     ),
 }
 
@@ -76,23 +78,70 @@ def _positional(args: tuple[Any, ...], given: dict[str, Any]) -> dict[str, Any]:
     return named
 
 
-def _check_pink_keywords(kwargs: dict[str, Any], configuration: Configuration) -> None:
+def _check_pink_keywords(kwargs: dict[str, Any], configuration: Configuration) -> list[Limit]:
     """Act on pink's and mink's keywords: ``safety_break=True`` checks q against the model's
     position limits (:class:`NotWithinConfigurationLimits` if outside), ``safety_break=False``
-    and empty ``constraints``/``barriers`` ask for what taskik does; :class:`InvalidInput`
-    naming the taskik way else."""
+    and empty ``constraints``/``barriers`` ask for what taskik does; returns the limits given
+    as pink's ``barriers=``; :class:`InvalidInput` naming the taskik way else."""
     if "safety_break" in kwargs:
         flag = kwargs.pop("safety_break")
         if not isinstance(flag, bool | np.bool_):
             raise InvalidInput(f"safety_break must be True or False, got {flag!r}")
         if flag:
             configuration.check_limits()
+    barriers: list[Limit] = []
     for name, (whose, hint) in _PINK_KEYWORDS.items():
         if name in kwargs:
             value = kwargs.pop(name)
             if value is None or (isinstance(value, list | tuple) and not value):
                 continue
+            if (
+                name == "barriers"
+                and isinstance(value, list | tuple)
+                and all(isinstance(b, Limit) for b in value)
+            ):
+                barriers = list(value)
+                continue
             raise InvalidInput(f"solve_ik has no {name}= keyword ({whose}): {hint}")
+    return barriers
+
+
+_DEFAULT_LIMITS: dict[int, tuple[object, list[Limit]]] = {}
+
+
+def _with_barriers(
+    configuration: Configuration,
+    limits: Sequence[Limit] | None,
+    barriers: list[Limit],
+    damping: float,
+) -> tuple[list[Limit], float]:
+    """pink's ``barriers=``: the limits with the barriers added (the model's default limits
+    when ``limits`` is None, built once per model so the step's plan is found again), and
+    the damping plus each barrier's ``safe_damping`` (pink's safe-displacement cost)."""
+    if limits is None:
+        model = configuration.model
+        hit = _DEFAULT_LIMITS.get(id(model))
+        if hit is None or hit[0] is not model:
+            if len(_DEFAULT_LIMITS) >= 16:
+                _DEFAULT_LIMITS.clear()
+            hit = _DEFAULT_LIMITS[id(model)] = (model, default_limits(model))
+        limits = hit[1]
+    merged = [*limits, *barriers]
+    key = tuple(map(id, merged))
+    cached = _MERGED.get(key)
+    if cached is None or any(a is not b for a, b in zip(cached, merged, strict=True)):
+        if len(_MERGED) >= 16:
+            _MERGED.clear()
+        cached = _MERGED[key] = merged  # (the same list every step: its plan is found again)
+    for barrier in barriers:
+        safe = getattr(barrier, "safe_damping", None)
+        if safe is not None:
+            damping += float(safe(configuration))
+    return cached, damping
+
+
+# merged limit lists, keyed by their items (which the lists hold, so the ids stay theirs)
+_MERGED: dict[tuple[int, ...], list[Limit]] = {}
 
 
 def _is_model(x: object) -> bool:
@@ -150,8 +199,10 @@ def solve_ik(
             and mink's ``safety_break=True`` checks q against the model's position limits
             before the step (:meth:`Configuration.check_limits`); ``safety_break=False`` and
             empty ``constraints``/``barriers`` are accepted (they ask for what taskik does);
-            other ``constraints`` and ``barriers`` raise :class:`InvalidInput` naming the
-            taskik way.
+            other ``constraints`` raise :class:`InvalidInput` naming the taskik way. pink's
+            ``barriers=[...]`` takes taskik limits (e.g.
+            :class:`taskik.limits.PositionBarrier`), added to ``limits`` (the model's when
+            None), and adds each one's ``safe_damping`` to ``damping``, as pink does.
 
         strict: what to do when the limits conflict (no ``v`` meets them all: an obstacle
             pins the arm against a table). ``False`` (default): the step that violates the
@@ -188,12 +239,13 @@ def solve_ik(
         backend = named.pop("backend", backend)
         adaptive = named.pop("adaptive", adaptive)
         solver_kwargs.update(named)
-    if solver_kwargs:
-        _check_pink_keywords(solver_kwargs, configuration)
+    barriers = _check_pink_keywords(solver_kwargs, configuration) if solver_kwargs else None
     if type(dt) is not float or not MIN_DT <= dt < math.inf:
         dt = check_dt(dt, "dt (s)")
     if type(damping) is not float or damping != 1e-12:
         damping = check_damping(damping)
+    if barriers:
+        limits, damping = _with_barriers(configuration, limits, barriers, damping)
     if adaptive is not True and adaptive is not False:
         if not isinstance(adaptive, np.bool_):
             raise InvalidInput(f"adaptive must be True or False, got {adaptive!r}")

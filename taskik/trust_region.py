@@ -1,5 +1,8 @@
 """Levenberg–Marquardt damping adapted across the steps of a closed loop.
 
+(This module is longer than 500 lines: a third of it is the account below of why each rule
+is there, which belongs next to the rules.)
+
 The step of :func:`taskik.solve_ik` is a Gauss–Newton step on the weighted task errors:
 with gain 1 it asks every task to be met after one step of ``dt``. The linear model behind
 it is exact only to first order, and a closed loop ``v = solve_ik(conf, tasks, dt);
@@ -69,16 +72,42 @@ meets the limits; anything else wakes it. A reachable target is met at the Gauss
 rate long before (its error falls by a factor ``1 − Kp`` per step), a moving target is never
 at rest, and a velocity-limited approach lowers its error by far more than 0.1 % per second.
 
-The comparison needs the configuration the previous step led to: it is made only when the
-configuration moved by ``integrate_inplace(v, dt)`` with the ``v`` returned by the last
-solve (and nothing else changed q since), and only on rows whose task target is the same
-object as at the previous step (``set_target`` replaces it). Anything else (a measured q,
-a new target for every row, another task list) leaves ``ν`` as it is.
+Changes are seen by value. The comparison needs the configuration the previous step led
+to: it is made only when the configuration moved by ``integrate_inplace(v, dt)`` with the
+``v`` returned by the last solve (and nothing else changed q since). Each step also keeps a
+copy of what it depends on besides q (:func:`step_state`: every task's target, gain, LM
+damping and costs, and, while the loop has a history, every limit's public numbers and
+arrays) and compares it with the last step's, by value: a target edited in place
+(``task.transform_target_to_world.translation[1] = ...``, pink's idiom), the same object
+given again to ``set_target``, a gain, cost or limit changed, all count, and the same value
+set again does not. After any change, and after a q set from outside, the step is the plain
+one: ``ν = 0``, awake, and the step is not compared (its error moved for a reason the last
+step did not see). A resting loop whose error grows is woken however that happens: at rest
+any change of ``W e`` wakes it, and a step whose merit grew while ``W e`` landed farther
+from its prediction than the whole predicted change (a target the comparison cannot see,
+e.g. an attribute of a task of one's own) wakes it too; and after a rest whose ``W e``
+moved while ``v`` was 0, the next rest waits ``max(REST_STEPS, 2 × the last wait)`` more
+steps, so an unseen moving target costs a loop few steps at rest, not one in eleven.
+
+Flipping. One pattern outlives the changes: a loop whose steps reverse one another without
+shrinking (``FLIPS`` such reversals, each within ``FLIP_GAP`` steps of the one before) keeps
+its ``ν``
+through target changes (divided by 3 after each step that did not reverse the one before,
+as after a step that did what it predicted), so a period-2 cycle is damped even when its
+target moves at every step and its error does not grow. pink's Go2 squat shows why: the
+base's target lies beyond a position barrier, so its translation error cannot shrink; the
+SE(3) log error of a frame task couples rotation and translation (its Jacobian's
+translation rows have a yaw column ``≈ ½ [t]×`` for a translation error ``t``), and the
+step yaws the base to lower the translation part of the log, a decrease that the
+second-order terms take back and more. Each step overshoots and the plain step (pink's,
+with any QP solver: DAQP, quadprog and ProxQP return the same steps) grows into a ±35 rad/s
+yaw cycle; with the translation error and the rotation error compared separately, the same
+loop comes to rest at the barrier.
 """
 
 from __future__ import annotations
 
-import operator
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -107,21 +136,109 @@ REST_STEPS = 10
 #: posture generation with levels: 1e-8 shortened the steps of too many settling loops,
 #: and with none a level search left held feet 0.1 m off.
 HELD = 1e-6
+#: a change of target, gain, cost or limit keeps ``ν`` (instead of the plain step) while the
+#: loop flips: ``FLIPS`` reversals or more that do not shrink (``‖v_k‖ ≥ ‖v_{k−1}‖``), none
+#: more than ``FLIP_GAP`` steps after the one before, the last within ``FLIP_GAP`` steps (a
+#: growing or sustained period-2 pattern, even one that damping interrupts for a while; a
+#: decaying oscillation ends by itself).
+FLIPS = 2
+FLIP_GAP = 10
 
 
-def _same_target(a: object, b: object) -> bool:
-    """Whether two task targets are the same value: the same object, or equal arrays or
-    poses (a list built anew each step, or ``set_target`` with the same value, has new
-    target objects that did not move)."""
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, np.ndarray):
-        return a.shape == b.shape and a.tolist() == b.tolist()  # type: ignore[attr-defined]
-    if isinstance(a, pin.SE3):
-        return bool(a == b)  # (pinocchio's ==: every coefficient equal)
-    return False
+class _Copy:
+    """A copy of a target of a type this module does not know, compared with ``==`` (an
+    answer that is not a plain truth value counts as a change)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not _Copy:
+            return False
+        try:
+            return bool(self.value == other.value)
+        except Exception:  # noqa: BLE001  (an array-valued ==, a comparison that raises)
+            return False
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _value(x: object) -> object:
+    """What a target is worth comparing: a copy of its value, never the object itself (a
+    target edited in place, or the same object given again to ``set_target``, is then seen
+    as moved). Poses, arrays and numbers cost well under a microsecond."""
+    t = type(x)
+    if t is pin.SE3:
+        return x.copy()  # type: ignore[attr-defined]
+    if t is np.ndarray:
+        return (x.shape, x.tobytes())  # type: ignore[attr-defined]
+    if x is None or t is float or t is int or t is bool or t is str:
+        return x
+    if isinstance(x, np.ndarray):
+        return (x.shape, x.tobytes())
+    if isinstance(x, pin.SE3):
+        return pin.SE3(x)
+    if isinstance(x, list | tuple):
+        return tuple(map(_value, x))
+    if isinstance(x, float | int | np.number):
+        return x
+    if isinstance(x, dict):
+        return tuple((k, _value(y)) for k, y in x.items())
+    if type(x).__eq__ is object.__eq__ and hasattr(x, "__dict__"):
+        return (type(x), _value(vars(x)))  # (no == of its own: compare what it holds)
+    try:
+        return _Copy(copy.deepcopy(x))
+    except Exception:  # noqa: BLE001  (an object that cannot be copied: assume it moved)
+        return _Copy(float("nan"))
+
+
+def _task_state(task: Any) -> tuple[object, ...]:
+    """The values a task's rows depend on besides q: gain, LM damping, costs, target (a
+    task's other parameters, e.g. a frame renamed, are not compared: the rest still ends
+    as soon as its error moves)."""
+    try:
+        state: tuple[object, ...] = (task._gain, task._lm_damping, task._cost.tobytes())
+    except AttributeError:  # (an object written without taskik's Task base)
+        state = (_value(getattr(task, "gain", None)), _value(getattr(task, "cost", None)))
+    return (*state, _value(getattr(task, "target", None)))
+
+
+def _limit_state(limit: object) -> tuple[object, ...]:
+    """The public numbers and arrays of a limit (gains, bounds, caps...): a limit changed
+    in place or by assignment is seen as changed."""
+    attributes = getattr(limit, "__dict__", None)
+    if not attributes:
+        return ()
+    out: list[object] = []
+    for name, x in attributes.items():
+        if name[0] == "_":
+            continue
+        t = type(x)
+        if t is float or t is int or t is bool:
+            out.append(x)
+        elif t is np.ndarray and x.size <= 4096:
+            out.append(x.tobytes())
+    return tuple(out)
+
+
+def step_state(asm: Any, limits: bool = True) -> tuple[list[object], list[object] | None]:
+    """The values one step depends on besides q, as copies compared by value: every task's
+    target, gain, costs and LM damping; with ``limits``, every limit's public numbers and
+    arrays (else None: not compared)."""
+    tasks: list[object] = list(map(_task_state, asm.tasks))
+    if not limits:
+        return tasks, None
+    limit_states: list[object] = list(map(_limit_state, getattr(asm, "limits", ())))
+    return tasks, limit_states
+
+
+def _changed(
+    a: tuple[list[object], list[object] | None], b: tuple[list[object], list[object] | None]
+) -> bool:
+    """Whether two :func:`step_state` differ (limits compared when both have them)."""
+    return a[0] != b[0] or (a[1] is not None and b[1] is not None and a[1] != b[1])
 
 
 def _unchanged(s: np.ndarray, s0: np.ndarray) -> bool:
@@ -141,7 +258,6 @@ class AdaptiveDamping:
         "groups",
         "nu",
         "_beta",
-        "_prev",
         "_steps",
         "_assembles",
         "_ss",
@@ -157,6 +273,11 @@ class AdaptiveDamping:
         "_calm",
         "_lows",
         "_undone",
+        "_state",
+        "_flips",
+        "_flip_age",
+        "_reversed",
+        "_drift",
     )
 
     def __init__(self, groups: Sequence[slice]) -> None:
@@ -164,7 +285,6 @@ class AdaptiveDamping:
         #: current ``ν`` (0: the plain step).
         self.nu = 0.0
         self._beta = 2.0
-        self._prev: list[Any] | None = None  # targets of the last step
         self._steps = -1  # configuration update count when the last step was solved
         self._assembles = -1  # the assembler's assembly count after the last step
         self._s: np.ndarray | None = np.zeros(0)  # W e of the last step (None: in asm.c)
@@ -184,13 +304,21 @@ class AdaptiveDamping:
         self._calm = 0  # steps in a row without progress
         self._lows: list[float] | None = None  # per group, the lowest M since the loop woke
         self._undone = False  # a reversal since the last new low: only new lows are progress
+        # step_state() of the last step (None: unknown)
+        self._state: tuple[list[object], list[object] | None] | None = None
+        self._flips = 0  # reversals in the current flipping pattern (see FLIPS)
+        self._flip_age = 0  # steps since the last reversal
+        self._reversed = False  # whether the last step reversed the one before it
+        self._drift = 0  # extra steps before the next rest, after a rest that drifted
 
     def reset(self) -> None:
         """Forget the loop: the next step is the plain one and is not compared."""
         self.nu = 0.0
         self._beta = 2.0
-        self._prev = None
         self._v = None
+        self._state = None
+        self._flips = 0
+        self._drift = 0
         self.wake()
 
     def wake(self) -> None:
@@ -216,21 +344,39 @@ class AdaptiveDamping:
         self.nu = min(max(self.nu, NU_START) * self._beta, NU_MAX)
         self._beta *= 2.0
 
+    def _plain(self) -> None:
+        """Something the step depends on changed: the next step is the plain one (``ν = 0``,
+        awake), unless the loop is flipping: a period-2 pattern keeps its ``ν``, divided by 3
+        (Nielsen's factor for a step that did what it predicted) after a step that did not
+        reverse the one before."""
+        self.wake()
+        if self._flips < FLIPS:
+            self.nu = 0.0
+            self._beta = 2.0
+        elif not self._reversed:  # flipping, but the last step did not: ν as after a success
+            self.nu /= 3.0
+            self._beta = 2.0
+            if self.nu < NU_OFF:
+                self.nu = 0.0
+
     def begin(self, configuration: Any, asm: Any) -> None:
         """Before the step's assembly: is this a continuation of the loop (the configuration
         moved by ``integrate_inplace`` with the last ``v``, and only by it)? If so, compute
         the last step's prediction ``W e − A v dt`` from ``asm.A``, which still holds the
-        last step's rows (no work at all outside a closed loop)."""
+        last step's rows (no work at all outside a closed loop). If q was set from outside,
+        the step is the plain one."""
         last = configuration._last_step
         v = self._v
-        if (
+        moved_by_v = (
             last is not None
-            and last[1] is v
+            and v is not None
             and last[0] == self._steps + 1
             and last[2] == self._dt
-            and asm.assembles == self._assembles
+            and (last[1] is v or np.array_equal(last[1], v))
             and float(v.dot(v)) == self._vv
-        ):
+        )
+        if moved_by_v and asm.assembles == self._assembles:
+            assert v is not None
             if self._s is None:  # (not computed by the last step: asm.c still holds its rows)
                 self._s = asm.weighted_errors(self._dt)
             pred = asm.A.dot(v)
@@ -239,8 +385,11 @@ class AdaptiveDamping:
             self._pred = pred
         else:
             self._v = None
-            if configuration._updates != self._steps or asm.assembles != self._assembles:
-                self.wake()  # q or the plan changed since the last step (else: solved again)
+            if not moved_by_v and configuration._updates != self._steps and self._steps >= 0:
+                self._flips = 0
+                self._plain()  # q was set from outside (or moved by another v)
+            elif moved_by_v or asm.assembles != self._assembles or self._steps < 0:
+                self.wake()  # the plan served another step since (or none yet): not compared
 
     def needs_errors(self) -> bool:
         """Whether this step's :meth:`dampings` reads ``W e``: the step continues the loop
@@ -249,8 +398,9 @@ class AdaptiveDamping:
         return self._v is not None or self.nu != 0.0 or self.resting
 
     def skip(self, asm: Any) -> None:
-        """:meth:`dampings` of a step that does not need ``W e`` (see :meth:`needs_errors`)."""
-        self._prev = [getattr(task, "target", None) for task in asm.tasks]
+        """:meth:`dampings` of a step that does not need ``W e`` (see :meth:`needs_errors`):
+        the values it depends on are not copied either, so the next step is not compared."""
+        self._state = None
         self._ss_now = None
 
     def dampings(self, asm: Any, s: np.ndarray, base: list[float]) -> list[float]:
@@ -259,49 +409,36 @@ class AdaptiveDamping:
         when ``ν`` is 0; the hierarchy adds the higher levels' merits).
 
         ``s`` is the stacked ``W e`` of this step (``asm.weighted_errors``), ``asm`` the
-        assembler whose ``tasks`` and ``slices`` it was read from.
+        assembler whose ``tasks`` and ``slices`` it was read from. A target, gain, cost,
+        weight or limit whose value changed since the last step, however it was changed,
+        makes this step the plain one (see the module).
         """
-        targets = [getattr(task, "target", None) for task in asm.tasks]
+        # (the limits only while the loop has a history to forget: damped, counting towards
+        # the rest or resting; a limit changed in place costs no copy of it at every step)
+        state = step_state(asm, bool(self.nu or self._calm or self.resting))
+        last, self._state = self._state, state
         self._ss_now = None
-        if self._v is not None:
-            self._update(asm, s, targets)
-        elif self.resting and not (
-            self._s is not None
-            and self._prev is not None
-            and all(map(operator.is_, targets, self._prev))
-            and _unchanged(s, self._s)
-        ):
-            self.wake()  # solved again at the same q, but a target or a weight changed
-        self._prev = targets
+        if last is not None and _changed(state, last):
+            self._plain()
+        elif self._v is not None:
+            if last is not None:  # (else: what the last step depended on is not known)
+                self._update(s)
+        elif self.resting and not (self._s is not None and _unchanged(s, self._s)):
+            self.wake()  # solved again at the same q, but something changed
         if not self.nu:
             return base
         merits = self.merits = [float(sg.dot(sg)) for sg in (s[rows] for rows in self.groups)]
         return [lam + self.nu * m for lam, m in zip(base, merits, strict=True)]
 
-    def _update(self, asm: Any, s: np.ndarray, targets: list[Any]) -> None:
+    def _update(self, s: np.ndarray) -> None:
         s0, pred = self._s, self._pred
         assert s0 is not None  # (set by begin, in a continuation)
-        prev = self._prev
-        assert prev is not None  # (set by every dampings() that preceded a record())
-        keep = None
-        moved = None
-        if not all(map(operator.is_, targets, prev)):  # (the same objects: nothing moved)
-            moved = [not _same_target(a, b) for a, b in zip(targets, prev, strict=True)]
-        if moved is not None and any(moved):
-            self.wake()
-            keep = np.ones(len(s), dtype=bool)
-            for (_, _, _, rows), changed in zip(asm.slices, moved, strict=True):
-                if changed:
-                    keep[rows] = False
-        elif self._settle(s0, s):
+        if self._settle(s0, s, pred):
             return  # at rest: v was 0, nothing to learn from the step
         for rows in self.groups[:-1]:
             # a higher level pushed off by the levels below it (second-order drift of held
             # feet while the body moves far): shorter steps for the levels below
             a, p, n = s0[rows], pred[rows], s[rows]
-            if keep is not None:
-                k = keep[rows]
-                a, p, n = a[k], p[k], n[k]
             if float(n.dot(n)) > max(float(a.dot(a)), float(p.dot(p))) + HELD:
                 self._fail()
                 return
@@ -310,21 +447,13 @@ class AdaptiveDamping:
             wts = np.empty(len(s))
             for f, rows in zip(shares, self.groups, strict=True):
                 wts[rows] = f
-            if keep is not None:
-                wts[~keep] = 0.0
             m0, m1 = float((wts * s0).dot(s0)), float((wts * s).dot(s))
             pp = float((wts * pred).dot(pred))
             if not m0:
                 return
-        elif keep is not None:
-            if not keep.any():
-                return
-            s0, pred, s = s0[keep], pred[keep], s[keep]
-            m0, m1 = float(s0.dot(s0)), float(s.dot(s))
         else:  # (‖W e‖² of the last step, when record kept it)
             m0 = float(s0.dot(s0)) if self._ss is None else self._ss
             m1 = self._ss_now = float(s.dot(s))
-        if shares is None:
             pp = float(pred.dot(pred))
         predicted = m0 - pp
         if not (predicted > 1e-12 * m0 and predicted > MEASURABLE):
@@ -338,17 +467,30 @@ class AdaptiveDamping:
         else:
             self._fail()
 
-    def _settle(self, s0: np.ndarray, s: np.ndarray) -> bool:
+    def _settle(self, s0: np.ndarray, s: np.ndarray, pred: np.ndarray) -> bool:
         """Count the steps without progress (targets unchanged): no level with a direction of
         its own lowered its ``M`` by ``REST_RATE · dt · M`` (after a reversal: below the lowest
         ``M`` since the loop woke, by as much); after ``REST_STEPS`` of them, rest.
         At rest, stay while ``W e`` is exactly what it was (nothing moved q, targets or
-        weights). Returns whether the loop was at rest."""
+        weights). A step (not a reversal) whose ``M`` grew while ``W e`` landed farther from
+        its prediction than the whole predicted change, ``‖s − ŝ‖ > ‖s₀ − ŝ‖``, was moved by
+        something the step does not see (a target of a task of one's own that moves): the
+        loop wakes. Returns whether the loop was at rest."""
         if self.resting:
             if _unchanged(s, s0):
                 return True
+            # W e moved while v was 0: something the comparison does not see moves (a task's
+            # own attribute); each time, the next rest waits twice as long
             self.wake()
+            self._drift = max(REST_STEPS, 2 * self._drift)
             return False
+        if not self._reversed:
+            m0, m1 = float(s0.dot(s0)), float(s.dot(s))
+            if m1 > m0 + 1e-9 * m0 + MEASURABLE:
+                miss, change = s - pred, s0 - pred
+                if float(miss.dot(miss)) > float(change.dot(change)) + MEASURABLE:
+                    self.wake()
+                    return False
         shares = self.shares
         limit = REST_RATE * self._dt
         lows = self._lows
@@ -375,7 +517,7 @@ class AdaptiveDamping:
             self._calm = 0
             return False
         self._calm += 1
-        if self._calm >= REST_STEPS:
+        if self._calm >= REST_STEPS + self._drift:
             self.resting = True
         return False
 
@@ -387,11 +529,21 @@ class AdaptiveDamping:
         computed, the next step reads it back from the assembler); a reversal of ``v``
         counts as a failure."""
         v0 = self._v
+        self._reversed = False
         if v0 is not None:  # a continuation (see begin)
             v0v0 = self._vv
             if float(v.dot(v0)) < -REVERSAL * v0v0 and v0v0 * dt * dt > MOVED:
                 self._fail()
-                self._undone = True
+                self._undone = self._reversed = True
+                if float(v.dot(v)) >= v0v0:  # (a reversal that does not shrink: a cycle)
+                    self._flips = self._flips + 1 if self._flip_age <= FLIP_GAP else 1
+                    self._flip_age = 0
+                else:
+                    self._flip_age += 1
+            else:
+                self._flip_age += 1
+                if self._flip_age > FLIP_GAP:
+                    self._flips = 0
         self._steps = configuration._updates
         self._assembles = asm.assembles
         self._ss = self._ss_now if s is not None else None

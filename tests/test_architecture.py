@@ -33,6 +33,7 @@ LAYERS = [
         "steps",
         "nullspace",
         "trust_region",
+        "utils",
     ],
     ["validation", "problem"],
     ["report", "backends", "relax"],

@@ -321,7 +321,7 @@ def test_an_integer_dt_is_a_number_of_seconds(ur5):
     "keyword, value, hint",
     [
         ("constraints", ["task"], r"a priority level in taskik: solve_ik\(configuration, \[\["),
-        ("barriers", ["barrier"], "taskik has no barrier functions"),
+        ("barriers", ["barrier"], "barriers= takes taskik limits"),
     ],
 )
 def test_pinks_keywords_name_the_taskik_way(ur5, keyword, value, hint):

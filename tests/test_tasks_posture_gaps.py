@@ -13,7 +13,7 @@ from task_checks import fd_rate
 
 import taskik
 from taskik import InvalidInput, PostureTask
-from taskik.tasks.posture import actuated_velocity_indices
+from taskik.tasks.posture import actuated_velocity_indices, root_joint_velocity_count
 
 OFFSET = pin.SE3(np.eye(3), np.array([0.0, 0.0, 0.3]))
 JOINTS = {
@@ -180,13 +180,14 @@ def test_a_cost_vector_set_after_use_is_checked_against_the_model(ur5, humanoid)
 
 
 @pytest.mark.parametrize("value", [True, False, np.bool_(True)])
-def test_include_base_is_a_boolean(value):
+def test_include_base_is_a_boolean_or_none(value):
     assert PostureTask(include_base=value).include_base is bool(value)
+    assert PostureTask().include_base is None
 
 
-@pytest.mark.parametrize("value", [1, 0, "yes", None])
+@pytest.mark.parametrize("value", [1, 0, "yes"])
 def test_include_base_refuses_other_values(value):
-    with pytest.raises(InvalidInput, match="include_base must be True or False"):
+    with pytest.raises(InvalidInput, match="include_base must be None, True or False"):
         PostureTask(include_base=value)
 
 
@@ -200,7 +201,8 @@ class ScaledPosture(PostureTask):
 
 def test_a_subclass_has_its_own_plan_key_and_no_selection(ur5):
     conf = ur5.configuration()
-    assert PostureTask().plan_key() == (PostureTask, False)
+    assert PostureTask().plan_key() == (PostureTask, None)
+    assert PostureTask(include_base=False).plan_key() == (PostureTask, False)
     assert PostureTask(include_base=True).plan_key() == (PostureTask, True)
     task = ScaledPosture()
     assert task.plan_key() == id(task)
@@ -210,9 +212,14 @@ def test_a_subclass_has_its_own_plan_key_and_no_selection(ur5):
 
 
 def test_actuated_velocity_indices_leave_the_base_out_by_default(humanoid, ur5):
+    # pink's rule by default: the root joint named root_joint is left out, nothing else
+    assert humanoid.model.names[1] == "root_joint"
     assert np.array_equal(actuated_velocity_indices(humanoid.model), np.arange(6, 34))
     assert np.array_equal(actuated_velocity_indices(humanoid.model, True), np.arange(34))
     assert np.array_equal(actuated_velocity_indices(ur5.model), np.arange(6))
     planar = chain("planar", "revolute")
-    assert actuated_velocity_indices(planar).tolist() == [3]
+    assert planar.names[1] != "root_joint" and root_joint_velocity_count(planar) == 0
+    assert root_joint_velocity_count(humanoid.model) == 6
+    assert actuated_velocity_indices(planar).tolist() == [0, 1, 2, 3]
+    assert actuated_velocity_indices(planar, include_base=False).tolist() == [3]
     assert actuated_velocity_indices(planar, include_base=True).tolist() == [0, 1, 2, 3]

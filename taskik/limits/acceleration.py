@@ -9,7 +9,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges, check_model
-from ..exceptions import InvalidInput, check_finite_array, check_scalar
+from ..exceptions import InvalidInput, check_finite_array, check_positive_scalar, check_scalar
 from .limit import Box, Limit, as_slice
 from .velocity import VelocityLimit
 
@@ -110,6 +110,21 @@ class AccelerationLimit(Limit):
         self._q_at: slice | np.ndarray = as_slice(self._brake_q)
         self._v_at: slice | np.ndarray = as_slice(self.indices)
         self._previous: np.ndarray | None = None
+        self._integrated: np.ndarray | None = None  # (set_last_integration's v)
+
+    def set_last_integration(self, v_prev: npt.ArrayLike, dt: float) -> None:
+        """pink's call after each ``integrate_inplace(v, dt)``, accepted so that pink's loops
+        port as they are. taskik reads the last step from the configuration itself, so in a
+        loop that integrates with ``integrate_inplace`` this changes nothing; when q was set
+        otherwise (``update(q)``), ``v_prev`` is the velocity given here (until the next
+        ``integrate_inplace``), as in pink.
+
+        Args:
+            v_prev: the velocity last integrated (nv, rad/s or m/s).
+            dt: its duration (s), > 0 (checked, not used).
+        """
+        check_positive_scalar(dt, "set_last_integration dt (s)")
+        self._integrated = check_finite_array(v_prev, "last integrated velocity", (self.model.nv,))
 
     def set_previous_velocity(self, v: npt.ArrayLike | None) -> None:
         """Use ``v`` (nv, e.g. the measured joint velocity of a loop that writes measured
@@ -122,11 +137,14 @@ class AccelerationLimit(Limit):
 
     def previous_velocity(self, configuration: Configuration) -> np.ndarray:
         """``v_prev[indices]``: the velocity given to :meth:`set_previous_velocity`, else the
-        last applied step's, else zeros (at rest)."""
+        last applied step's, else the one given to :meth:`set_last_integration`, else zeros
+        (at rest)."""
         if self._previous is not None:
             return self._previous[self._v_at]
         last = configuration._last_step
         if last is None:
+            if self._integrated is not None:
+                return self._integrated[self._v_at]
             return np.zeros(len(self.indices))
         return np.asarray(last[1])[self._v_at]
 

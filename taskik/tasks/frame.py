@@ -103,12 +103,16 @@ class FrameTask(Task):
         position_cost: npt.ArrayLike | None = None,
         orientation_cost: npt.ArrayLike | None = None,
     ) -> None:
-        """Change the translation and/or rotation weights."""
+        """Change the translation and/or rotation weights (the same values again are no
+        change)."""
+        cost = self._cost.copy()
         if position_cost is not None:
-            self._cost[:3] = check_cost(position_cost, 3, "position_cost")
+            cost[:3] = check_cost(position_cost, 3, "position_cost")
         if orientation_cost is not None:
-            self._cost[3:] = check_cost(orientation_cost, 3, "orientation_cost")
-        self._bump()
+            cost[3:] = check_cost(orientation_cost, 3, "orientation_cost")
+        if not (cost == self._cost).all():
+            self._cost = cost
+            self._bump()
 
     def set_position_cost(self, position_cost: npt.ArrayLike) -> None:
         """Change the translation weights (1/m), scalar or 3-vector (pink's name)."""

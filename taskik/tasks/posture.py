@@ -19,10 +19,21 @@ from ._frames import require_target, target_alias
 from .task import Task, check_cost
 
 
-def actuated_velocity_indices(model: pin.Model, include_base: bool = False) -> np.ndarray:
-    """Indices of v that do not belong to the robot's base (see
-    :func:`taskik.configuration.base_velocity_count`: a free-flyer, planar or translation
-    root joint, or one named ``root_joint``); all of v with ``include_base=True``."""
+def root_joint_velocity_count(model: pin.Model) -> int:
+    """Velocity coordinates of the model's first joint when it is named ``root_joint``
+    (pink's rule for what a posture leaves out), else 0."""
+    if model.njoints > 1 and model.names[1] == "root_joint":
+        return int(model.joints[1].nv)
+    return 0
+
+
+def actuated_velocity_indices(model: pin.Model, include_base: bool | None = None) -> np.ndarray:
+    """Indices of v a posture drives: ``include_base=None`` leaves out the root joint when it
+    is named ``root_joint`` (pink's rule); ``False`` leaves out the robot's base however it is
+    named (see :func:`taskik.configuration.base_velocity_count`: a free-flyer, planar or
+    translation root joint, or one named ``root_joint``); ``True`` keeps all of v."""
+    if include_base is None:
+        return np.arange(root_joint_velocity_count(model), model.nv)
     return np.arange(0 if include_base else base_velocity_count(model), model.nv)
 
 
@@ -38,11 +49,13 @@ class _DefaultCost(float):
 _ONE = _DefaultCost(1.0)
 
 
-_LAYOUTS: dict[tuple[int, bool], tuple[pin.Model, np.ndarray, np.ndarray | None, np.ndarray]] = {}
+_LAYOUTS: dict[
+    tuple[int, bool | None], tuple[pin.Model, np.ndarray, np.ndarray | None, np.ndarray]
+] = {}
 
 
 def _layout(
-    model: pin.Model, include_base: bool
+    model: pin.Model, include_base: bool | None
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
     """``(rows, q_rows, selection)`` of a posture on ``model``: its velocity rows; when every
     driven joint is a vector-space joint (nq = nv = 1, so ``q ⊖ q* = q − q*`` and the
@@ -68,12 +81,16 @@ def _layout(
 
 
 class PostureTask(Task):
-    """Drive the joints toward a reference configuration ``q*``, the robot's base excluded.
+    """Drive the joints toward a reference configuration ``q*``.
 
-    The base is the root joint when it is a free flyer, a planar joint (a mobile base), a 3-D
-    translation or is named ``root_joint`` (as in pink, which excludes the root joint):
-    a posture regularises the limbs and leaves where the robot stands to the other tasks.
-    ``include_base=True`` regularises the base too (e.g. to keep a mobile base in place).
+    Which joints, as in pink by default: every joint but the root joint named ``root_joint``
+    (the name Pinocchio gives the root joint passed to ``buildModelFromUrdf``, and
+    example-robot-data's floating bases), so a posture regularises the limbs and leaves where
+    the robot stands to the other tasks. A floating or mobile base named otherwise (a free
+    flyer built with ``model.addJoint(..., "base")``) is driven like any joint, as pink does;
+    ``include_base=False`` leaves out the base however it is named (a free-flyer, planar or
+    3-D translation root joint: :func:`taskik.configuration.base_velocity_count`), and
+    ``include_base=True`` drives the base too (e.g. to keep a mobile base in place).
 
     Error: ``e = −(q ⊖ q*) = −pin.difference(q*, q)`` restricted to these rows.
     Jacobian: ``∂(q ⊖ q*)/∂q`` (``pin.dDifference``, the identity for 1-DoF joints).
@@ -81,10 +98,13 @@ class PostureTask(Task):
 
     Args:
         cost: weight (1/rad, 1/m for prismatic joints and a base's translation), scalar or one
-            per row (nv minus the base's velocities: nv − 6 with a free flyer, nv − 3 with a
-            planar base); first or by keyword, not both (two costs are refused); 1.0 if
-            neither.
-        include_base: also drive the base (its rows come first).
+            per row (nv minus the velocities left out: nv − 6 with a free flyer named
+            ``root_joint``, nv − 3 with a planar one); first or by keyword, not both (two
+            costs are refused); 1.0 if neither.
+        include_base: None (default): leave out the root joint named ``root_joint`` (pink's
+            rule; with mink's ``model`` given, the base whatever its name, as mink does);
+            False: leave out the base whatever its name; True: drive the base too (its rows
+            come first).
         model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): the
             Pinocchio model, or MuJoCo's ``MjModel`` of the same MJCF file, against which the
             cost is checked at once; with it, a cost of nv entries (mink's shape) drops the
@@ -101,7 +121,7 @@ class PostureTask(Task):
         *,
         gain: float = 1.0,
         lm_damping: float = 0.0,
-        include_base: bool = False,
+        include_base: bool | None = None,
         model: pin.Model | object | None = None,
     ) -> None:
         if _is_a_model(model_or_cost):  # mink's PostureTask(model, cost=...)
@@ -112,9 +132,11 @@ class PostureTask(Task):
             cost = model_or_cost
         elif model_or_cost is not _ONE:
             raise InvalidInput(f"PostureTask got two costs, {model_or_cost!r} and cost={cost!r}")
-        if not isinstance(include_base, bool | np.bool_):
-            raise InvalidInput(f"include_base must be True or False, got {include_base!r}")
-        self._include_base = bool(include_base)
+        if include_base is not None and not isinstance(include_base, bool | np.bool_):
+            raise InvalidInput(f"include_base must be None, True or False, got {include_base!r}")
+        if include_base is None and model is not None:
+            include_base = False  # (mink leaves a free joint out whatever its name)
+        self._include_base = None if include_base is None else bool(include_base)
         self.target: np.ndarray | None = None
         self._target_checked = False
         self._rows: np.ndarray  # set with the model, by _bind()
@@ -151,8 +173,9 @@ class PostureTask(Task):
             self._bind(model)
 
     @property
-    def include_base(self) -> bool:
-        """Whether the base's velocity rows are part of the task (False by default)."""
+    def include_base(self) -> bool | None:
+        """None (pink's rule: the root joint named ``root_joint`` left out), False (the base
+        left out whatever its name) or True (the base driven too)."""
         return self._include_base
 
     def _bind(self, model: pin.Model) -> None:

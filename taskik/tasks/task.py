@@ -38,6 +38,11 @@ def is_plain_cost(cost: object) -> TypeGuard[float | int]:
     return (type(cost) is float or type(cost) is int) and 0.0 <= cost <= _FLOAT_MAX
 
 
+def _same_array(a: np.ndarray, b: np.ndarray | None) -> bool:
+    """Whether ``b`` is an array of ``a``'s shape and values."""
+    return b is not None and a.shape == b.shape and bool((a == b).all())
+
+
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
     """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be ≥ 0.
 
@@ -115,11 +120,15 @@ class Task:
 
     def _set_cost(self, value: npt.ArrayLike) -> None:
         """Validate and store new costs; tasks whose size depends on the model override it."""
-        self._cost = check_cost(value, self.dim)
-        self._bump()
+        cost = check_cost(value, self.dim)
+        if not _same_array(cost, getattr(self, "_cost", None)):
+            self._cost = cost
+            self._bump()
 
     def _bump(self) -> None:
-        """Mark cost or gain as changed, so cached step assemblers refresh their weights."""
+        """Mark cost or gain as changed (in value: setting the same value again is no
+        change), so cached step assemblers refresh their weights and the closed loop's
+        adaptive damping (:mod:`taskik.trust_region`) gives the plain step."""
         self._version: int = getattr(self, "_version", 0) + 1
 
     @property
@@ -129,8 +138,10 @@ class Task:
 
     @gain.setter
     def gain(self, value: float) -> None:
-        self._gain = check_scalar(value, "gain", 0.0, 1.0, low_open=True)
-        self._bump()
+        gain = check_scalar(value, "gain", 0.0, 1.0, low_open=True)
+        if gain != getattr(self, "_gain", None):
+            self._gain = gain
+            self._bump()
 
     @property
     def lm_damping(self) -> float:
@@ -139,8 +150,10 @@ class Task:
 
     @lm_damping.setter
     def lm_damping(self, value: float) -> None:
-        self._lm_damping = check_scalar(value, "lm_damping", 0.0)
-        self._bump()
+        lm_damping = check_scalar(value, "lm_damping", 0.0)
+        if lm_damping != getattr(self, "_lm_damping", None):
+            self._lm_damping = lm_damping
+            self._bump()
 
     # ------------------------------------------------------------- interface
     def compute_error(self, configuration: Configuration) -> np.ndarray:
