@@ -333,7 +333,11 @@ def test_safety_break_true_checks_q_against_its_limits(arm):
             {},
             r"no constraints= keyword \(pink's and mink's\): .* priority level",
         ),
-        (("quadprog",), {"barriers": ["b"]}, r"no barriers= keyword \(pink's\): taskik has no"),
+        (
+            ("quadprog",),
+            {"barriers": ["b"]},
+            r"no barriers= keyword \(pink's\): barriers= takes taskik",
+        ),
         (("quadprog", 1e-2, "yes"), {}, r"limits must be"),
         ((), {"limits": "daqp"}, r"got the string 'daqp': for a QP solver, write solver='daqp'"),
     ],
