@@ -186,7 +186,9 @@ class Obstacle:
 
     @property
     def kind(self) -> str:
-        """Shape kind: ``sphere``, ``capsule``, ``box``, ``cylinder``, ``halfspace``, …"""
+        """Shape kind: ``sphere``, ``capsule``, ``box``, ``cylinder``, ``halfspace``, or
+        ``mesh`` for an obstacle of :func:`mesh` (held as its convex hull: any coal convex
+        geometry reports ``mesh``), named after the function that makes each."""
         if isinstance(self._geometry, coal.ConvexBase):
             return "mesh"
         return type(self._geometry).__name__.lower()
