@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+import coal
 import numpy as np
 import pinocchio as pin
 import pytest
@@ -14,7 +15,6 @@ from taskik.batch.problems import as_targets
 from taskik.exceptions import InvalidInput
 from taskik.limits.acceleration import braking_speed
 from taskik.posture import damping_matrix, step_direction
-
 
 # ---- configuration
 
@@ -107,8 +107,6 @@ def _one_joint() -> tuple[pin.Model, pin.GeometryModel]:
     )
     gm = pin.GeometryModel()
     along_x = pin.SE3(pin.rpy.rpyToMatrix(0.0, np.pi / 2, 0.0), np.array([0.5, 0.0, 0.0]))
-    import coal
-
     gm.addGeometryObject(pin.GeometryObject("link", j, along_x, coal.Capsule(0.05, 1.0)))
     return model, gm
 

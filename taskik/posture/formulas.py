@@ -76,8 +76,7 @@ def step_direction(
     c = check_finite_array(c, "c (weighted task error)")
     if c.shape != (A.shape[0],):
         raise InvalidInput(
-            f"c (weighted task error) must have shape ({A.shape[0]},) like A's rows, "
-            f"got {c.shape}"
+            f"c (weighted task error) must have shape ({A.shape[0]},) like A's rows, got {c.shape}"
         )
     E = check_scalar(E, "E (weighted error)", 0.0)
     return _step_direction(method, A, c, E, _check_given_damping(method, damping, A.shape[1]))
