@@ -514,10 +514,15 @@ def custom_configuration_vector(
 
     Raises:
         UnknownName: a joint is not in the model (with the closest names).
-        InvalidInput: a value has the wrong size.
+        InvalidInput: a value has the wrong size, or ``values`` is not a mapping.
         InvalidConfiguration: a quaternion or (cos, sin) pair given raw is not unit-norm.
     """
     model = check_model(getattr(robot, "model", robot), "custom_configuration_vector")
+    if values is not None and not isinstance(values, Mapping):
+        raise InvalidInput(
+            "custom_configuration_vector takes its joint values as a mapping "
+            f"{{joint name: value}} or as keywords, got {type(values).__name__} {values!r:.60}"
+        )
     q = pin.neutral(model)
     names = list(model.names)
     for name, value in {**(values or {}), **joints}.items():

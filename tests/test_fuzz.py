@@ -52,27 +52,7 @@ EVERY = {
 #: fuzzer reached these modules (see benchmarks/results/fuzz_findings.md for each defect and
 #: a reproducer). The test fails if a count grows; lower an entry (or remove it) as fixes
 #: land. A module or kind not listed must stay at zero.
-KNOWN_DEFECTS: dict[str, dict[str, int]] = {
-    # problem_seed: one mutation accepted that the harness expects refused
-    "batch": {"garbage": 1},
-    # custom_configuration_vector(values='abc' or a list): TypeError
-    "configuration": {"bare": 3},
-    # self_collision_pairs accepts q_reference=None and a negative contact_distance; a cube
-    # given to mesh() stays a mesh where the harness expects its convex hull; the gradient of
-    # PairDistances on a one-joint model has shape (k, k), not (k, nv)
-    "geometry": {"garbage": 10},
-    # CollisionLimit.clearance: an overflow warning (obstacle at 1e300)
-    "limits.collision": {"garbage": 1},
-    # posture.step_direction and damping_matrix do not check their inputs; select=np.str_
-    "posture": {"bare": 4, "garbage": 2, "rejected": 2},
-    # retarget: a q_start joint at 2e14 rad comes back outside the joint limits
-    "retarget": {"garbage": 2},
-    # load_urdf(package_dirs='models'): now accepted as one folder (the harness expects a
-    # refusal, as the first report asked; to be settled)
-    "robots": {"garbage": 1},
-    # LookAtTask targets at ±1e300: overflow warnings
-    "tasks": {"garbage": 5},
-}
+KNOWN_DEFECTS: dict[str, dict[str, int]] = {}  # every module at zero on this subset
 
 
 @pytest.fixture(scope="module")

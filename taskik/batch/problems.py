@@ -28,7 +28,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, real_array
 from ..posture import solve_posture
 from ..robots import Robot
 from ..tasks.frame import FrameTask
@@ -117,8 +117,14 @@ def make_job(
     return job
 
 
+#: Largest coordinate of a target's translation (m): 1000 km, beyond any robot's reach.
+_MAX_TRANSLATION = 1e6
+
+
 def as_targets(targets: npt.ArrayLike | Sequence[pin.SE3]) -> np.ndarray:
-    """``targets`` as an ``(N, 4, 4)`` float64 array of rigid transforms (N ≥ 1)."""
+    """``targets`` as an ``(N, 4, 4)`` float64 array of rigid transforms (N ≥ 1), each with
+    finite real entries and a translation within 1e6 m of the origin (:class:`InvalidInput`
+    otherwise)."""
     if isinstance(targets, pin.SE3):
         raise InvalidInput("targets must be a sequence of poses; wrap a single pin.SE3 in a list")
     if isinstance(targets, Sequence) and targets and isinstance(targets[0], pin.SE3):
@@ -127,11 +133,11 @@ def as_targets(targets: npt.ArrayLike | Sequence[pin.SE3]) -> np.ndarray:
         arr = np.array([t.homogeneous for t in targets if isinstance(t, pin.SE3)])
     else:
         try:
-            arr = np.asarray(targets, dtype=float)
-        except (TypeError, ValueError) as exc:
+            arr = real_array(targets, "targets")  # complex numbers refused, not cast
+        except InvalidInput as exc:
             raise InvalidInput(
-                f"targets must be an N × 4 × 4 array or a list of pin.SE3, got "
-                f"{type(targets).__name__} ({exc})"
+                f"targets must be an N × 4 × 4 array of real numbers or a list of pin.SE3, "
+                f"got {type(targets).__name__} ({exc})"
             ) from None
     if arr.ndim != 3 or arr.shape[1:] != (4, 4) or arr.shape[0] == 0:
         raise InvalidInput(
@@ -143,6 +149,14 @@ def as_targets(targets: npt.ArrayLike | Sequence[pin.SE3]) -> np.ndarray:
         bad = np.flatnonzero(~finite)
         raise InvalidInput(
             f"targets {bad[:10].tolist()} contain NaN or inf ({bad.size} of {len(arr)})"
+        )
+    far = np.abs(arr[:, :3, 3]).max(axis=1) > _MAX_TRANSLATION
+    if far.any():
+        bad = np.flatnonzero(far)
+        raise InvalidInput(
+            f"targets {bad[:10].tolist()} have a translation beyond {_MAX_TRANSLATION:g} m "
+            f"({bad.size} of {len(arr)}): no robot reaches there, and the pose error would "
+            "overflow"
         )
     # RᵀR = I from the six dot products of the columns, det R = c₀ · (c₁ × c₂) > 0
     # (column-wise: ≈ 10× faster than a batched matmul and det on 3 × 3 blocks)

@@ -215,15 +215,23 @@ def self_collision_pairs(
 
     - adjacent links (same joint, or a joint and its parent),
     - the pairs the SRDF disables (``srdf``: path to the robot's SRDF file),
-    - the pairs closer than ``contact_distance`` (m) at ``q_reference`` (touching there:
-      a limit could never separate them without leaving the reference posture).
+    - the pairs closer than ``contact_distance`` (m, >= 0) at ``q_reference`` (touching
+      there: a limit could never separate them without leaving the reference posture).
+
+    Raises:
+        InvalidInput: ``q_reference`` is None or not a configuration of ``model``,
+            ``contact_distance`` is negative or not finite, the SRDF cannot be read.
     """
     check_geometry_model(model, geometry_model, "self_collision_pairs")
+    if q_reference is None:  # Configuration(model, None) would mean the neutral posture
+        raise InvalidInput(
+            "q_reference must be the configuration vector the pairs are measured at, got None"
+        )
     try:
         reference = Configuration(model, q_reference)
     except InvalidInput as exc:
         raise InvalidInput(f"q_reference: {exc}") from exc
-    contact_distance = check_scalar(contact_distance, "contact_distance", -1e6, 1e6)
+    contact_distance = check_scalar(contact_distance, "contact_distance", 0.0, 1e6)
     if srdf is not None and not isinstance(srdf, str | Path):
         raise InvalidInput(f"srdf must be a path to an SRDF file, got {type(srdf).__name__}")
     ngeoms = len(geometry_model.geometryObjects)

@@ -456,7 +456,7 @@ class CollisionScene:
         # of the supporting columns
         sign = self._support[self._joint_of[a]].astype(float)
         sign -= self._support[self._joint_of[b]]
-        turn = (tangents @ data.J[3:6]) * sign[:, None, :]
+        turn = (tangents @ _joint_jacobians(data, nv)[3:6]) * sign[:, None, :]
         lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
         lever[self._sphere[a] | self._sphere[b]] = 0.0
         return turn, lever
@@ -473,9 +473,16 @@ class CollisionScene:
         nv = self.model.nv
         if not len(candidates):
             return np.zeros((0, nv))
-        J = data.J  # 6 × nv, world frame: rows (v at the world origin, ω)
+        J = _joint_jacobians(data, nv)  # world frame: rows (v at the world origin, ω)
         ja = self._joint_of[self.pairs[candidates, 0]]
         jb = self._joint_of[self.pairs[candidates, 1]]
         wa = np.hstack([nrm, _cross(pa, nrm)]) @ J
         wb = np.hstack([nrm, _cross(pb, nrm)]) @ J
         return wb * self._support[jb] - wa * self._support[ja]
+
+
+def _joint_jacobians(data: pin.Data, nv: int) -> np.ndarray:
+    """Pinocchio's ``data.J`` as a 6 × nv matrix: on a model with one velocity coordinate
+    the binding returns it as a vector of 6, which would broadcast the pairs against each
+    other (a k × k gradient instead of k × 1)."""
+    return np.asarray(data.J).reshape(6, nv)

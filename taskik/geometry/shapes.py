@@ -186,7 +186,9 @@ class Obstacle:
 
     @property
     def kind(self) -> str:
-        """Shape kind: ``sphere``, ``capsule``, ``box``, ``cylinder``, ``halfspace``, …"""
+        """Shape kind: ``sphere``, ``capsule``, ``box``, ``cylinder``, ``halfspace``, or
+        ``mesh`` for an obstacle of :func:`mesh` (held as its convex hull: any coal convex
+        geometry reports ``mesh``), named after the function that makes each."""
         if isinstance(self._geometry, coal.ConvexBase):
             return "mesh"
         return type(self._geometry).__name__.lower()
@@ -226,7 +228,8 @@ def cylinder(name: str, radius: float, length: float, pose: Any = None) -> Obsta
 
 
 def halfspace(name: str, normal: Any = (0.0, 0.0, 1.0), offset: float = 0.0) -> Obstacle:
-    """The half-space ``{x : n·x ≤ offset}`` (a floor: ``n = +z``, the solid below it).
+    """The half-space ``{x : n·x ≤ offset}`` (a floor: ``n = +z``, the solid below it);
+    ``offset`` in m, within ±1e6 like every obstacle's extent.
 
     The robot is kept on the side ``n·x > offset``. Move it with :meth:`Obstacle.move_to` like
     any obstacle (the pose moves the plane with it).

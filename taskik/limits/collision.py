@@ -227,7 +227,9 @@ class CollisionLimit(Limit):
             raise InvalidInput(f"srdf must be a path to an SRDF file, got {type(srdf).__name__}")
         self.scene = CollisionScene(self.model, geometry, pairs, obstacles)
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
-        self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), v_max, 1e10)
+        # above 1e10 (a free-flyer's limit is often the largest float): unbounded, and
+        # |G| @ v_max would overflow
+        self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), np.minimum(v_max, 1e10), 1e10)
         self._last: PairDistances | None = None
         self._last_names: list[str] = []  # the pair names when _last was computed
         # (scene generation, q, near pairs, their loss) at the last compute_inequalities

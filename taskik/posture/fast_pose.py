@@ -12,7 +12,7 @@ from scipy.linalg.blas import dsyrk
 from scipy.linalg.lapack import dgesv, dposv
 
 from ..exceptions import InvalidInput
-from .formulas import LM_METHODS, step_direction
+from .formulas import LM_METHODS, _step_direction
 from .joint_limits import JointLimits
 from .search import SearchOptions, SearchOutcome, Start
 from .stagnation import Stagnation
@@ -151,6 +151,6 @@ class FastPose:
             _, _, dq, info = dgesv(J, e)
             return None if info else dq
         try:
-            return step_direction(method, J, e, 0.5 * ee, damping)
+            return _step_direction(method, J, e, 0.5 * ee, damping)
         except np.linalg.LinAlgError:
             return None

@@ -17,7 +17,7 @@ from ..limits.limit import Limit
 from ..problem import Assembler, get_assembler
 from ..solve import solve_ik
 from ..tasks.task import Task
-from .formulas import damping_matrix, step_direction
+from .formulas import _damping_matrix, _step_direction
 from .joint_limits import JointLimits
 from .search import SearchOptions, SearchOutcome, Start
 from .stagnation import Stagnation
@@ -214,8 +214,8 @@ class GeneralSearch:
     ) -> np.ndarray:
         A, c = asm.A, asm.c
         if method in ("nr", "nr-pinv", "gn", "gn-pinv"):
-            return step_direction(method, A, c, E, damping)
+            return _step_direction(method, A, c, E, damping)
         # asm.P = AᵀA + Σ μ_i I (tasks' own LM damping); asm.r = −Aᵀc
         H = asm.P.copy()
-        H += damping_matrix(method, E, A.shape[1], damping)
+        H += _damping_matrix(method, E, A.shape[1], damping)
         return np.linalg.solve(H, -asm.r)

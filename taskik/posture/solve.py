@@ -187,8 +187,9 @@ def solve_posture(
         )  # fmt: skip
     if strict is not False and strict is not True:
         strict = check_bool(strict, "strict")
-    if not (type(select) is str and select in SELECTS):
+    if not (isinstance(select, str) and select in SELECTS):  # str subclasses: np.str_
         raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
+    select = str(select)
     if not (type(patience) is int and patience >= 1):
         patience = _check_count(patience, "patience")
     if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):

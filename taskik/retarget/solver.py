@@ -33,7 +33,13 @@ import pinocchio as pin
 
 from .. import robots
 from ..configuration import Configuration, base_velocity_count, q_shape_message
-from ..exceptions import InvalidInput, NoSolutionFound, UnknownName, check_finite_array
+from ..exceptions import (
+    InvalidInput,
+    NoSolutionFound,
+    NotWithinConfigurationLimits,
+    UnknownName,
+    check_finite_array,
+)
 from ..limits import ConfigurationLimit, VelocityLimit
 from ..limits.limit import Limit
 from ..robots import Robot
@@ -207,9 +213,9 @@ def retarget(
         mapping: a :class:`RetargetMapping`, its dict form, or a ``.json`` / ``.yaml`` file.
         steps: QP steps per frame (≥ 1).
         first_steps: steps for the first frame, from the rest configuration (≥ 1).
-        q_start: configuration the first frame starts from (default ``robot.q0``, its
-            floating base moved by the offset between the first frame's targets and the
-            robot's points at ``q0``, centroid to centroid).
+        q_start: configuration the first frame starts from, within the joint limits
+            (default ``robot.q0``, its floating base moved by the offset between the first
+            frame's targets and the robot's points at ``q0``, centroid to centroid).
         solver: QP solver name (default: the fastest installed).
         progress: called as ``progress(frames_done, n_frames)`` after each frame.
         limits: more limits for every step, e.g. a :class:`taskik.CollisionLimit` of the
@@ -219,7 +225,7 @@ def retarget(
         UnknownName: a mapping names a frame the robot lacks or a keypoint the clip lacks
             (with close matches).
         InvalidInput: malformed clip or mapping, an orientation asked of a keypoint without
-            one, a bad option.
+            one, a bad option, a ``q_start`` outside the joint limits (by more than 1e-6).
         NoSolutionFound: a step's QP failed; the message names the clip frame.
     """
     robot = _as_robot(robot)
@@ -245,6 +251,13 @@ def retarget(
         if q_start.shape != (model.nq,):
             raise InvalidInput(q_shape_message("q_start", q_start.shape, model))
     conf = robot.configuration(problem.q_start if q_start is None else q_start)
+    if q_start is not None:
+        # the joint limits are soft in the steps: a q_start far outside them (2e14 rad) would
+        # never come back, and the trajectory would leave the robot's range
+        try:
+            conf.check_limits(1e-6)
+        except NotWithinConfigurationLimits as exc:
+            raise InvalidInput(f"q_start is outside the joint limits: {exc}") from None
     extra = check_limits(list(limits)) if len(limits) else []
     first_limits: list[Limit] = [ConfigurationLimit(model), *extra]
     frame_limits: list[Limit] = [ConfigurationLimit(model), VelocityLimit(model), *extra]

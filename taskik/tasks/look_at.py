@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
@@ -60,7 +62,14 @@ class LookAtTask(AxisAlignmentTask):
         target = require_target(self.target, self)
         a, J_a, T, J_local = frame_axis(configuration, self.frame, self.axis)
         r = target - T.translation
-        dist = float(np.linalg.norm(r))
+        # the norm scaled first: ‖[0, 0, 1e300]‖ squares to inf (overflow) otherwise
+        scale = float(np.abs(r).max())
+        dist = scale * float(np.linalg.norm(r / scale)) if scale > 0.0 else 0.0
+        if not math.isfinite(dist):
+            raise InvalidInput(
+                f"LookAtTask: the target {target.tolist()} is too far from frame "
+                f"{self.frame.name!r} to compute its line of sight"
+            )
         if dist < 1e-9:
             raise InvalidInput(
                 f"LookAtTask: the target {target.tolist()} is at the origin of frame "
