@@ -92,6 +92,11 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("balance_step", "The cost of the balance limit in one step",
      "Talos reaching far forward on both feet: the same step with and without "
      "`BalanceLimit`, timed at the same configurations. `benchmarks/balance_step.py`."),
+    ("pink_examples", "pink's own examples, ported",
+     "pink's `arm_ur3_velocity_smoothing.py`, `flying_dual_arm_ur3.py`, `humanoid_g1_com.py` "
+     "and `barriers/go2_squat.py`, run with pink and with taskik after renaming the imports: "
+     "lines changed, the largest velocity difference, tracking error at every step, steps "
+     "with v = 0 while an error grows, period-2 steps. `benchmarks/pink_examples/run.py`."),
     ("fuzz_inputs", "Bad input to every public entry point",
      "Seeded mutations of every public entry point's arguments, each case run in a forked "
      "worker: how many give a clear error, a bare exception, a crash or a silently wrong "
