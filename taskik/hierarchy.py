@@ -82,7 +82,9 @@ from .backends.qp import (
     daqp_constraints,
     daqp_solve,
     default_solver,
+    for_solver,
     solve_qp_arrays,
+    solver_options,
 )
 from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_bool, check_positive_scalar
@@ -152,8 +154,10 @@ def _solve_reduced_qp(
     lo = np.isfinite(lower)
     G = np.vstack([rows[up], -rows[lo]])
     h = np.concatenate([upper[up], -lower[lo]])
-    qp = qpsolvers.Problem(P, f, G if len(h) else None, h if len(h) else None)
-    sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
+    qp = qpsolvers.Problem(
+        for_solver(P, solver), f, for_solver(G, solver) if len(h) else None, h if len(h) else None
+    )
+    sol = qpsolvers.solve_problem(qp, solver=solver, **solver_options(solver, kwargs))
     if not sol.found:
         return None, f"not found ({sol.extras or 'no details'})", None
     return np.asarray(sol.x), "optimal", None

@@ -158,6 +158,24 @@ class DaqpWorkspace:
         return None
 
 
+def for_solver(M: np.ndarray, solver: str) -> Any:
+    """``M`` as the solver takes it: a SciPy CSC matrix for the solvers that take only sparse
+    matrices (OSQP; qpsolvers would convert it, with a warning, at every call), else as is."""
+    if solver in qpsolvers.sparse_solvers and solver not in qpsolvers.dense_solvers:
+        from scipy.sparse import csc_matrix
+
+        return csc_matrix(M)
+    return M
+
+
+def solver_options(solver: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The options passed on to ``solver``: OSQP's ``raise_error`` set to False unless given
+    (what its default is today; OSQP warns at every call that the default will change)."""
+    if solver == "osqp" and "raise_error" not in kwargs:
+        return {**kwargs, "raise_error": False}
+    return dict(kwargs)
+
+
 def daqp_constraints(
     nv: int,
     G: np.ndarray | None,
@@ -267,8 +285,9 @@ def solve_qp_arrays(
         if solver == "daqp":
             v, status = _solve_daqp(P, r, G, h, lb, ub, **kwargs)
         else:
-            qp = qpsolvers.Problem(P, r, G, h, None, None, lb, ub)
-            sol = qpsolvers.solve_problem(qp, solver=solver, **kwargs)
+            P_, G_ = for_solver(P, solver), None if G is None else for_solver(G, solver)
+            qp = qpsolvers.Problem(P_, r, G_, h, None, None, lb, ub)
+            sol = qpsolvers.solve_problem(qp, solver=solver, **solver_options(solver, kwargs))
             v = sol.x if sol.found else None
             status = "optimal" if sol.found else f"not found ({sol.extras or 'no details'})"
     except (TypeError, ValueError) as exc:
