@@ -1,12 +1,14 @@
 """pink's own examples, run with pink and ported to taskik by renaming the imports.
 
-``pink/`` holds four of pink's examples (``arm_ur3_velocity_smoothing``,
-``flying_dual_arm_ur3``, ``humanoid_g1_com``, ``barriers/go2_squat``) with
-example-robot-data's robot of the same name, the display lines dropped and a fixed number of
-steps; ``taskik/`` holds the same scripts with the imports renamed. This runner executes each
-copy as a script (``runpy``), with the library's ``solve_ik`` wrapped to record, at every
-step, the configuration, every task's tracking error and the returned velocity; then compares
-the two runs step by step and writes ``benchmarks/results/pink_examples.txt``.
+``taskik/`` holds four of pink's examples (``arm_ur3_velocity_smoothing``,
+``flying_dual_arm_ur3``, ``humanoid_g1_com``, ``barriers/go2_squat``) ported to taskik: with
+example-robot-data's robot of the same name, the display lines dropped, a fixed number of
+steps, and the imports renamed. pink's version of each is made from the port by renaming the
+imports back (:data:`TO_PINK`), so the two differ in exactly those lines and only one copy of
+pink's code is kept. This runner executes each version as a script (``runpy``), with the
+library's ``solve_ik`` wrapped to record, at every step, the configuration, every task's
+tracking error and the returned velocity; then compares the two runs step by step and
+writes ``benchmarks/results/pink_examples.txt``.
 
 Measured per example (taskik with its defaults, pink as written):
 
@@ -48,6 +50,9 @@ import numpy as np
 import pinocchio as pin
 
 HERE = Path(__file__).resolve().parent
+# (the folder of the ports, named taskik/, must not shadow the library: this script's folder
+# leaves the import path)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 RESULTS = HERE.parent / "results" / "pink_examples.txt"
 EXAMPLES = ["arm_ur3_velocity_smoothing", "flying_dual_arm_ur3", "humanoid_g1_com", "go2_squat"]
 
@@ -114,6 +119,28 @@ class Recorder:
         return v
 
 
+#: The port's lines that name taskik, and pink's line for each (checked: every port must
+#: differ from pink's version in these lines only).
+TO_PINK = (
+    ("from taskik.limits import PositionBarrier", "from pink.barriers import PositionBarrier"),
+    ("import taskik", "import pink"),
+    ("from taskik", "from pink"),
+    ("taskik.Configuration(", "pink.Configuration("),
+)
+
+
+def source(library: str, name: str) -> str:
+    """The script of ``name`` for ``library``: the port, or pink's version made from it."""
+    text = (HERE / "taskik" / f"{name}.py").read_text()
+    if library == "taskik":
+        return text
+    for ours, theirs in TO_PINK:
+        text = text.replace(ours, theirs)
+    if "taskik" in text.split('"""', 2)[-1]:
+        raise RuntimeError(f"{name}: a line names taskik that TO_PINK does not rename")
+    return text
+
+
 def run_example(library: str, name: str, solver: str | None) -> Recorder:
     """Run ``<library>/<name>.py`` as a script with the library's ``solve_ik`` recorded, in
     this process (:func:`run_isolated` runs it in a process of its own). An exception ends
@@ -123,7 +150,10 @@ def run_example(library: str, name: str, solver: str | None) -> Recorder:
     recorder = Recorder(original, solver)
     module.solve_ik = recorder
     try:
-        runpy.run_path(str(HERE / library / f"{name}.py"), run_name="__main__")
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / f"{name}.py"
+            script.write_text(source(library, name))
+            runpy.run_path(str(script), run_name="__main__")
     except Exception as exc:  # noqa: BLE001  (a library that raises: an outcome to report)
         recorder.raised = f"{type(exc).__name__} at step {len(recorder.vs)}"
     finally:
@@ -145,8 +175,8 @@ def run_isolated(library: str, name: str, solver: str | None) -> Recorder:
 
 
 def lines_changed(name: str) -> int:
-    a = (HERE / "pink" / f"{name}.py").read_text().splitlines()
-    b = (HERE / "taskik" / f"{name}.py").read_text().splitlines()
+    a = source("pink", name).splitlines()
+    b = source("taskik", name).splitlines()
     return sum(
         j2 - j1
         for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes()

@@ -2,10 +2,11 @@
 # commit f568e80), licensed under the Apache License, Version 2.0; pink's NOTICE: Copyright
 # 2022 Stéphane Caron, 2023-2025 Inria, 2024 Ivan Domrachev and Simeon Nedelchev, 2026
 # Stéphane Caron, 2026 CNRS. Changed for taskik's benchmark (benchmarks/pink_examples/run.py),
-# identically in the pink/ and taskik/ copies: example-robot-data's robot of the same name
+# example-robot-data's robot of the same name
 # instead of robot_descriptions; the display, plotting and real-time rate-limiter lines
 # dropped (dt = 1/200 s); a fixed number of steps; in flying_dual_arm_ur3, pin.GeometryObject
-# with the argument order of Pinocchio 3 and later. The taskik/ copy renames the imports only.
+# with the argument order of Pinocchio 3 and later; the imports renamed to taskik's (run.py
+# renames them back to run pink's version).
 """Go2 squat with z-axis barrier."""
 
 import numpy as np
