@@ -75,14 +75,20 @@ class SupportRegion:
         return self.signed_distance(point) >= margin
 
 
-def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
-    """Euclidean distance from ``c`` to the closed polygon (or segment, or point) ``V``."""
+def edge_distances(V: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Euclidean distance from ``c`` to each edge ``V[i] → V[i+1]`` of a closed polygon (or
+    to its one point), shape (k,)."""
     if len(V) == 1:
-        return float(np.linalg.norm(c - V[0]))
+        return np.array([float(np.linalg.norm(c - V[0]))])
     a, b = V, np.roll(V, -1, axis=0)
     ab = b - a
     t = np.clip(np.einsum("ij,ij->i", c - a, ab) / np.maximum((ab * ab).sum(1), 1e-300), 0, 1)
-    return float(np.linalg.norm(a + t[:, None] * ab - c, axis=1).min())
+    return np.asarray(np.linalg.norm(a + t[:, None] * ab - c, axis=1))
+
+
+def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
+    """Euclidean distance from ``c`` to the closed polygon (or segment, or point) ``V``."""
+    return float(edge_distances(V, c).min())
 
 
 def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:

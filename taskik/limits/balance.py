@@ -10,7 +10,13 @@ import numpy as np
 
 from ..configuration import Configuration
 from ..contacts.contact import Contact
-from ..contacts.equilibrium import ContactSet, SupportRegion, check_contacts, support_region
+from ..contacts.equilibrium import (
+    ContactSet,
+    SupportRegion,
+    check_contacts,
+    edge_distances,
+    support_region,
+)
 from ..exceptions import InvalidInput, check_scalar, real_scalar
 from .limit import Inequalities, Limit
 
@@ -141,7 +147,9 @@ class BalanceLimit(Limit):
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
-        region = self.region(configuration)
+        return self._margins(self.region(configuration), configuration)
+
+    def _margins(self, region: SupportRegion, configuration: Configuration) -> np.ndarray:
         return region.offsets - self.margin - region.normals @ configuration.com[:2]
 
     def balance_margin(self, configuration: Configuration) -> float:
@@ -158,10 +166,7 @@ class BalanceLimit(Limit):
             return BalanceStatus(region.signed_distance(c), -1, np.zeros((2, 2)), ())
         i = int(np.argmin(region.offsets - region.normals @ c))
         if region.signed_distance(c) < 0.0:  # outside: the edge nearest to the CoM
-            a, b = V, np.roll(V, -1, axis=0)
-            ab = b - a
-            t = np.clip(np.einsum("ij,ij->i", c - a, ab) / (ab * ab).sum(1), 0.0, 1.0)
-            i = int(np.argmin(np.linalg.norm(a + t[:, None] * ab - c, axis=1)))
+            i = int(np.argmin(edge_distances(V, c)))
         segment = np.array([V[i], V[(i + 1) % len(V)]])
         return BalanceStatus(
             region.signed_distance(c), i, segment, self._edge_frames(configuration, segment)
@@ -198,7 +203,7 @@ class BalanceLimit(Limit):
             ]
             self._named = region
         J_xy = configuration.com_jacobian[:2]
-        h = region.offsets - self.margin - region.normals @ configuration.com[:2]
+        h = self._margins(region, configuration)
         rows = np.flatnonzero(h < self.detection_distance)
         self._rows = rows
         if not len(rows):
