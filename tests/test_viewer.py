@@ -11,7 +11,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.request
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from headless_page import HeadlessPage
 
 import taskik
 from taskik import geometry
@@ -28,19 +28,6 @@ from taskik.viewer import Viewer, default_frames, robot_shapes, skeleton_shapes
 from taskik.viewer.collisions import ACTIVE_COLOR, NEAR_COLOR
 from taskik.viewer.nodes import placement_of, wxyz
 from taskik.viewer.shapes import LINK_COLOR, OBSTACLE_COLOR, obstacle_shapes
-
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--window-size=800,600",
-    "--virtual-time-budget=8000",
-]
 
 
 def free_port() -> int:
@@ -426,34 +413,6 @@ def test_browser_test_skips_with_what_to_install_and_runs_where_chromium_is(monk
     assert find_chromium() is None
 
 
-def screenshot(chromium: str, url: str, out: Path, attempts: int = 3) -> np.ndarray:
-    """Screenshot of ``url``; a headless Chromium that hangs (seen once under heavy load,
-    with the page's websocket open) is killed and started again."""
-    from PIL import Image
-
-    for attempt in range(attempts):
-        with tempfile.TemporaryDirectory() as profile:
-            try:
-                subprocess.run(
-                    [
-                        chromium,
-                        *CHROMIUM_FLAGS,
-                        f"--user-data-dir={profile}",
-                        f"--screenshot={out}",
-                        url,
-                    ],
-                    capture_output=True,
-                    timeout=45,
-                    check=True,
-                )
-            except subprocess.TimeoutExpired:
-                if attempt == attempts - 1:
-                    raise
-                continue
-        return np.asarray(Image.open(out).convert("RGB")).astype(int)
-    raise AssertionError("unreachable")
-
-
 def link_pixels(image: np.ndarray) -> int:
     """Pixels of the links' orange (any shade of it), outside the page's top-left notice."""
     r, g, b = image[..., 0], image[..., 1], image[..., 2]
@@ -492,29 +451,24 @@ def test_browser_draws_the_robot(chromium, tmp_path):
     )
     try:
         wait_for_page(url, server)
-        # The scene and the camera reach the page over a websocket after it loads: under load
-        # a screenshot can come before them, so take more, two seconds apart, for up to
-        # 120 s (at least eight).
-        deadline = time.monotonic() + 120.0
-        attempt = 0
-        while True:
-            robot = screenshot(chromium, url, tmp_path / f"ur5_{attempt}.png")
-            attempt += 1
-            if link_pixels(robot) > 5000 or (attempt >= 8 and time.monotonic() > deadline):
-                break
-            time.sleep(2.0)
+        # The scene and the camera reach the page over a websocket after it loads: the same
+        # live page is captured every half second until the arm is drawn (120 s at most).
+        from PIL import Image
+
+        with HeadlessPage(chromium, url) as page:
+            robot = page.screenshot_until(lambda image: link_pixels(image) > 5000, timeout=120.0)
+        Image.fromarray(robot.astype(np.uint8)).save(tmp_path / "ur5.png")
     finally:
         server.terminate()
         server.wait(timeout=10)
 
-    # The same page with an empty scene: what a blank canvas looks like.
+    # The same page with an empty scene, three seconds after it opened: a blank canvas.
     import viser
 
     empty_server = viser.ViserServer(host="127.0.0.1", port=free_port(), verbose=False)
     try:
-        empty = screenshot(
-            chromium, f"http://127.0.0.1:{empty_server.get_port()}", tmp_path / "empty.png"
-        )
+        with HeadlessPage(chromium, f"http://127.0.0.1:{empty_server.get_port()}") as page:
+            empty = page.screenshot_until(lambda image: False, timeout=3.0)
     finally:
         empty_server.stop()
 
