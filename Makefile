@@ -36,7 +36,7 @@ demo: $(VENV)/.installed
 # (`sudo apt-get install chromium` on Debian): without one it is skipped, and the test summary
 # says so. .ci/run installs it on the CI machine.
 test: $(VENV)/.installed-dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 lint: $(VENV)/.installed-dev
 	$(PY) -m ruff check taskik tests examples benchmarks scripts docs/_hooks
