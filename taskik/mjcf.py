@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
 
-from .configuration import Configuration, check_configuration
+from .configuration import Configuration, check_configuration, check_model
 from .exceptions import InvalidInput, UnknownName, check_finite_array
 
 __all__ = [
@@ -88,6 +88,7 @@ def q_from_qpos(model: pin.Model, qpos: npt.ArrayLike) -> np.ndarray:
         InvalidInput: qpos is not a finite vector of size ``model.nq``, or the model has a
             joint MuJoCo does not have.
     """
+    model = check_model(model, "q_from_qpos")
     qpos = _check_size(qpos, model.nq, "qpos", model)
     q = qpos.copy()
     for kind, i, _ in _layout(model):
@@ -108,6 +109,7 @@ def qpos_from_q(model: pin.Model, q: npt.ArrayLike) -> np.ndarray:
     Returns:
         qpos, size ``model.nq``, to write into MuJoCo's ``data.qpos``.
     """
+    model = check_model(model, "qpos_from_q")
     q = _check_size(q, model.nq, "q", model)
     qpos = q.copy()
     for kind, i, _ in _layout(model):

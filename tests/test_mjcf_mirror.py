@@ -417,3 +417,36 @@ def test_bodies_with_several_joints_are_bounded_by_configuration_limit(tmp_path)
     outside = np.array([0.0, 0.0, 0.0, 0.25])
     with pytest.raises(taskik.NotWithinConfigurationLimits, match=r"Composite_j1\[2\] at 0.25"):
         taskik.Configuration(model, outside).check_limits()
+
+
+def test_posture_task_takes_minks_gain_and_lm_damping_by_position_after_a_model():
+    """mink's PostureTask(model, cost, gain, lm_damping): before, a bare TypeError."""
+    model = pin.buildModelFromMJCF(str(MODELS / "arm7.xml"))
+    task = taskik.PostureTask(model, 0.1, 0.5, 0.2)
+    assert (task.gain, task.lm_damping) == (0.5, 0.2) and np.all(task.cost == 0.1)
+    assert (taskik.PostureTask(model, 0.1, 0.5).gain, taskik.PostureTask(model, 0.1).gain) == (
+        0.5,
+        1.0,
+    )
+    same = taskik.PostureTask(model, cost=0.1, gain=0.5, lm_damping=0.2)
+    configuration = taskik.Configuration(model, model.referenceConfigurations["home"])
+    for posture in (task, same):
+        posture.set_target(pin.neutral(model))
+    e, J = task.compute_error_and_jacobian(configuration)
+    e_same, J_same = same.compute_error_and_jacobian(configuration)
+    assert np.abs(e).max() > 0.1 and np.array_equal(e, e_same) and np.array_equal(J, J_same)
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda m: taskik.PostureTask(0.1, 0.2, 0.5), r"at most two arguments by position"),
+        (lambda m: taskik.PostureTask(m, 0.1, 0.5, 0.1, 3), r"at most four arguments"),
+        (lambda m: taskik.PostureTask(m, 0.1, 0.5, gain=0.3), r"gain twice"),
+        (lambda m: taskik.PostureTask(m, 0.1, 0.5, 0.1, lm_damping=1.0), r"lm_damping twice"),
+        (lambda m: taskik.PostureTask(m, 0.1, 2.0), r"gain must be in \(0, 1\]"),
+    ],
+)
+def test_posture_task_refuses_other_positional_shapes_naming_the_call(make, message):
+    with pytest.raises(taskik.InvalidInput, match=message):
+        make(pin.buildModelFromMJCF(str(MODELS / "arm7.xml")))

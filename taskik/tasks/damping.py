@@ -66,7 +66,7 @@ class DampingTask(Task):
         elif model_or_cost is not _ONE:
             raise InvalidInput(f"DampingTask got two costs, {model_or_cost!r} and cost={cost!r}")
         self._eye: np.ndarray | None = None
-        super().__init__(cost=float(cost) if cost is _ONE else cost)
+        super().__init__(cost=1.0 if cost is _ONE else cost)
         if model is not None:
             self._set_cost(self._mink_cost(model))
 
