@@ -19,7 +19,7 @@ run its kinematics.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -237,9 +237,7 @@ class SE3(pin.SE3):
                 f"{type(mj_data).__name__}"
             ) from None
         index = _mocap_index(_MocapCount(count), mocap_id)
-        result = _mocap_pose(mj_data, index, mocap_id, cls)
-        assert isinstance(result, SE3)
-        return result
+        return cast(SE3, _mocap_pose(mj_data, index, mocap_id, cls))
 
     @classmethod
     def from_mocap_name(cls, mj_model: Any, mj_data: Any, mocap_name: str) -> SE3:
@@ -261,9 +259,7 @@ class SE3(pin.SE3):
                 f"{mocap_name!r} (an index: SE3.from_mocap_id(data, index))"
             )
         index = _mocap_index(mj_model, mocap_name)
-        result = _mocap_pose(mj_data, index, mocap_name, cls)
-        assert isinstance(result, SE3)
-        return result
+        return cast(SE3, _mocap_pose(mj_data, index, mocap_name, cls))
 
 
 class _MocapCount:
