@@ -8,7 +8,9 @@ worker: a segfault or a hang is counted as a crash and the run goes on. If pin-p
 installed, the first pass's mutations go through pink's equivalent entry points
 (Configuration, integrate, frame placements, FrameTask, PostureTask, limits, solve_ik) and
 its table is printed too, a ``pink.exceptions.PinkError`` counting as pink's own error.
-``--no-pink`` skips that part.
+``--no-pink`` skips that part. The ``mjcf`` module's row (``taskik.mjcf`` and mink's names
+for its helpers: ``SE3.from_mocap_id``, ``move_mocap_to_frame``, ``MujocoMirror``, ...) counts
+the cases that run MuJoCo only where it is installed (the dev extra brings it).
 
     python benchmarks/fuzz_inputs.py --cases 25000 --examples 2 > benchmarks/results/fuzz_inputs.txt
 """

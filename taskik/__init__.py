@@ -48,6 +48,7 @@ from .limits import (
     VelocityLimit,
 )
 from .limits.collision import CollisionReport
+from .mjcf import SE3, move_mocap_to_frame
 from .posture import PostureResult, solve_posture
 from .problem import Problem, build_ik
 from .relax import last_relaxation
@@ -108,6 +109,7 @@ __all__ = [
     "Problem",
     "RelativeComTask",
     "RelativeFrameTask",
+    "SE3",
     "StepReport",
     "TargetNotSet",
     "Task",
@@ -128,6 +130,7 @@ __all__ = [
     "limits",
     "metrics",
     "mjcf",
+    "move_mocap_to_frame",
     "plots",
     "posture",
     "relax",

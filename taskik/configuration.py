@@ -17,6 +17,7 @@ import contextlib
 import math
 import sys
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -115,9 +116,19 @@ def check_configuration(configuration: object, who: str) -> Configuration:
 
 
 def check_model(model: object, who: str) -> pin.Model:
-    """``model`` when it is a ``pinocchio.Model``; :class:`InvalidInput` naming ``who``."""
+    """``model`` when it is a ``pinocchio.Model``; :class:`InvalidInput` naming ``who`` (and,
+    for MuJoCo's ``MjModel``, how to build Pinocchio's model of the same MJCF file)."""
     if not isinstance(model, pin.Model):
-        raise InvalidInput(f"{who} needs a pinocchio.Model, got {type(model).__name__}")
+        hint = ""
+        if type(model).__name__ == "MjModel":
+            hint = (
+                ": taskik works on Pinocchio's model of the same MJCF file, "
+                'robot = pinocchio.buildModelFromMJCF("robot.xml") (the robot\'s file, not a '
+                "scene that <include>s it); keep MuJoCo's model and data for simulating and "
+                "viewing, in step with the configuration through "
+                "Configuration(robot, mirror=taskik.mjcf.MujocoMirror(mj_model, mj_data))"
+            )
+        raise InvalidInput(f"{who} needs a pinocchio.Model, got {type(model).__name__}{hint}")
     return model
 
 
@@ -164,10 +175,27 @@ class Tangent:
             array.flags.writeable = False
 
 
+def one_coordinate_joints(model: pin.Model) -> list[tuple[int, int]]:
+    """``(index in q, index in v)`` of every joint with one coordinate moved by one velocity
+    (revolute, prismatic), the ones inside a composite joint included: MJCF's body with
+    several ``<joint>`` elements is one ``JointModelComposite`` in Pinocchio, whose hinges
+    and slides each keep their own coordinate and range."""
+    found: list[tuple[int, int]] = []
+    for joint in model.joints[1:]:
+        if joint.nq == 1 and joint.nv == 1:
+            found.append((joint.idx_q, joint.idx_v))
+        elif joint.shortname() == "JointModelComposite":
+            for part in joint.extract().joints:
+                if part.nq == 1 and part.nv == 1:
+                    found.append((part.idx_q, part.idx_v))
+    return found
+
+
 class PositionRanges:
     """The finite position ranges ``[lower, upper]`` of a model's 1-DoF joints (revolute,
-    prismatic): ``q[q_indices]`` is bounded, ``v[v_indices]`` moves it. Continuous joints,
-    spherical joints and the floating base have no such range and are left out.
+    prismatic, and those inside a composite joint: :func:`one_coordinate_joints`):
+    ``q[q_indices]`` is bounded, ``v[v_indices]`` moves it. Continuous joints, spherical
+    joints and the floating base have no such range and are left out.
 
     Raises:
         InvalidInput: a joint's lower limit is above its upper limit.
@@ -179,12 +207,10 @@ class PositionRanges:
         iq: list[int] = []
         iv: list[int] = []
         lo, hi = model.lowerPositionLimit, model.upperPositionLimit
-        for joint in model.joints[1:]:
-            if joint.nq == 1 and joint.nv == 1:
-                k = joint.idx_q
-                if finite_limit_mask(lo[k : k + 1])[0] and finite_limit_mask(hi[k : k + 1])[0]:
-                    iq.append(k)
-                    iv.append(joint.idx_v)
+        for k, kv in one_coordinate_joints(model):
+            if finite_limit_mask(lo[k : k + 1])[0] and finite_limit_mask(hi[k : k + 1])[0]:
+                iq.append(k)
+                iv.append(kv)
         self.model = model
         self.q_indices = np.array(iq, dtype=int)
         self.v_indices = np.array(iv, dtype=int)
@@ -209,6 +235,27 @@ class PositionRanges:
             )
 
 
+class ConfigurationMirror(Protocol):
+    """What a configuration keeps in step with its q: an object with ``write(configuration)``,
+    called at the end of every :meth:`Configuration.update` (so after ``update_from_keyframe``
+    and ``integrate_inplace`` too). :class:`taskik.mjcf.MujocoMirror` is one: it writes q into
+    MuJoCo's data, for its viewer and its mocap bodies."""
+
+    def write(self, configuration: Configuration) -> None:
+        """Take the configuration's new q (its kinematics are up to date)."""
+
+
+def _check_mirror(mirror: object) -> ConfigurationMirror | None:
+    """``mirror`` when it is None or has a ``write`` method; :class:`InvalidInput` otherwise."""
+    if mirror is not None and not callable(getattr(mirror, "write", None)):
+        raise InvalidInput(
+            "mirror must be an object with a write(configuration) method, such as "
+            "taskik.mjcf.MujocoMirror(mj_model, mj_data), or None; got "
+            f"{type(mirror).__name__}"
+        )
+    return mirror  # type: ignore[return-value]
+
+
 class Configuration:
     """A robot model, its data and a configuration ``q``, with cached kinematics.
 
@@ -231,14 +278,27 @@ class Configuration:
             ``pinocchio.neutral(model)``.
         data: Pinocchio data to reuse; a new one is created when omitted. pink's order,
             ``Configuration(model, data, q)``, is accepted too.
+        mirror: keyword only: an object whose ``write(configuration)`` runs after every
+            update of q (``update``, ``update_from_keyframe``, ``integrate_inplace``, and
+            once here), e.g. ``taskik.mjcf.MujocoMirror(mj_model, mj_data)``, which keeps
+            MuJoCo's data at the same configuration, as mink's configuration keeps its own.
+            None (default): nothing but Pinocchio's kinematics runs. :meth:`copy` has none.
+            ``model`` and ``data`` stay Pinocchio's either way.
 
     Raises:
         InvalidConfiguration: q has the wrong size, contains NaN/inf or an unnormalised
             quaternion.
+        InvalidInput: ``model`` is not a Pinocchio model (MuJoCo's ``MjModel``: the message
+            says how to build Pinocchio's), or ``mirror`` has no ``write`` method.
     """
 
     def __init__(
-        self, model: pin.Model, q: npt.ArrayLike | None = None, data: pin.Data | None = None
+        self,
+        model: pin.Model,
+        q: npt.ArrayLike | None = None,
+        data: pin.Data | None = None,
+        *,
+        mirror: ConfigurationMirror | None = None,
     ) -> None:
         check_model(model, "Configuration")
         if isinstance(q, pin.Data) and data is not None and not isinstance(data, pin.Data):
@@ -273,6 +333,7 @@ class Configuration:
         self._updates = 0  # number of kinematics passes (every change of q is one)
         # (update count, v, dt) when q last moved by integrate_inplace(v, dt), else None
         self._last_step: tuple[int, np.ndarray, float] | None = None
+        self._mirror = _check_mirror(mirror)
         self.update(q)
         for name, factory in MODEL_ATTRIBUTES.items():  # (not for pink: it would take them)
             if not hasattr(model, name) and "pink" not in sys.modules:
@@ -320,6 +381,20 @@ class Configuration:
         self._com_ready = False
         self._updates += 1
         self._last_step = None
+        if self._mirror is not None:
+            self._mirror.write(self)
+
+    @property
+    def mirror(self) -> ConfigurationMirror | None:
+        """What the configuration keeps in step with q after every update (see the
+        constructor's ``mirror``), or None. Setting one writes the current q into it."""
+        return self._mirror
+
+    @mirror.setter
+    def mirror(self, mirror: ConfigurationMirror | None) -> None:
+        self._mirror = _check_mirror(mirror)
+        if self._mirror is not None:
+            self._mirror.write(self)
 
     def update_from_keyframe(self, name: str) -> None:
         """Set q to the model's reference configuration ``name`` and run the kinematics.
@@ -487,7 +562,7 @@ class Configuration:
         self._position_ranges.check(self.q, tol)
 
     def copy(self) -> Configuration:
-        """An independent configuration on the same model."""
+        """An independent configuration on the same model (without the mirror)."""
         return Configuration(self.model, self.q.copy())
 
     def __repr__(self) -> str:

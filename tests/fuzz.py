@@ -34,7 +34,10 @@ The generators cover every public entry point, module by module (:func:`module_o
 configuration, tasks, limits (CollisionLimit, cones, frozen joints, acceleration and base
 velocity caps included), geometry and obstacles, solve_ik and its backends, reports,
 solve_posture, metrics, steps, batch (``solve_poses``, its output store and resumes),
-retargeting, plots, the viewer's drawing functions, robot loading and the command line.
+retargeting, plots, the viewer's drawing functions, robot loading, the command line, and
+``taskik.mjcf`` (qpos conversions, mocap targets under taskik's and mink's names,
+``write_configuration``, ``MujocoMirror`` and ``Configuration(mirror=...)``; the cases that
+need MuJoCo where it is installed).
 Where a result can be checked against an independent answer it is: distances against a
 direct coal call, batch rows against a plain loop of ``solve_posture``, retargeted q within
 the joint limits, frozen joints exactly still, a coupling held after a step, a target taken
@@ -112,6 +115,10 @@ MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
     ("ConfigurationLimit", "limits"),
     ("VelocityLimit", "limits"),
     ("limits.", "limits"),
+    # taskik.mjcf, and mink's names for its target helpers
+    ("mjcf.", "mjcf"),
+    ("SE3.", "mjcf"),
+    ("move_mocap_to_frame", "mjcf"),
 )
 
 
@@ -6643,6 +6650,371 @@ def gen_viewer(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         add("viewer.obstacle_shapes", f"extent={m.label}",
             (lambda e=m.value: viewer.obstacle_shapes(plane, e)), m.expect, check_shapes(None),
             ("extent",))  # fmt: skip
+    return out
+
+
+# --------------------------------------------------------------- taskik.mjcf (MuJoCo)
+#: A free joint, a ball joint and a hinge, a site, a geom, a mocap body and a plain body: the
+#: MJCF model of the mjcf cases (the quaternion order matters for the first two).
+MJCF_BALL_ARM = """<mujoco model="ball_arm">
+  <worldbody>
+    <body name="base" pos="0 0 0.5">
+      <freejoint name="root"/>
+      <geom name="base_geom" type="box" size="0.1 0.1 0.1"/>
+      <body name="upper" pos="0 0 0.2">
+        <joint name="shoulder" type="ball"/>
+        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.03"/>
+        <body name="lower" pos="0 0 0.3">
+          <joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
+          <geom name="forearm" type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+          <site name="tip" pos="0.3 0 0"/>
+        </body>
+      </body>
+    </body>
+    <body name="target" mocap="true" pos="0.2 0.1 0.9" quat="0.9238795 0 0.3826834 0"/>
+    <body name="plain" pos="1 0 0"/>
+  </worldbody>
+</mujoco>
+"""
+
+
+class MjcfWorld:
+    """The MJCF model of the mjcf cases: Pinocchio's, and MuJoCo's when MuJoCo is installed
+    (``mujoco`` None otherwise: the cases that need it are not generated)."""
+
+    def __init__(self, tmp: Path) -> None:
+        path = tmp / "mjcf_ball_arm.xml"
+        path.write_text(MJCF_BALL_ARM)
+        self.path = path
+        self.model = pin.buildModelFromMJCF(str(path))
+        try:
+            import mujoco
+        except ImportError:
+            self.mujoco: Any = None
+            self.mj_model: Any = None
+        else:
+            self.mujoco = mujoco
+            self.mj_model = mujoco.MjModel.from_xml_path(str(path))
+
+    def mj_data(self) -> Any:
+        data = self.mujoco.MjData(self.mj_model)
+        self.mujoco.mj_forward(self.mj_model, data)
+        return data
+
+
+_MJCF_WORLDS: dict[Path, MjcfWorld] = {}
+
+
+def mjcf_world(w: World) -> MjcfWorld:
+    if w.tmp not in _MJCF_WORLDS:
+        _MJCF_WORLDS[w.tmp] = MjcfWorld(w.tmp)
+    return _MJCF_WORLDS[w.tmp]
+
+
+def mocap_pose(pos: Any, quat: Any) -> pin.SE3:
+    """The pose a mocap body's ``mocap_pos``, ``mocap_quat`` (w, x, y, z) stand for."""
+    w_, x, y, z = np.asarray(quat, dtype=float) / np.linalg.norm(quat)
+    return pin.SE3(pin.Quaternion(w_, x, y, z).matrix(), np.asarray(pos, dtype=float))
+
+
+def check_read_back(
+    forward: Callable[[Any], Any], asked: np.ndarray
+) -> Callable[[Any], str | None]:
+    """A finite vector that the inverse conversion turns back into the one asked."""
+    base = finite_array(asked.shape)
+
+    def check(x: Any) -> str | None:
+        why = base(x)
+        if why is None and not np.allclose(forward(x), asked, rtol=0, atol=1e-12):
+            return "converted back, not the vector asked"
+        return why
+
+    return check
+
+
+class _MocapData:
+    """Stands for MuJoCo's data with two mocap bodies (what SE3.from_mocap_id reads)."""
+
+    def __init__(self, pos: Any = None, quat: Any = None) -> None:
+        c = math.cos(math.pi / 8)
+        s = math.sin(math.pi / 8)
+        self.mocap_pos = np.array([[0.1, 0.2, 0.3], [0.5, -0.2, 0.9]]) if pos is None else pos
+        self.mocap_quat = np.array([[1.0, 0, 0, 0], [2 * c, 0, 0, 2 * s]]) if quat is None else quat
+
+
+@generator
+def gen_mjcf(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """taskik.mjcf: q_from_qpos and qpos_from_q on every robot (read back), and, on the
+    humanoid's rounds, the MJCF model's mocap targets (mocap_se3, SE3.from_mocap_id,
+    SE3.from_mocap_name against the pose written), move_mocap_to_frame (read back as the
+    site's pose), write_configuration and MujocoMirror (MuJoCo's site where Pinocchio puts
+    it), Configuration(mirror=...) and DampingTask(model, cost); those that need MuJoCo only
+    where it is installed."""
+    from taskik import mjcf
+
+    out: list[Case] = []
+    model = bot.model
+    other = w.other(bot).model
+
+    def add(entry: str, label: str, run: Callable[[], Any], expect: str, check, names, robot):
+        out.append(Case(entry, label, run, expect, check, names, robot))
+
+    # ---- qpos <-> q on this robot (a model with a joint MuJoCo lacks is refused: ANY)
+    q = bot.random_q(rng)
+    plain = all(
+        j.shortname() in ("JointModelFreeFlyer", "JointModelSpherical") or j.nq == j.nv
+        for j in model.joints[1:]
+    )
+    if plain:
+        qpos = mjcf.qpos_from_q(model, q)
+        for entry, fn, back, base in (
+            ("mjcf.q_from_qpos", mjcf.q_from_qpos, mjcf.qpos_from_q, qpos),
+            ("mjcf.qpos_from_q", mjcf.qpos_from_q, mjcf.q_from_qpos, q),
+        ):
+            for m in vector_muts(base):
+                check = (
+                    check_read_back(lambda x, b=back: b(model, x), base)
+                    if m.label == "valid ndarray"
+                    else finite_array((model.nq,))
+                )
+                label = f"read back, {m.label}" if m.label == "valid ndarray" else m.label
+                add(entry, f"vector={label}", (lambda f=fn, v=m.value: f(model, v)), m.expect,
+                    check, ("qpos", "q", "shape", "finite", "real", "number", "numeric"),
+                    bot.name)  # fmt: skip
+            for label, bad in (("None", None), ("'robot'", "robot"), ("another model", other)):
+                add(entry, f"model={label}", (lambda f=fn, mm=bad, v=base: f(mm, v)),
+                    REJECT, None, ("model", "shape", "pinocchio"), bot.name)  # fmt: skip
+    if bot.name != "humanoid":
+        return out
+
+    mw = mjcf_world(w)
+    arm = mw.model
+    robot = "mjcf_ball_arm"
+    # ---- SE3.from_mocap_id and mocap_se3 on data stand-ins (MuJoCo not needed)
+    stand_in_model = type("M", (), {"nmocap": 2})()
+    expected = mocap_pose(_MocapData().mocap_pos[1], _MocapData().mocap_quat[1])
+    index_muts = [
+        Mut("1", 1, ACCEPT),
+        Mut("np.int64(1)", np.int64(1), ACCEPT),
+        Mut("2 (out of range)", 2, REJECT),
+        Mut("-1", -1, REJECT),
+        Mut("True", True, REJECT),
+        Mut("1.0", 1.0, REJECT),
+        Mut("None", None, REJECT),
+        Mut("[1]", [1], REJECT),
+        Mut("'1'", "1", REJECT),
+    ]
+    for m in index_muts:
+        add("SE3.from_mocap_id", f"mocap_id={m.label}",
+            (lambda i=m.value: taskik.SE3.from_mocap_id(_MocapData(), i)), m.expect,
+            check_se3(expected), ("mocap",), robot)  # fmt: skip
+        if m.value != "1":  # (a name is looked up in MuJoCo's model: below)
+            add("mjcf.mocap_se3", f"mocap={m.label}",
+                (lambda i=m.value: mjcf.mocap_se3(stand_in_model, _MocapData(), i)), m.expect,
+                check_se3(expected), ("mocap",), robot)  # fmt: skip
+    data_muts = [
+        Mut("NaN in mocap_pos", _MocapData(pos=np.array([[0, 0, 0], [np.nan, 0, 0]])), REJECT),
+        Mut("inf in mocap_quat", _MocapData(quat=np.array([[1, 0, 0, 0], [np.inf, 0, 0, 0]])),
+            REJECT),
+        Mut("zero quaternion", _MocapData(quat=np.zeros((2, 4))), REJECT),
+        Mut("mocap_pos of 2 columns", _MocapData(pos=np.zeros((2, 2))), REJECT),
+        Mut("mocap_quat of 3 columns", _MocapData(quat=np.ones((2, 3))), REJECT),
+        Mut("one mocap body", _MocapData(pos=np.zeros((1, 3)), quat=np.ones((1, 4))), REJECT),
+        Mut("strings in mocap_pos", _MocapData(pos=[["a"] * 3] * 2), REJECT),
+        Mut("None", None, REJECT),
+        Mut("'data'", "data", REJECT),
+        Mut("a dict", {"mocap_pos": np.zeros((2, 3))}, REJECT),
+    ]  # fmt: skip
+    for m in data_muts:
+        names = ("mocap", "data", "quaternion", "mjdata")
+        add("SE3.from_mocap_id", f"data={m.label}",
+            (lambda d=m.value: taskik.SE3.from_mocap_id(d, 1)), m.expect, None, names,
+            robot)  # fmt: skip
+        add("mjcf.mocap_se3", f"data={m.label}",
+            (lambda d=m.value: mjcf.mocap_se3(stand_in_model, d, 1)), m.expect, None, names,
+            robot)  # fmt: skip
+    for label, bad in (
+        ("None", None),
+        ("'model'", "model"),
+        ("nmocap='2'", type("M", (), {"nmocap": "2"})()),
+    ):
+        add("mjcf.mocap_se3", f"mj_model={label}",
+            (lambda mm=bad: mjcf.mocap_se3(mm, _MocapData(), 1)), REJECT, None,
+            ("mj_model", "mjmodel"), robot)  # fmt: skip
+    # ---- without MuJoCo's model: what needs no MuJoCo refuses clearly
+    for args, label in (((None, None, "target", "tip", "site"), "mj_model=None"),
+                        ((None, None, "target", "tip", "joint"), "frame_type='joint'"),
+                        ((None, None, 3, "tip", "site"), "mocap_name=3")):  # fmt: skip
+        add("move_mocap_to_frame", label, (lambda a=args: taskik.move_mocap_to_frame(*a)),
+            REJECT, None, ("mj_model", "frame_type", "mocap_name"), robot)  # fmt: skip
+    # ---- DampingTask(model, cost): mink's call, the free joint's velocities undamped
+    nv = model.nv
+    weights = np.ones(nv)
+    weights[:6] = 0.0
+
+    def damping_check(asked: Any) -> Callable[[Any], str | None]:
+        def check(task: Any) -> str | None:
+            if not isinstance(task, taskik.DampingTask):
+                return f"not a DampingTask: {type(task).__name__}"
+            given = np.asarray(asked, dtype=float).reshape(-1)
+            expected_cost = np.broadcast_to(given if given.size == nv else given[:1], nv)
+            if not np.array_equal(task.cost, expected_cost * weights):
+                return "cost differs from mink's (the free joint undamped)"
+            return None
+
+        return check
+
+    for m in merge(scalar_muts(0.5, NONNEG), vector_muts(0.5 * np.ones(nv), scalar_ok=True)):
+        expect = ACCEPT if m.label == "[0.5]" else m.expect  # (mink's cost of shape (1,))
+        add("DampingTask(model, cost)", f"cost={m.label}",
+            (lambda c=m.value: taskik.DampingTask(model, c)), expect, damping_check(m.value),
+            ("cost",), bot.name)  # fmt: skip
+    for label, bad in (
+        ("'humanoid'", "humanoid"),
+        ("an array", np.ones(3)),
+        ("object()", object()),
+    ):
+        add("DampingTask(model, cost)", f"model={label}",
+            (lambda mm=bad: taskik.DampingTask(model=mm, cost=0.5)), REJECT, None,
+            ("model",), bot.name)  # fmt: skip
+    # ---- Configuration(mirror=...): a mirror without write is refused
+    for label, bad in (("object()", object()), ("'mujoco'", "mujoco"), ("3", 3)):
+        add("Configuration(mirror=)", f"mirror={label}",
+            (lambda mm=bad: taskik.Configuration(model, q, mirror=mm)), REJECT, None,
+            ("mirror",), bot.name)  # fmt: skip
+    if mw.mujoco is None:
+        return out
+    # ---- with MuJoCo: names, move_mocap_to_frame, write_configuration, MujocoMirror
+    mj_model = mw.mj_model
+    arm_q = taskik.robots.random_configuration(arm, pin.neutral(arm), rng)
+    conf = taskik.Configuration(arm, arm_q)
+    target_pose = mocap_pose(mj_model.body("target").pos, mj_model.body("target").quat)
+    for m in name_muts("target"):
+        if m.label == "-1" or isinstance(m.value, int) and not isinstance(m.value, bool):
+            expect = REJECT if m.value != 0 else ACCEPT
+        else:
+            expect = m.expect
+        add("SE3.from_mocap_name", f"mocap_name={m.label}",
+            (lambda n=m.value: taskik.SE3.from_mocap_name(mj_model, mw.mj_data(), n)),
+            REJECT if not isinstance(m.value, str) else expect, check_se3(target_pose),
+            ("mocap", "body", "name"), robot)  # fmt: skip
+        add("mjcf.mocap_se3", f"mocap={m.label}",
+            (lambda n=m.value: mjcf.mocap_se3(mj_model, mw.mj_data(), n)), expect,
+            check_se3(target_pose), ("mocap", "body", "name"), robot)  # fmt: skip
+    add("SE3.from_mocap_name", "mocap_name='plain' (not a mocap body)",
+        lambda: taskik.SE3.from_mocap_name(mj_model, mw.mj_data(), "plain"), REJECT, None,
+        ("mocap",), robot)  # fmt: skip
+
+    def moved_to(frame: str, kind: str) -> Callable[[], Any]:
+        def run() -> Any:
+            data = mw.mj_data()
+            data.qpos[:] = mjcf.qpos_from_q(arm, arm_q)
+            mw.mujoco.mj_kinematics(mj_model, data)
+            taskik.move_mocap_to_frame(mj_model, data, "target", frame, kind)
+            return data
+
+        return run
+
+    def check_moved(frame: str, kind: str) -> Callable[[Any], str | None]:
+        def check(data: Any) -> str | None:
+            element = getattr(data, kind)(frame)
+            pose = pin.SE3(element.xmat.reshape(3, 3), element.xpos)
+            got = mjcf.mocap_se3(mj_model, data, "target")
+            return None if got.isApprox(pose, 1e-9) else "mocap body not at the frame"
+
+        return check
+
+    for kind, frame in (("site", "tip"), ("body", "lower"), ("geom", "forearm")):
+        add("move_mocap_to_frame", f"read back, {kind} {frame}", moved_to(frame, kind), ACCEPT,
+            check_moved(frame, kind), (), robot)  # fmt: skip
+    for m in name_muts("tip"):
+        if m.label == "'tip'":
+            continue
+        add("move_mocap_to_frame", f"frame_name={m.label}",
+            (lambda n=m.value: taskik.move_mocap_to_frame(mj_model, mw.mj_data(), "target", n,
+                                                          "site")),
+            REJECT, None, ("site", "frame"), robot)  # fmt: skip
+    for label, bad in (("'joint'", "joint"), ("None", None), ("'SITE'", "SITE"), ("1", 1)):
+        add("move_mocap_to_frame", f"frame_type={label}",
+            (lambda t=bad: taskik.move_mocap_to_frame(mj_model, mw.mj_data(), "target", "tip",
+                                                      t)),
+            REJECT, None, ("frame_type",), robot)  # fmt: skip
+    for label, bad in (("'plain' (not mocap)", "plain"), ("'targt'", "targt"), ("None", None)):
+        add("move_mocap_to_frame", f"mocap_name={label}",
+            (lambda n=bad: taskik.move_mocap_to_frame(mj_model, mw.mj_data(), n, "tip",
+                                                      "site")),
+            REJECT, None, ("mocap", "body"), robot)  # fmt: skip
+    add("move_mocap_to_frame", "mj_data=None",
+        lambda: taskik.move_mocap_to_frame(mj_model, None, "target", "tip", "site"), REJECT,
+        None, ("mj_data", "mjdata"), robot)  # fmt: skip
+
+    def check_in_step(result: Any) -> str | None:
+        data = result.data if isinstance(result, mjcf.MujocoMirror) else result
+        c = result if isinstance(result, taskik.Configuration) else conf
+        if isinstance(result, taskik.Configuration):
+            data = result.mirror.data
+        if not np.allclose(data.qpos, mjcf.qpos_from_q(arm, c.q), rtol=0, atol=1e-12):
+            return "MuJoCo's qpos is not the configuration's"
+        site = c.get_transform_frame_to_world("tip")
+        mj_site = pin.SE3(data.site("tip").xmat.reshape(3, 3), data.site("tip").xpos)
+        return None if mj_site.isApprox(site, 1e-9) else "MuJoCo's site not where Pinocchio's is"
+
+    def written(mj_m: Any, mj_d: Any, c: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            data = mw.mj_data() if mj_d == "fresh" else mj_d
+            mjcf.write_configuration(mj_m, data, c)
+            return data
+
+        return run
+
+    other_mj = mw.mujoco.MjModel.from_xml_string(
+        "<mujoco><worldbody><body><joint/><geom size='0.1'/></body></worldbody></mujoco>"
+    )
+    add("mjcf.write_configuration", "valid", written(mj_model, "fresh", conf), ACCEPT,
+        check_in_step, (), robot)  # fmt: skip
+    for label, args in (
+        ("configuration=None", (mj_model, "fresh", None)),
+        ("configuration=a model", (mj_model, "fresh", arm)),
+        ("configuration of another robot", (mj_model, "fresh", taskik.Configuration(model, q))),
+        ("mj_model of another robot", (other_mj, "fresh", conf)),
+        ("mj_model=None", (None, "fresh", conf)),
+        ("mj_data=None", (mj_model, None, conf)),
+        ("mj_data of another robot", (mj_model, mw.mujoco.MjData(other_mj), conf)),
+    ):
+        add("mjcf.write_configuration", label, written(*args), REJECT, None,
+            ("configuration", "mj_model", "mj_data", "same robot", "mjmodel", "mjdata", "nq"),
+            robot)  # fmt: skip
+    add("mjcf.MujocoMirror", "valid, no data", lambda: mjcf.MujocoMirror(mj_model), ACCEPT,
+        lambda r: None if isinstance(r, mjcf.MujocoMirror) else "not a mirror", (),
+        robot)  # fmt: skip
+    for label, args in (
+        ("mj_model=None", (None,)),
+        ("mj_model=Pinocchio's", (arm,)),
+        ("mj_model='scene.xml'", ("scene.xml",)),
+        ("mj_data of another robot", (mj_model, mw.mujoco.MjData(other_mj))),
+        ("mj_data='data'", (mj_model, "data")),
+    ):
+        add("mjcf.MujocoMirror", label, (lambda a=args: mjcf.MujocoMirror(*a)), REJECT, None,
+            ("mjmodel", "mjdata", "mj_data"), robot)  # fmt: skip
+    v = rng.uniform(-1.0, 1.0, arm.nv)
+
+    def mirrored(step: str) -> Callable[[], Any]:
+        def run() -> Any:
+            c = taskik.Configuration(arm, arm_q, mirror=mjcf.MujocoMirror(mj_model))
+            if step == "integrate_inplace":
+                c.integrate_inplace(v, 0.1)
+            elif step == "update":
+                c.update(c.integrate(v, 0.2))
+            return c
+
+        return run
+
+    for step in ("construction", "update", "integrate_inplace"):
+        add("Configuration(mirror=)", f"read back, MujocoMirror after {step}", mirrored(step),
+            ACCEPT, check_in_step, (), robot)  # fmt: skip
+    add("Configuration(mirror=)", "mirror=MujocoMirror of another robot",
+        lambda: taskik.Configuration(model, q, mirror=mjcf.MujocoMirror(mj_model)), REJECT, None,
+        ("same robot", "nq"), bot.name)  # fmt: skip
     return out
 
 

@@ -6,6 +6,7 @@ the same MJCF file."""
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from pathlib import Path
 
@@ -43,14 +44,29 @@ def test_the_page_has_snippets_for_each_trip_up():
         'update_from_keyframe("stand")',
         "mjcf.mocap_se3",
         "import taskik as mink",
+        "mirror=mjcf.MujocoMirror(model)",
+        "configuration.mirror.data",
+        "mink.SE3.from_mocap_id(data, feet_mid[i])",
+        'mink.move_mocap_to_frame(model, data, f"{hand}_target", hand, "site")',
+        "taskik.SE3.from_mocap_id(mj_data, 0)",
     ):
         assert name in code, name
 
 
+def needs_mujoco(code: str) -> bool:
+    return "import mujoco" in code
+
+
 def test_the_snippets_run_in_order(monkeypatch):
+    """Every snippet, in order; the one that loads MuJoCo's model where MuJoCo is installed
+    (the dev extra has it; the snippets after it do not use its names)."""
     monkeypatch.chdir(ROOT)
     namespace: dict[str, object] = {"__name__": "coming_from_mink"}
+    has_mujoco = importlib.util.find_spec("mujoco") is not None
+    assert sum(needs_mujoco(code) for code in snippets()) == 1
     for k, code in enumerate(snippets()):
+        if needs_mujoco(code) and not has_mujoco:
+            continue
         try:
             exec(compile(code, f"{PAGE.name}[snippet {k}]", "exec"), namespace)
         except Exception as exc:  # pragma: no cover - the message names the snippet
@@ -233,9 +249,10 @@ def test_bodies_and_sites_are_frames_and_geoms_are_geometry_objects():
     assert taskik.PostureTask(model, cost=1.0).dim == model.nv - 6  # the base is left out
 
 
-def test_a_body_with_two_joints_is_one_composite_joint_that_limits_do_not_bound(tmp_path):
-    """What the page says of bodies holding several joints (a limitation of taskik's
-    ConfigurationLimit today: when it bounds composite joints, this test and the page change)."""
+def test_a_body_with_two_joints_is_one_composite_joint_whose_coordinates_are_bounded(tmp_path):
+    """What the page says of bodies holding several joints: one composite joint in
+    Pinocchio, each of its hinges bounded by ConfigurationLimit (tests/test_mjcf_mirror.py
+    checks a loop against the bounds)."""
     path = tmp_path / "two_joints.xml"
     path.write_text(
         '<mujoco><compiler angle="radian"/><worldbody><body name="a">'
@@ -246,7 +263,9 @@ def test_a_body_with_two_joints_is_one_composite_joint_that_limits_do_not_bound(
     model = pin.buildModelFromMJCF(str(path))
     assert list(model.names)[1:] == ["Composite_j1"]
     assert model.upperPositionLimit.tolist() == [0.5, 0.3]
-    assert len(taskik.ConfigurationLimit(model).indices) == 0
+    assert taskik.ConfigurationLimit(model).indices.tolist() == [0, 1]
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match=r"Composite_j1\[1\]"):
+        taskik.Configuration(model, np.array([0.0, 0.4])).check_limits()
 
 
 # ------------------------------------------------------------------- mink's call shapes
@@ -623,8 +642,8 @@ def test_import_taskik_as_mink_keeps_only_names_taskik_has(tmp_path, monkeypatch
     for name in script.SHARED:
         assert hasattr(taskik, name), name
     assert not any(edit.kind == "rename" for edits in script.EXAMPLES.values() for edit in edits)
-    source = "import mink\nT = mink.SE3.from_mocap_id(data, 0)\nc = mink.Configuration(m)\n"
-    with pytest.raises(SystemExit, match=r"does not share: \['SE3'\]"):
+    source = "import mink\nR = mink.SO3.from_matrix(m)\nc = mink.Configuration(m)\n"
+    with pytest.raises(SystemExit, match=r"does not share: \['SO3'\]"):
         script.port(source, [script.IMPORTS], tmp_path)
 
 
@@ -651,3 +670,17 @@ def test_the_port_counts_the_lines_it_adds_changes_or_deletes(tmp_path, monkeypa
     assert changed == {"import": 3, "loading": 0, "state": 3, "target": 0}
     with pytest.raises(SystemExit, match="changed upstream"):
         script.port("import numpy\n", edits, tmp_path)
+
+
+def test_the_ports_change_at_most_five_lines_beyond_imports_and_loading(monkeypatch):
+    """The edits of mink's two examples (what the page's table counts): beyond the imports
+    and the model loading, 0 lines for the arm and 2 for the humanoid (at most 5 each)."""
+    script = port_script(monkeypatch)
+    beyond = {}
+    for name, edits in script.EXAMPLES.items():
+        rest = [edit for edit in edits if edit.kind not in ("import", "loading")]
+        beyond[name] = sum(max(len([n for n in e.new if n != e.old]), 1) for e in rest)
+    assert beyond == {"arm_iiwa.py": 0, "humanoid_g1.py": 2}
+    text = PAGE.read_text()
+    assert "| `arm_iiwa.py` | 2 | 2 | 0 | 0 | **0** |" in text
+    assert "| `humanoid_g1.py` | 3 | 2 | 2 | 0 | **2** |" in text

@@ -18,6 +18,7 @@ land. ``benchmarks/fuzz_inputs.py`` runs every case (more than 25,000) and write
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -46,6 +47,7 @@ EVERY = {
     "gen_retarget": 2,
     "gen_plots": 10**6,
     "gen_cli": 4,
+    "gen_mjcf": 2,
 }
 
 #: Known defects, by module and outcome kind: the count this subset measured on the day the
@@ -156,6 +158,20 @@ def test_fuzz_covers_every_entry_point(summary):
         "robots.load_urdf",
         "default_solver",
     ):
+        assert entry in entries, entry
+    # taskik.mjcf and mink's names for its helpers (those that run MuJoCo where it is installed)
+    mjcf_entries = [
+        "mjcf.q_from_qpos",
+        "mjcf.qpos_from_q",
+        "mjcf.mocap_se3",
+        "SE3.from_mocap_id",
+        "move_mocap_to_frame",
+        "DampingTask(model, cost)",
+        "Configuration(mirror=)",
+    ]
+    if importlib.util.find_spec("mujoco") is not None:
+        mjcf_entries += ["SE3.from_mocap_name", "mjcf.write_configuration", "mjcf.MujocoMirror"]
+    for entry in mjcf_entries:
         assert entry in entries, entry
     print(summary.module_table())
 

@@ -9,19 +9,22 @@ below replaces one line of mink's file, found by its exact text (a missing line 
 script: the example changed upstream), with the lines of the port, and has a kind:
 
 - ``import``: the modules imported: ``import taskik as mink``, so that the names taskik shares
-  with mink (``Configuration``, ``FrameTask``, ``PostureTask``, ``ComTask``, ``solve_ik``)
-  stay as they are written, and ``taskik.mjcf`` for MuJoCo's side;
-- ``loading``: the Pinocchio model built from the same MJCF file, and the configuration;
-- ``state``: MuJoCo's data kept apart from the configuration (mink's configuration holds it)
-  and the configuration written into it (``mjcf.write_configuration``) where mink's
-  configuration updated it;
-- ``target``: a mocap body's pose read as a ``pin.SE3`` or put at a site, with the functions
-  of ``taskik.mjcf`` in the place of mink's.
+  with mink (``Configuration``, ``FrameTask``, ``PostureTask``, ``ComTask``, ``solve_ik``,
+  ``SE3`` with its ``from_mocap_id`` and ``from_mocap_name``, ``move_mocap_to_frame``) stay
+  as they are written, and ``taskik.mjcf`` for MuJoCo's side where the example needs it;
+- ``loading``: the Pinocchio model built from the same MJCF file, and the configuration
+  (with ``mirror=mjcf.MujocoMirror(model)`` where the example reads MuJoCo's data from
+  mink's configuration);
+- ``state``: the lines that read mink's configuration's MuJoCo model and data
+  (``configuration.model``, ``.data``), which taskik's configuration keeps Pinocchio's;
+- ``target``: a mocap body's pose read as an ``SE3`` or put at a site (none left: taskik
+  has mink's names for them).
 
 Lines that the edits do not touch are mink's as they are: the tasks' keywords
 (``frame_name=``, ``frame_type=``), ``PostureTask(model, cost=...)``, the positional
-``solve_ik(configuration, tasks, dt, solver, damping)`` and
-``configuration.update_from_keyframe(name)``.
+``solve_ik(configuration, tasks, dt, solver, damping)``,
+``configuration.update_from_keyframe(name)``, ``mink.SE3.from_mocap_id(data, i)``,
+``mink.SE3.from_mocap_name(model, data, name)`` and ``mink.move_mocap_to_frame(...)``.
 
 With MuJoCo installed, both versions then run headless (the viewer replaced by one that moves
 the mocap targets along a fixed path for ``--ticks`` ticks, the rate limiter by one that does
@@ -60,7 +63,7 @@ IMPORTS = Edit(
 )
 
 ARM = [
-    IMPORTS,
+    Edit("import mink", ("import pinocchio as pin", "import taskik as mink"), "import"),
     Edit(
         "configuration = mink.Configuration(model)",
         (
@@ -68,16 +71,6 @@ ARM = [
             "configuration = mink.Configuration(robot)",
         ),
         "loading",
-    ),
-    Edit(
-        'mink.move_mocap_to_frame(model, data, "target", "attachment_site", "site")',
-        ('mjcf.move_mocap_to_frame(model, data, "target", "attachment_site", "site")',),
-        "target",
-    ),
-    Edit(
-        'T_wt = mink.SE3.from_mocap_name(model, data, "target")',
-        ('T_wt = mjcf.mocap_se3(model, data, "target")',),
-        "target",
     ),
 ]
 
@@ -87,53 +80,25 @@ G1 = [
         "configuration = mink.Configuration(model)",
         (
             'robot = pin.buildModelFromMJCF((_HERE / "unitree_g1" / "g1.xml").as_posix())',
-            "configuration = mink.Configuration(robot)",
+            "configuration = mink.Configuration(robot, mirror=mjcf.MujocoMirror(model))",
         ),
         "loading",
     ),
     Edit("model = configuration.model", (), "state"),  # (mink's is MuJoCo's model)
-    Edit("data = configuration.data", ("data = mujoco.MjData(model)",), "state"),
-    Edit(
-        'configuration.update_from_keyframe("stand")',
-        (
-            'configuration.update_from_keyframe("stand")',
-            "mjcf.write_configuration(model, data, configuration)",
-        ),
-        "state",
-    ),
-    Edit(
-        'mink.move_mocap_to_frame(model, data, f"{foot}_target", foot, "site")',
-        ('mjcf.move_mocap_to_frame(model, data, f"{foot}_target", foot, "site")',),
-        "target",
-    ),
-    Edit(
-        'mink.move_mocap_to_frame(model, data, f"{hand}_target", hand, "site")',
-        ('mjcf.move_mocap_to_frame(model, data, f"{hand}_target", hand, "site")',),
-        "target",
-    ),
-    Edit(
-        "foot_task.set_target(mink.SE3.from_mocap_id(data, feet_mid[i]))",
-        ("foot_task.set_target(mjcf.mocap_se3(model, data, feet_mid[i]))",),
-        "target",
-    ),
-    Edit(
-        "hand_task.set_target(mink.SE3.from_mocap_id(data, hands_mid[i]))",
-        ("hand_task.set_target(mjcf.mocap_se3(model, data, hands_mid[i]))",),
-        "target",
-    ),
-    Edit(
-        "configuration.integrate_inplace(vel, rate.dt)",
-        (
-            "configuration.integrate_inplace(vel, rate.dt)",
-            "mjcf.write_configuration(model, data, configuration)",
-        ),
-        "state",
-    ),
+    Edit("data = configuration.data", ("data = configuration.mirror.data",), "state"),
 ]
 
 EXAMPLES = {"arm_iiwa.py": ARM, "humanoid_g1.py": G1}
 #: mink's names that ``import taskik as mink`` keeps: taskik has each, with mink's call shapes.
-SHARED = ("Configuration", "FrameTask", "PostureTask", "ComTask", "solve_ik")
+SHARED = (
+    "Configuration",
+    "FrameTask",
+    "PostureTask",
+    "ComTask",
+    "solve_ik",
+    "SE3",
+    "move_mocap_to_frame",
+)
 KINDS = ("import", "loading", "state", "target")
 
 

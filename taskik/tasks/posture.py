@@ -80,6 +80,31 @@ def _layout(
     return rows, q_rows, selection
 
 
+def _mink_gains(
+    first: object, given: tuple[float, ...], gain: float, lm_damping: float
+) -> tuple[float, float]:
+    """``(gain, lm_damping)`` of mink's ``PostureTask(model, cost, gain, lm_damping)``: taken
+    after a model given first, refused otherwise or when also given by keyword."""
+    call = "PostureTask(cost, gain=..., lm_damping=...)"
+    if not _is_a_model(first):
+        raise InvalidInput(
+            f"PostureTask takes at most two arguments by position (got {2 + len(given)}): "
+            f"{call}, or mink's PostureTask(model, cost, gain, lm_damping)"
+        )
+    if len(given) > 2:
+        raise InvalidInput(
+            f"PostureTask takes at most four arguments by position, mink's (model, cost, "
+            f"gain, lm_damping); got {2 + len(given)}"
+        )
+    positional = (*given, lm_damping)[:2]
+    for name, by_position, by_keyword, default in zip(
+        ("gain", "lm_damping"), positional, (gain, lm_damping), (1.0, 0.0), strict=True
+    ):
+        if by_keyword != default and by_keyword is not by_position:
+            raise InvalidInput(f"PostureTask got {name} twice, by position and by keyword")
+    return positional[0], positional[1]
+
+
 class PostureTask(Task):
     """Drive the joints toward a reference configuration ``q*``.
 
@@ -108,7 +133,8 @@ class PostureTask(Task):
         model: optional, mink's ``PostureTask(model, cost=...)`` (first or by keyword): the
             Pinocchio model, or MuJoCo's ``MjModel`` of the same MJCF file, against which the
             cost is checked at once; with it, a cost of nv entries (mink's shape) drops the
-            base's entries, which mink ignores too.
+            base's entries, which mink ignores too. After a model given first, mink's
+            positional ``PostureTask(model, cost, gain, lm_damping)`` is taken too.
     """
 
     target_q = target_alias("target_q")
@@ -118,12 +144,14 @@ class PostureTask(Task):
         model_or_cost: pin.Model | npt.ArrayLike = _ONE,
         /,
         cost: npt.ArrayLike = _ONE,
-        *,
+        *mink_gains: float,
         gain: float = 1.0,
         lm_damping: float = 0.0,
         include_base: bool | None = None,
         model: pin.Model | object | None = None,
     ) -> None:
+        if mink_gains:  # mink's PostureTask(model, cost, gain, lm_damping)
+            gain, lm_damping = _mink_gains(model_or_cost, mink_gains, gain, lm_damping)
         if _is_a_model(model_or_cost):  # mink's PostureTask(model, cost=...)
             if model is not None:
                 raise InvalidInput("PostureTask got two models, first and model=")
