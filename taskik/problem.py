@@ -137,6 +137,10 @@ class Assembler:
         self.w_col = self.w[:, None]
         n_dense = int(offsets[n_dense_tasks])
         self._dense_tasks = n_dense_tasks
+        # multiply-adds of the step's largest BLAS product, AᵀA of the dense rows
+        self.dense_work = n_dense * nv * nv
+        # whether the step holds BLAS to one thread (set by solve_ik on the first step)
+        self.blas_heavy: bool | None = None
         self._A_dense, self._c_dense = self.A[:n_dense], self.c[:n_dense]
         self._w_col_dense = self.w_col[:n_dense]
         # (idx, W_i, c_i, A_i) of each diagonal task, and Σ W_i² on P's diagonal
