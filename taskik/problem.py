@@ -250,15 +250,16 @@ class Assembler:
         if len(tasks) == len(old) and all(map(operator.is_, tasks, old)):
             return False
         self.tasks = tasks = list(tasks)
-        self.slices = [
-            (t, A_i, c_i, rows) for t, (_, A_i, c_i, rows) in zip(tasks, self.slices, strict=True)
-        ]
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
-        self._versions = [
-            new._version if (new._gain, new._lm_damping, new._cost.tolist()) == built else None
-            for new, built in zip(tasks, self._weights_of, strict=True)
-        ]
+        slices, versions = [], []
+        for new, (_, A_i, c_i, rows), built in zip(
+            tasks, self.slices, self._weights_of, strict=True
+        ):
+            slices.append((new, A_i, c_i, rows))
+            same = built is not None and (new._gain, new._lm_damping, new._cost.tolist()) == built
+            versions.append(new._version if same else None)
+        self.slices, self._versions = slices, versions
         self.unconstrained_plan = None
         return True
 
