@@ -146,6 +146,8 @@ def _same_items(copy: list[Any], items: list[Any]) -> bool:
         return False
     if all(map(operator.is_, copy, items)):
         return True
+    if not copy or type(copy[0]) is not list:  # (a flat task list: identity was the test)
+        return False
     return all(
         type(x) is list and type(y) is list and len(x) == len(y) and all(map(operator.is_, x, y))
         for x, y in zip(copy, items, strict=True)

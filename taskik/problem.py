@@ -137,6 +137,10 @@ class Assembler:
         self.w_col = self.w[:, None]
         n_dense = int(offsets[n_dense_tasks])
         self._dense_tasks = n_dense_tasks
+        # multiply-adds of the step's largest BLAS product, AᵀA of the dense rows
+        self.dense_work = n_dense * nv * nv
+        # whether the step holds BLAS to one thread (set by solve_ik on the first step)
+        self.blas_heavy: bool | None = None
         self._A_dense, self._c_dense = self.A[:n_dense], self.c[:n_dense]
         self._w_col_dense = self.w_col[:n_dense]
         # (idx, W_i, c_i, A_i) of each diagonal task, and Σ W_i² on P's diagonal
@@ -246,15 +250,16 @@ class Assembler:
         if len(tasks) == len(old) and all(map(operator.is_, tasks, old)):
             return False
         self.tasks = tasks = list(tasks)
-        self.slices = [
-            (t, A_i, c_i, rows) for t, (_, A_i, c_i, rows) in zip(tasks, self.slices, strict=True)
-        ]
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
-        self._versions = [
-            new._version if (new._gain, new._lm_damping, new._cost.tolist()) == built else None
-            for new, built in zip(tasks, self._weights_of, strict=True)
-        ]
+        slices, versions = [], []
+        for new, (_, A_i, c_i, rows), built in zip(
+            tasks, self.slices, self._weights_of, strict=True
+        ):
+            slices.append((new, A_i, c_i, rows))
+            same = built is not None and (new._gain, new._lm_damping, new._cost.tolist()) == built
+            versions.append(new._version if same else None)
+        self.slices, self._versions = slices, versions
         self.unconstrained_plan = None
         return True
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from .backends.blas_threads import THREADED_WORK, hold, release
 from .backends.qp import DaqpWorkspace, check_solver, default_solver, solve_qp_arrays
 from .backends.unconstrained import solve_unconstrained
 from .configuration import Configuration
@@ -254,26 +255,47 @@ def solve_ik(
         strict = check_bool(strict, "strict")
     try:
         if backend != "qp":
-            return solve_unconstrained(
-                configuration, tasks, dt, limits, backend, damping, **solver_kwargs
-            )
+            return _wide(
+                configuration.nv,
+                solve_unconstrained,
+                configuration, tasks, dt, limits, backend, damping, **solver_kwargs,
+            )  # fmt: skip
         if is_hierarchy(tasks):
-            return solve_hierarchy(
-                configuration,
-                tasks,
-                dt,
-                limits,
-                solver,
-                damping,
-                adaptive=adaptive,
-                strict=strict,
-                **solver_kwargs,
-            )
+            return _wide(
+                configuration.nv,
+                solve_hierarchy,
+                configuration, tasks, dt, limits, solver, damping,
+                adaptive=adaptive, strict=strict, **solver_kwargs,
+            )  # fmt: skip
         solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
         asm = get_assembler(configuration, tasks, limits)
     except TypeError:  # (the plan cache reads the tasks before they are checked)
         _check_task_items(tasks)
         raise
+    heavy = asm.blas_heavy
+    if heavy is None:  # (a product large enough for BLAS's thread pool: one thread)
+        heavy = asm.blas_heavy = asm.dense_work >= THREADED_WORK
+    step = (configuration, asm, dt, solver, damping, adaptive, strict, solver_kwargs)
+    if heavy:
+        held = hold()
+        try:
+            return _qp_step(*step)
+        finally:
+            release(held)
+    return _qp_step(*step)
+
+
+def _qp_step(
+    configuration: Configuration,
+    asm: Assembler,
+    dt: float,
+    solver: str,
+    damping: float,
+    adaptive: bool,
+    strict: bool,
+    solver_kwargs: dict[str, Any],
+) -> np.ndarray:
+    """The QP step of :func:`solve_ik` on the plan ``asm`` (arguments checked)."""
     control = None
     if adaptive:
         control = asm.adaptive
@@ -320,6 +342,19 @@ def solve_ik(
     if control is not None:
         control.record(configuration, asm, s, x, dt)
     return x
+
+
+def _wide(nv: int, solve: Callable[..., np.ndarray], *args: Any, **kwargs: Any) -> np.ndarray:
+    """``solve(*args, **kwargs)``, with BLAS held to one thread when ``nv³`` reaches
+    :data:`~taskik.backends.blas_threads.THREADED_WORK` (the products of the hierarchy and
+    of the unconstrained backends are ``nv × nv`` and larger)."""
+    if nv**3 < THREADED_WORK:
+        return solve(*args, **kwargs)
+    held = hold()
+    try:
+        return solve(*args, **kwargs)
+    finally:
+        release(held)
 
 
 def _check_task_items(tasks: object) -> None:

@@ -35,6 +35,11 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("fresh_tasks", "A task list built anew at every step",
      "The step when the tasks are created again at every call instead of reused. "
      "`benchmarks/fresh_tasks.py`."),
+    ("blas_threads", "BLAS's thread pool",
+     "The step with the BLAS library's default thread count against one thread, while a second "
+     "process keeps another core busy: the scenes of the first section, and a chain whose "
+     "product AᵀA is large enough for OpenBLAS to split over its threads. "
+     "`benchmarks/blas_threads.py` (needs threadpoolctl)."),
     ("qp_solvers", "QP solvers",
      "The same step with each installed QP solver. `benchmarks/qp_solvers.py`."),
     ("step_floor", "The step's floor",

@@ -262,7 +262,7 @@ class PostureTask(Task):
         if target.shape != (model.nq,):
             raise InvalidInput(q_shape_message("posture target", target.shape, model))
         if not self._target_checked:  # a target set without a configuration, on first use
-            configuration.check_q(target)  # (its unit quaternions, even the base's)
+            _check_target(configuration, model, target)
             self._target_checked = True
         q = configuration.q
         if self._q_rows is not None:
@@ -272,3 +272,20 @@ class PostureTask(Task):
         e = -pin.difference(model, target, q)[rows]
         J = pin.dDifference(model, target, q, pin.ArgumentPosition.ARG1)[rows]
         return e, J
+
+
+# The last posture target checked against a model: (model, the target's bytes). A task
+# list built anew every step builds a new posture on the same target values: checked once.
+_CHECKED: tuple[pin.Model, bytes] | None = None
+
+
+def _check_target(configuration: Configuration, model: pin.Model, target: np.ndarray) -> None:
+    """``configuration.check_q(target)`` (its unit quaternions, even the base's), skipped
+    when the same values passed it on the same model just before."""
+    global _CHECKED
+    data = target.tobytes()
+    last = _CHECKED
+    if last is not None and last[0] is model and last[1] == data:
+        return
+    configuration.check_q(target)
+    _CHECKED = (model, data)  # (the model: its identity stays its own while held)
