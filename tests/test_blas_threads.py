@@ -104,7 +104,8 @@ def test_the_count_is_restored_when_the_step_raises(fakes):
 
 
 def test_real_blas_keeps_its_thread_count():
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threadpoolctl  # a dependency of taskik
+
     blas = threadpoolctl.ThreadpoolController().select(user_api="blas")
     before = [lib.num_threads for lib in blas.lib_controllers]
     conf, tasks = scene(80, posture_first=True)

@@ -16,9 +16,9 @@ own ``numpy`` calls outside a step keep their threads. A step whose products are
 one per process: numpy code running in another Python thread *during* a large step runs
 with one BLAS thread too.
 
-threadpoolctl (BSD, pure Python) is optional: without it :func:`hold` does nothing and BLAS
-keeps its own thread count (``OPENBLAS_NUM_THREADS=1`` in the environment has the same
-effect for the whole process).
+threadpoolctl (BSD, pure Python) is a dependency; where it is missing anyway (a vendored
+copy), :func:`hold` does nothing and BLAS keeps its own thread count
+(``OPENBLAS_NUM_THREADS=1`` in the environment has the same effect for the whole process).
 """
 
 from __future__ import annotations
