@@ -206,6 +206,8 @@ def test_relative_frame_task_takes_minks_positional_order(arm7):
         (("a", "site", "b", "body", 1.0, 1.0), {"root_type": "body"}, r"root_type twice"),
         (("a", "site", "b", "geom", 1.0, 1.0), {}, r"root_type must be .*geom is not"),
         (("a", "site", "b", "body", 1.0, 1.0, 0.5, 0.1, 9.0), {}, r"at most two arguments"),
+        (("a", "site", "b", None, 1.0, 1.0), {}, r"root_type must be 'body' or 'site' in mink"),
+        (("a", None, "b", "body", 1.0, 1.0), {}, r"frame_type must be 'body' or 'site' in mink"),
     ],
 )
 def test_relative_frame_task_positional_refusals_show_the_taskik_call(args, kwargs, message):

@@ -134,3 +134,52 @@ def test_a_posture_target_assigned_is_checked_against_the_model_on_first_use(ur5
     posture.target = [0.0] * 7
     with pytest.raises(taskik.InvalidInput, match="posture target"):
         posture.compute_error_and_jacobian(conf)
+
+
+def test_a_relative_frame_tasks_world_target_is_refused_by_name(ur5):
+    """Its target is in the root frame: reading pink's world name says so (AttributeError,
+    as for a missing attribute), and assigning it is refused with the name to use (before,
+    a bare AttributeError, "property has no setter")."""
+    task = RelativeFrameTask("tool0", "shoulder_link")
+    with pytest.raises(AttributeError, match="transform_target_to_root"):
+        _ = task.transform_target_to_world
+    with pytest.raises(taskik.InvalidInput, match="set transform_target_to_root"):
+        task.transform_target_to_world = POSE
+    assert task.target is None
+
+
+@pytest.mark.parametrize(
+    "make, name, junk, message",
+    [
+        (lambda: AxisAlignmentTask("tool0"), "axis", [0.0, 0.0, 0.0], "axis must be a non-zero"),
+        (lambda: LookAtTask("tool0"), "axis", "z", "axis"),
+        (lambda: PositionTask("tool0"), "offset", [np.inf, 0.0, 0.0], "offset contains NaN"),
+        (lambda: PositionTask("tool0"), "offset", [0.1, 0.2], "offset must have shape"),
+        (lambda: PositionTask("tool0"), "jacobian", "start", "jacobian must be 'end' or"),
+    ],
+)
+def test_the_other_public_attributes_are_checked_when_assigned(make, name, junk, message):
+    """The tasks' other plain attributes (an axis, a point's offset, the Jacobian kind) were
+    assigned without a check too: they take the constructor's checks now."""
+    task = make()
+    before = getattr(task, name)
+    with pytest.raises(taskik.InvalidInput, match=message):
+        setattr(task, name, junk)
+    after = getattr(task, name)
+    assert after is before or np.array_equal(after, before)
+
+
+def test_the_other_public_attributes_take_valid_values(ur5):
+    conf = ur5.configuration(ur5.q0)
+    axis = AxisAlignmentTask("tool0")
+    axis.axis = [0.0, 3.0, 0.0]
+    assert axis.axis.tolist() == [0.0, 1.0, 0.0]  # normalised, as the constructor does
+    point = PositionTask("tool0")
+    point.set_target_from_configuration(conf)
+    point.offset = [0.0, 0.0, 0.1]
+    point.jacobian = "target"
+    moved = conf.get_transform_frame_to_world("tool0").act(np.array([0.0, 0.0, 0.1]))
+    assert np.allclose(point.point(conf), moved)
+    assert np.linalg.norm(point.compute_error(conf)) == pytest.approx(0.1, rel=1e-9)
+    point.offset = None
+    assert point.offset is None and np.allclose(point.compute_error(conf), 0.0)

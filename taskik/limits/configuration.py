@@ -20,7 +20,7 @@ class ConfigurationLimit(Limit):
     velocity box). Applies to every coordinate with one configuration entry and one velocity
     whose limits are finite: revolute and prismatic joints, and the hinges and slides inside
     a composite joint (an MJCF body with several joints; see
-    :class:`taskik.configuration.PositionRanges`).
+    ``taskik.configuration.PositionRanges``).
     Continuous joints, spherical joints (inside a composite joint too) and the floating base
     are skipped.
 

@@ -26,8 +26,8 @@ def _is_revolute(joint: object) -> bool:
 def revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
     """(q indices, is-revolute flags) of the 1-DoF joints (nq = nv = 1), the hinges and
     slides inside a composite joint (an MJCF body with several joints) included, in the
-    order of :func:`taskik.configuration.one_coordinate_joints` (the ranges
-    :class:`taskik.configuration.PositionRanges` and ``ConfigurationLimit`` bound)."""
+    order of ``taskik.configuration.one_coordinate_joints`` (the ranges
+    ``taskik.configuration.PositionRanges`` and ``ConfigurationLimit`` bound)."""
     idx: list[int] = []
     rev: list[bool] = []
     for joint in model.joints[1:]:
@@ -45,7 +45,7 @@ def revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
 
 class JointLimits:
     """The joint-limit policies on the 1-DoF joints of a model (those inside composite
-    joints too: :func:`revolute_mask`): wrap, clip, check."""
+    joints too: ``revolute_mask``): wrap, clip, check."""
 
     def __init__(self, model: pin.Model) -> None:
         idx, rev = revolute_mask(model)

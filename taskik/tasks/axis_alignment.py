@@ -74,11 +74,21 @@ class AxisAlignmentTask(Task):
         lm_damping: float = 0.0,
     ) -> None:
         self.frame = frame
-        self.axis = unit_vector(axis, "axis")
+        self.axis = axis
         self._target: np.ndarray | None = None
         if direction is not None:
             self.set_target(direction)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    @property
+    def axis(self) -> np.ndarray:
+        """The axis in the frame's coordinates, a unit 3-vector; assigning it is checked
+        and normalised."""
+        return self._axis
+
+    @axis.setter
+    def axis(self, axis: npt.ArrayLike) -> None:
+        self._axis = unit_vector(axis, "axis")
 
     def set_target(self, direction: npt.ArrayLike) -> None:
         """Target direction in the world frame, shape (3,) (normalised here)."""

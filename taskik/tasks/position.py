@@ -49,13 +49,32 @@ class PositionTask(Task):
         lm_damping: float = 0.0,
         jacobian: str = "end",
     ) -> None:
-        if not isinstance(jacobian, str) or jacobian not in ("end", "target"):
-            raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
         self.jacobian = jacobian
         self.frame = frame
-        self.offset = None if offset is None else check_finite_array(offset, "offset", (3,))
+        self.offset = offset
         self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    @property
+    def jacobian(self) -> str:
+        """``"end"`` or ``"target"`` (see the class); assigning it is checked."""
+        return self._jacobian
+
+    @jacobian.setter
+    def jacobian(self, jacobian: str) -> None:
+        if not isinstance(jacobian, str) or jacobian not in ("end", "target"):
+            raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
+        self._jacobian = str(jacobian)
+
+    @property
+    def offset(self) -> np.ndarray | None:
+        """The point in the frame's coordinates (m), or None for the origin; assigning it
+        is checked (a finite 3-vector)."""
+        return self._offset
+
+    @offset.setter
+    def offset(self, offset: npt.ArrayLike | None) -> None:
+        self._offset = None if offset is None else check_finite_array(offset, "offset", (3,))
 
     def plan_key(self) -> object:
         """``(PositionTask, frame)`` (see :meth:`Task.plan_key`)."""

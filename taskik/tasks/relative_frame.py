@@ -83,6 +83,12 @@ class RelativeFrameTask(FrameTask):
                     f"lm_damping), the last two optional; got {4 + len(mink_args)}: write "
                     "RelativeFrameTask(frame, root, position_cost=..., orientation_cost=...)"
                 )
+            for name, given in (("frame_type", root), ("root_type", orientation_cost)):
+                if not isinstance(given, str):
+                    raise InvalidInput(
+                        f"{name} must be 'body' or 'site' in mink's order (frame_name, "
+                        f"frame_type, root_name, root_type, ...), got {given!r}"
+                    )
             for name, by_keyword in (
                 ("frame_type", frame_type),
                 ("root_name", root_name),
@@ -145,6 +151,13 @@ class RelativeFrameTask(FrameTask):
         raise AttributeError(
             "RelativeFrameTask's target is a pose in its root frame: read "
             "transform_target_to_root (or target)"
+        )
+
+    @transform_target_to_world.setter
+    def transform_target_to_world(self, value: object) -> None:
+        raise InvalidInput(
+            "RelativeFrameTask's target is a pose in its root frame, not in the world: set "
+            "transform_target_to_root (or target, or call set_target)"
         )
 
     def __repr__(self) -> str:
