@@ -7285,6 +7285,19 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
 
+    # mink's DampingTask is (model, cost) only: a third argument by position is refused
+    out.append(
+        Case(
+            "DampingTask(model, cost, extra)",
+            "gain 0.5 by position",
+            lambda: taskik.DampingTask(model, 1.0, 0.5),
+            REJECT,
+            None,
+            ("DampingTask(model, cost)", "arguments"),
+            bot.name,
+        )
+    )
+
     # the tasks' other public attributes (an axis, a point's offset), assigned, then a step
     def reassigned(make: Callable[[], Any], name: str, value: Any) -> Callable[[], Any]:
         def run() -> Any:

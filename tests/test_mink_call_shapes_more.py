@@ -213,3 +213,11 @@ def test_relative_frame_task_takes_minks_positional_order(arm7):
 def test_relative_frame_task_positional_refusals_show_the_taskik_call(args, kwargs, message):
     with pytest.raises(taskik.InvalidInput, match=message):
         taskik.RelativeFrameTask(*args, **kwargs)
+
+
+def test_damping_task_refuses_a_third_argument_naming_minks_call(arm7):
+    """mink's DampingTask is (model, cost) only: a third argument by position was a bare
+    TypeError."""
+    with pytest.raises(taskik.InvalidInput, match=r"at most two arguments .*DampingTask\(model"):
+        taskik.DampingTask(arm7, 1.0, 0.5)
+    assert taskik.DampingTask(arm7, 2.0).cost.tolist() == [2.0] * 7
