@@ -7019,6 +7019,370 @@ def gen_mjcf(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
 
 # ------------------------------------------------------------------------- running
+# ------------------------------------------------- mink's call shapes, targets, composite joints
+MJCF_TWO_HINGES = """<mujoco model="two_hinges">
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="link1" pos="0 0 0.1">
+      <joint name="j1" type="hinge" axis="0 0 1" range="-0.5 0.5"/>
+      <joint name="j2" type="hinge" axis="0 1 0" range="-0.3 0.4"/>
+      <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
+      <body name="link2" pos="0 0 0.3">
+        <joint name="j3" type="hinge" axis="0 1 0" range="-1 1"/>
+        <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
+        <site name="tip" pos="0 0 0.3"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _extreme_any(muts: list[Mut]) -> list[Mut]:
+    """The accepted mutations of a huge magnitude (±1e300, 2e14) as ``any``: valid, but
+    a step at those bounds may fairly be refused."""
+    out = []
+    for m in muts:
+        big = isinstance(m.value, float) and math.isfinite(m.value) and abs(m.value) >= 1e14
+        out.append(Mut(m.label, m.value, ANY) if big and m.expect == ACCEPT else m)
+    return out
+
+
+def check_within_ranges(model: pin.Model) -> Callable[[Any], str | None]:
+    """A solve_posture result whose q keeps every bounded 1-DoF coordinate (composite
+    joints' hinges included) inside its range."""
+    ranges = taskik.configuration.PositionRanges(model)
+    base = finite_array((model.nq,))
+
+    def check(result: Any) -> str | None:
+        q = getattr(result, "q", None)
+        why = base(q)
+        if why is None:
+            x = q[ranges.q_indices]
+            if ((x < ranges.lower - 1e-9) | (x > ranges.upper + 1e-9)).any():
+                return f"q outside the joint ranges under joint_limits='clip': {q.tolist()}"
+        return why
+
+    return check
+
+
+@generator
+def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """mink's remaining call shapes (``ConfigurationLimit(model, gain,
+    min_distance_from_limits)``, ``VelocityLimit(model=, velocities=)``, ``ComTask(cost,
+    gain, lm_damping)``, the positional ``FrameTask`` and ``RelativeFrameTask`` of mink's
+    order), each followed by a step; targets assigned as attributes (then a step: junk must
+    be refused at the assignment or at the step); solve_posture with targets whose squared
+    error overflows (refused, no warning); and ``joint_limits="clip"`` on an MJCF body with
+    two hinges (one composite joint: q must stay in both ranges)."""
+    model, q = bot.model, bot.random_q(rng)
+    out: list[Case] = []
+    vcheck = check_velocity(model.nv)
+    frame = bot.frames[0]
+
+    def step(
+        make_tasks: Callable[[taskik.Configuration], list[Any]],
+        make_limits: Callable[[], list[Any]] | None = None,
+    ) -> Callable[[], Any]:
+        """The tasks and limits built in the case (an error there is the case's outcome),
+        their targets taken at q, then one step with a posture."""
+
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            tasks = make_tasks(conf)
+            limits = None if make_limits is None else make_limits()
+            for task in tasks:
+                task.set_target_from_configuration(conf)
+            return taskik.solve_ik(conf, [*tasks, _posture_task(bot)], 0.01, limits=limits)
+
+        return run
+
+    def hand(conf: taskik.Configuration) -> list[Any]:
+        return [taskik.FrameTask(frame, 1.0, 1.0)]
+
+    # ConfigurationLimit(model, gain, min_distance_from_limits), by position and keyword
+    ranges = taskik.configuration.PositionRanges(model)
+    width = float(np.min(ranges.upper - ranges.lower)) if ranges.lower.size else math.inf
+    for m in _extreme_any(scalar_muts(0.01, lambda x: math.isfinite(x) and 2 * x <= width)):
+        for how, make in (
+            ("by position", lambda d: taskik.ConfigurationLimit(model, 0.95, d)),
+            ("keyword", lambda d: taskik.ConfigurationLimit(model, min_distance_from_limits=d)),
+        ):
+            out.append(
+                Case(
+                    "ConfigurationLimit(min_distance_from_limits)",
+                    f"{how}: {m.label}",
+                    step(hand, lambda mk=make, d=m.value: [mk(d)]),
+                    m.expect,
+                    vcheck,
+                    ("min_distance_from_limits", "range"),
+                    bot.name,
+                )
+            )
+    # VelocityLimit(model=..., velocities=...)
+    joint = next((n for n in model.names[1:] if model.joints[model.getJointId(n)].nv == 1), None)
+    if joint is not None:
+        for label, velocities, expect in (
+            ("{joint: 1.0}", {joint: 1.0}, ACCEPT),
+            ("{joint: np.float32(0.5)}", {joint: np.float32(0.5)}, ACCEPT),
+            ("{} (no caps)", {}, ACCEPT),
+            ("None (the model's)", None, ACCEPT),
+            ("{joint: -1.0}", {joint: -1.0}, REJECT),
+            ("{joint: nan}", {joint: math.nan}, REJECT),
+            ("{joint: [1, 2]}", {joint: [1.0, 2.0]}, REJECT),
+            ("{'nope': 1.0}", {"nope": 1.0}, REJECT),
+            ("{'universe': 1.0}", {"universe": 1.0}, REJECT),
+            ("a vector of nv caps", np.ones(model.nv), REJECT),
+            ("a list of names", [joint], REJECT),
+            ("'abc'", "abc", REJECT),
+        ):
+            out.append(
+                Case(
+                    "VelocityLimit(velocities=)",
+                    label,
+                    step(
+                        hand, lambda v=velocities: [taskik.VelocityLimit(model=model, velocities=v)]
+                    ),
+                    expect,
+                    vcheck,
+                    ("velocit", "joint", "nope", "universe", "mapping"),
+                    bot.name,
+                )
+            )
+        out.append(
+            Case(
+                "VelocityLimit(velocities=)",
+                "and limits too",
+                lambda: taskik.VelocityLimit(model, {joint: 1.0}, velocities={joint: 2.0}),
+                REJECT,
+                None,
+                ("two sets", "velocities"),
+                bot.name,
+            )
+        )
+    # ComTask(cost, gain, lm_damping) by position
+    for m in scalar_muts(0.5, UNIT):
+        out.append(
+            Case(
+                "ComTask(cost, gain, lm_damping)",
+                f"gain={m.label}",
+                step(lambda c, g=m.value: [taskik.ComTask(1.0, g, 0.1)]),
+                m.expect,
+                vcheck,
+                ("gain",),
+                bot.name,
+            )
+        )
+    for m in scalar_muts(0.1, NONNEG):
+        out.append(
+            Case(
+                "ComTask(cost, gain, lm_damping)",
+                f"lm_damping={m.label}",
+                step(lambda c, d=m.value: [taskik.ComTask(1.0, 0.5, d)]),
+                m.expect,
+                vcheck,
+                ("lm_damping",),
+                bot.name,
+            )
+        )
+    # FrameTask and RelativeFrameTask in mink's positional order
+    root = _other_frame(bot, frame)
+    for label, frame_type, expect in (
+        ("'site'", "site", ACCEPT),
+        ("'body'", "body", ACCEPT),
+        ("'geom'", "geom", REJECT),
+        ("'joint'", "joint", REJECT),
+        ("None", None, REJECT),
+        ("1.0", 1.0, REJECT),
+    ):
+        out.append(
+            Case(
+                "FrameTask(frame_name, frame_type, ...)",
+                f"frame_type={label}",
+                step(lambda c, t=frame_type: [taskik.FrameTask(frame, t, 1.0, 0.5, 0.8, 0.1)]),
+                expect,
+                vcheck,
+                ("frame_type", "frame", "position", "argument"),
+                bot.name,
+            )
+        )
+        out.append(
+            Case(
+                "RelativeFrameTask(frame_name, frame_type, root_name, root_type, ...)",
+                f"root_type={label}",
+                step(
+                    lambda c, t=frame_type: [
+                        taskik.RelativeFrameTask(frame, "site", root, t, 1.0, 0.5, 0.8)
+                    ]
+                ),
+                expect,
+                vcheck,
+                ("root_type", "frame", "root", "argument"),
+                bot.name,
+            )
+        )
+    for m in scalar_muts(0.8, UNIT):
+        out.append(
+            Case(
+                "FrameTask(frame_name, frame_type, ...)",
+                f"gain={m.label}",
+                step(lambda c, g=m.value: [taskik.FrameTask(frame, "site", 1.0, 1.0, g)]),
+                m.expect,
+                vcheck,
+                ("gain",),
+                bot.name,
+            )
+        )
+    # targets assigned as attributes, then a step
+    conf0 = conf_of(bot, q)
+    T = conf0.get_transform_frame_to_world(frame)
+    p = T.translation.copy()
+
+    def assigned(make: Callable[[], Any], name: str, value: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            task = make()
+            setattr(task, name, value)
+            return taskik.solve_ik(conf, [task, _posture_task(bot)], 0.01)
+
+        return run
+
+    for m in se3_muts(T):
+        for name in ("target", "transform_target_to_world"):
+            out.append(
+                Case(
+                    f"FrameTask.{name} =",
+                    m.label,
+                    assigned(lambda: taskik.FrameTask(frame), name, m.value),
+                    m.expect,
+                    vcheck,
+                    ("target", "rotation", "homogeneous", "translation"),
+                    bot.name,
+                )
+            )
+    for m in vector_muts(p):
+        out.append(
+            Case(
+                "PositionTask.target =",
+                m.label,
+                assigned(lambda: taskik.PositionTask(frame), "target", m.value),
+                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
+                vcheck,
+                ("target",),
+                bot.name,
+            )
+        )
+    for m in vector_muts(bot.q0.copy()):
+        out.append(
+            Case(
+                "PostureTask.target_q =",
+                m.label,
+                assigned(lambda: taskik.PostureTask(1e-2), "target_q", m.value),
+                m.expect,
+                vcheck,
+                ("target", "quaternion", "configuration"),
+                bot.name,
+            )
+        )
+
+    # mink's DampingTask is (model, cost) only: a third argument by position is refused
+    out.append(
+        Case(
+            "DampingTask(model, cost, extra)",
+            "gain 0.5 by position",
+            lambda: taskik.DampingTask(model, 1.0, 0.5),
+            REJECT,
+            None,
+            ("DampingTask(model, cost)", "arguments"),
+            bot.name,
+        )
+    )
+
+    # the tasks' other public attributes (an axis, a point's offset), assigned, then a step
+    def reassigned(make: Callable[[], Any], name: str, value: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            task = make()
+            task.set_target_from_configuration(conf)
+            setattr(task, name, value)
+            return taskik.solve_ik(conf, [task, _posture_task(bot)], 0.01)
+
+        return run
+
+    for m in vector_muts(np.array([0.0, 0.0, 0.1]), allow_none=True):
+        out.append(
+            Case(
+                "PositionTask.offset =",
+                m.label,
+                reassigned(lambda: taskik.PositionTask(frame), "offset", m.value),
+                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
+                vcheck,
+                ("offset",),
+                bot.name,
+            )
+        )
+    for m in vector_muts(np.array([0.0, 1.0, 0.0])):
+        zero = isinstance(m.value, np.ndarray) and m.value.size == 3 and not np.any(m.value)
+        out.append(
+            Case(
+                "AxisAlignmentTask.axis =",
+                m.label,
+                reassigned(lambda: taskik.AxisAlignmentTask(frame), "axis", m.value),
+                REJECT if zero else m.expect,
+                vcheck,
+                ("axis",),
+                bot.name,
+            )
+        )
+    # solve_posture: a target whose squared error overflows is refused, without a warning
+    for x, expect in ((1e300, REJECT), (-1e200, REJECT), (2e150, REJECT), (1e100, ANY)):
+        far = pin.SE3(T.rotation, p + np.array([x, 0.0, 0.0]))
+
+        def posture_run(far: pin.SE3 = far) -> Any:
+            task = taskik.FrameTask(frame)
+            task.set_target(far)
+            return taskik.solve_posture(conf_of(bot, q), [task], max_searches=2)
+
+        out.append(
+            Case(
+                "solve_posture",
+                f"target at {x:g} m",
+                posture_run,
+                expect,
+                lambda r: None if np.isfinite(r.error) and not r.success else "E not finite",
+                ("target", "overflow"),
+                bot.name,
+            )
+        )
+    # joint_limits="clip" keeps the hinges of a composite joint in range (once per robot)
+    path = w.tmp / "two_hinges.xml"
+    if not path.exists():
+        path.write_text(MJCF_TWO_HINGES)
+    mjcf_model = pin.buildModelFromMJCF(str(path))
+    for k in range(3):
+        goal = rng.uniform(-2.0, 2.0, 3)
+
+        def clip_run(goal: np.ndarray = goal, seed: int = k) -> Any:
+            conf = taskik.Configuration(mjcf_model, np.zeros(3))
+            tip = taskik.Configuration(mjcf_model, goal).get_transform_frame_to_world("tip")
+            task = taskik.PositionTask("tip")
+            task.set_target(tip.translation)
+            return taskik.solve_posture(conf, [task], max_searches=2, rng=seed)
+
+        out.append(
+            Case(
+                "solve_posture",
+                f"composite joints, clip, goal {k}",
+                clip_run,
+                ACCEPT,
+                check_within_ranges(mjcf_model),
+                (),
+                bot.name,
+            )
+        )
+    return out
+
+
 def generate(world: World, n: int, seed: int = 0, min_rounds: int | None = None) -> list[Case]:
     """At least ``n`` cases: whole rounds of every generator, one robot per round (in turn,
     every robot at least once unless ``min_rounds`` says otherwise), with seeded random

@@ -39,6 +39,10 @@ def test_the_page_has_snippets_for_each_trip_up():
         "solve_ik(configuration, tasks, dt, solver, 1e-3)",
         '"quadprog", 1e-2, False, limits=limits',
         "ComTask(cost=",
+        "ConfigurationLimit(humanoid, 0.95, 0.01)",
+        "VelocityLimit(model=humanoid, velocities=",
+        "ComTask(200.0, 1.0, 0.0)",
+        'FrameTask("pelvis", "body", 0.0, 10.0)',
         "q_from_qpos",
         "qpos_from_q",
         'update_from_keyframe("stand")',
@@ -206,7 +210,7 @@ def test_mocap_se3_reads_w_x_y_z():
 def test_mocaps_and_qpos_agree_with_mujocos_own_kinematics(ball_arm):
     """With MuJoCo: the configuration written into MuJoCo's data puts the site where
     Pinocchio puts it; a mocap moved to the site reads back as that pose; names are checked."""
-    mujoco = pytest.importorskip("mujoco", reason="MuJoCo (the bench extra) checks the helpers")
+    mujoco = pytest.importorskip("mujoco", reason="MuJoCo (in the dev extra) checks the helpers")
     model, path = ball_arm
     mj_model = mujoco.MjModel.from_xml_path(str(path))
     mj_data = mujoco.MjData(mj_model)
@@ -514,8 +518,8 @@ def test_posture_task_refusals_name_the_problem(make, message):
 
 # ------------------------------------------------------------------- against mink
 def mink_and_mujoco():
-    mujoco = pytest.importorskip("mujoco", reason="mujoco and mink (the bench extra) compare")
-    mink = pytest.importorskip("mink", reason="mujoco and mink (the bench extra) compare")
+    mujoco = pytest.importorskip("mujoco", reason="MuJoCo (in the dev extra) runs mink's loops")
+    mink = pytest.importorskip("mink", reason="mink (the bench extra) compares its steps")
     return mujoco, mink
 
 

@@ -457,8 +457,8 @@ def test_damping_with_a_model_gives_minks_step():
     give mink's velocity to 1e-7 of its size (measured: 1.6e-13 of 29 rad/s, mink 0.0.5). A
     free joint's linear velocity is in the world frame in MuJoCo and in the base frame in
     Pinocchio: compared as Rᵀ v."""
-    mujoco = pytest.importorskip("mujoco", reason="mujoco and mink (the bench extra) compare")
-    mink = pytest.importorskip("mink", reason="mujoco and mink (the bench extra) compare")
+    mujoco = pytest.importorskip("mujoco", reason="MuJoCo (in the dev extra) runs mink's loops")
+    mink = pytest.importorskip("mink", reason="mink (the bench extra) compares its steps")
     path = str(MODELS / "humanoid.xml")
     mj_model, model = mujoco.MjModel.from_xml_path(path), pin.buildModelFromMJCF(path)
     q = model.referenceConfigurations["turned"]

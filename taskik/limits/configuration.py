@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration, PositionRanges, check_model
-from ..exceptions import check_scalar
+from ..configuration import Configuration, PositionRanges, check_model, velocity_index_name
+from ..exceptions import InvalidInput, check_scalar
 from .limit import Box, Limit, StackedBox
 
 
@@ -17,9 +17,12 @@ class ConfigurationLimit(Limit):
 
     One step then covers at most the fraction ``K`` of the distance to either limit, so the
     limits are approached geometrically and never crossed (Kanoun's position limits as a
-    velocity box). Applies to joints with one configuration coordinate and one velocity
-    (revolute, prismatic) whose limits are finite; continuous joints, spherical joints and
-    the floating base are skipped.
+    velocity box). Applies to every coordinate with one configuration entry and one velocity
+    whose limits are finite: revolute and prismatic joints, and the hinges and slides inside
+    a composite joint (an MJCF body with several joints; see
+    ``taskik.configuration.PositionRanges``).
+    Continuous joints, spherical joints (inside a composite joint too) and the floating base
+    are skipped.
 
     Starting outside: if ``q < q_min`` the lower bound becomes positive, so the step must
     move the joint back toward its range by at least ``K`` of the violation per step (and
@@ -30,21 +33,44 @@ class ConfigurationLimit(Limit):
     Args:
         model: Pinocchio model (limits from ``model.lowerPositionLimit`` /
             ``upperPositionLimit``).
-        gain: ``K ∈ (0, 1]``.
+        gain: ``K ∈ (0, 1]`` (mink's default is 0.95, taskik's 0.5).
+        min_distance_from_limits: ``d`` (rad for hinges, m for slides), mink's margin:
+            ``q_min = lower + d``, ``q_max = upper − d``. Positive values keep the joints
+            ``d`` inside their ranges, negative ones let them go ``|d|`` beyond. mink's
+            positional order ``ConfigurationLimit(model, gain, min_distance_from_limits)`` is
+            the same. :meth:`check` (``safety_break``) still uses the model's ranges.
+
+    Raises:
+        InvalidInput: ``gain`` outside ``(0, 1]``, a ``d`` that is not a finite number, or a
+            ``d`` larger than half a joint's range (the range would be empty; the message
+            names the joint).
     """
 
     hard = False
     well_formed = True  # indices from the model, bounds from finite limits and a finite q
     name = "configuration"
 
-    def __init__(self, model: pin.Model, gain: float = 0.5) -> None:
+    def __init__(
+        self, model: pin.Model, gain: float = 0.5, min_distance_from_limits: float = 0.0
+    ) -> None:
         self.gain = check_scalar(gain, "ConfigurationLimit gain", 0.0, 1.0, low_open=True)
         self.model = check_model(model, "ConfigurationLimit")
+        margin = check_scalar(min_distance_from_limits, "min_distance_from_limits")
+        self.min_distance_from_limits = margin
         self.ranges = PositionRanges(model)
         self.q_indices = self.ranges.q_indices
         self.indices = self.ranges.v_indices
-        self.q_min = self.ranges.lower
-        self.q_max = self.ranges.upper
+        self.q_min = self.ranges.lower + margin
+        self.q_max = self.ranges.upper - margin
+        empty = np.flatnonzero(self.q_min > self.q_max)
+        if empty.size:
+            k = empty[0]
+            name = velocity_index_name(model, self.indices[k])
+            raise InvalidInput(
+                f"min_distance_from_limits={margin:g} leaves joint {name} no range: its limits "
+                f"[{self.ranges.lower[k]:.6g}, {self.ranges.upper[k]:.6g}] are less than "
+                f"2 × {margin:g} apart"
+            )
         self._stacked = np.vstack([self.q_min, self.q_max])
         self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
 
@@ -66,4 +92,6 @@ class ConfigurationLimit(Limit):
         self.ranges.check(q, tol)
 
     def __repr__(self) -> str:
-        return f"ConfigurationLimit(gain={self.gain}, joints={len(self.indices)})"
+        margin = self.min_distance_from_limits
+        extra = f", min_distance_from_limits={margin}" if margin else ""
+        return f"ConfigurationLimit(gain={self.gain}{extra}, joints={len(self.indices)})"

@@ -40,6 +40,9 @@ class VelocityLimit(Limit):
             the joint: a planar base takes ``[vx, vy, ω]``), joints not in it unbounded. In a
             vector, ``inf`` (or Pinocchio's ±max double) leaves an entry unbounded; unlike
             pink, a 0 cap holds that velocity at 0.
+        velocities: keyword only, mink's name for the mapping form of ``limits``
+            (``VelocityLimit(model=model, velocities={"joint1": 1.5})``; joints not in it
+            unbounded, as in mink). Not with ``limits``.
     """
 
     hard = True
@@ -48,9 +51,26 @@ class VelocityLimit(Limit):
     name = "velocity"
 
     def __init__(
-        self, model: pin.Model, limits: Mapping[str, npt.ArrayLike] | npt.ArrayLike | None = None
+        self,
+        model: pin.Model,
+        limits: Mapping[str, npt.ArrayLike] | npt.ArrayLike | None = None,
+        *,
+        velocities: Mapping[str, npt.ArrayLike] | None = None,
     ) -> None:
         self.model = check_model(model, "VelocityLimit")
+        if velocities is not None:  # mink's keyword: a mapping joint name -> cap
+            if limits is not None:
+                raise InvalidInput(
+                    "VelocityLimit got two sets of caps, limits and mink's velocities=: "
+                    "give one, VelocityLimit(model, {joint: cap, ...})"
+                )
+            if not isinstance(velocities, Mapping):
+                raise InvalidInput(
+                    f"velocities= (mink's keyword) must be a mapping joint name -> velocity "
+                    f"limit, got {type(velocities).__name__}: for a vector of nv caps write "
+                    "VelocityLimit(model, caps)"
+                )
+            limits = velocities
         if limits is None or not isinstance(limits, Mapping):
             if limits is None:
                 vmax = np.array(model.velocityLimit, dtype=float)

@@ -31,7 +31,8 @@ Methods (Haviland & Corke, "Manipulator Differential Kinematics", part 1, eqs. 4
                           ``W_n = λ E_k I`` and the joint limits as a box on Δq
 ========================  ================================================================
 
-Joint-limit policy (``joint_limits``), for bounded 1-DoF joints:
+Joint-limit policy (``joint_limits``), for bounded 1-DoF joints (the hinges and slides
+inside a composite joint, an MJCF body with several joints, too):
 
 - ``"clip"`` (default): every iterate is clipped into ``[q_min, q_max]`` (projected steps,
   so every iterate is valid); a converged q has its revolute angles wrapped into

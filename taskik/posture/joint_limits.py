@@ -17,22 +17,35 @@ _TWO_PI = 2.0 * math.pi
 _remainder = math.remainder
 
 
+def _is_revolute(joint: object) -> bool:
+    """Whether a one-coordinate joint model is a revolute one (an angle, 2π-periodic)."""
+    name = joint.shortname()  # type: ignore[attr-defined]
+    return "Revolute" in name or name in ("JointModelRX", "JointModelRY", "JointModelRZ")
+
+
 def revolute_mask(model: pin.Model) -> tuple[np.ndarray, np.ndarray]:
-    """(q indices, is-revolute flags) of the 1-DoF joints (nq = nv = 1)."""
+    """(q indices, is-revolute flags) of the 1-DoF joints (nq = nv = 1), the hinges and
+    slides inside a composite joint (an MJCF body with several joints) included, in the
+    order of ``taskik.configuration.one_coordinate_joints`` (the ranges
+    ``taskik.configuration.PositionRanges`` and ``ConfigurationLimit`` bound)."""
     idx: list[int] = []
     rev: list[bool] = []
     for joint in model.joints[1:]:
         if joint.nq == 1 and joint.nv == 1:
-            idx.append(joint.idx_q)
-            name = joint.shortname()
-            rev.append(
-                "Revolute" in name or name in ("JointModelRX", "JointModelRY", "JointModelRZ")
-            )
+            parts = [joint]
+        elif joint.shortname() == "JointModelComposite":
+            parts = [p for p in joint.extract().joints if p.nq == 1 and p.nv == 1]
+        else:
+            continue
+        for part in parts:
+            idx.append(part.idx_q)
+            rev.append(_is_revolute(part))
     return np.array(idx, dtype=int), np.array(rev, dtype=bool)
 
 
 class JointLimits:
-    """The joint-limit policies on the 1-DoF joints of a model: wrap, clip, check."""
+    """The joint-limit policies on the 1-DoF joints of a model (those inside composite
+    joints too: ``revolute_mask``): wrap, clip, check."""
 
     def __init__(self, model: pin.Model) -> None:
         idx, rev = revolute_mask(model)

@@ -42,6 +42,37 @@ LEVEL_METHODS = ("lm-chan", "gn", "qp")
 REGULARIZERS = (PostureTask, DampingTask)
 
 
+#: Largest target entry (m or rad) :func:`solve_posture` takes: below it the squared
+#: error of a task, ``E = ½ ‖W e‖²``, stays a float at moderate costs (the square root of
+#: the largest float is 1.3e154: the margin covers six rows and costs up to 1e3).
+MAX_TARGET = 1e150
+
+
+def check_target_sizes(tasks: Sequence[Task]) -> None:
+    """:class:`InvalidInput` naming the first task whose target has an entry beyond
+    :data:`MAX_TARGET` in magnitude (a ``pin.SE3``'s translation, an array or a number):
+    its squared error overflows, and the search could only report ``E = inf``. Targets
+    of other kinds (a task of your own) are not looked at."""
+    for task in tasks:
+        target = getattr(task, "target", None)
+        if target is None:
+            continue
+        if type(target) is pin.SE3:
+            x, y, z = target.translation.tolist()  # (floats: cheaper than numpy here)
+            big = max(abs(x), abs(y), abs(z))
+        else:
+            try:
+                big = float(np.max(np.abs(np.asarray(target, dtype=float))))
+            except (TypeError, ValueError):  # (not numbers, or empty: not ours to judge)
+                continue
+        if big > MAX_TARGET:
+            raise InvalidInput(
+                f"{type(task).__name__}'s target has an entry of {big:.3g}: beyond "
+                f"{MAX_TARGET:g} (m or rad) its squared error overflows a float, so "
+                "solve_posture refuses it; bring the target within reach of the model"
+            )
+
+
 def solve_posture(
     conf_or_model: Configuration | pin.Model,
     tasks: Sequence[Task] | Sequence[Sequence[Task]] | Task,
@@ -252,6 +283,9 @@ def solve_posture(
         regularization = check_tasks(regularization, "regularization")
         if levels is not None and regularization:
             levels = [*levels, regularization]
+    check_target_sizes(task_list)
+    if regularization:
+        check_target_sizes(regularization)
     if damping is None and method == "lm-chan":
         damping = DEFAULT_DAMPING["lm-chan"]
     else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import numpy as np
@@ -135,6 +135,26 @@ class FrameName:
 
     def __set__(self, obj: object, value: str) -> None:
         setattr(obj, self._attr, FrameRef(value))
+
+
+def target_property(check: Callable[[Any, Any], Any], what: str) -> Any:
+    """A task's ``target`` attribute: reading it gives the stored target itself (an SE3 or
+    array edited in place stays the target: steps compare its values, not its identity);
+    assigning goes through ``check(task, value)``, the validation ``set_target`` applies,
+    and None clears the target. ``what`` says what the target is, for the docstring."""
+
+    def get(self: Any) -> Any:
+        return self._target
+
+    def set_(self: Any, value: Any) -> None:
+        self._target = None if value is None else check(self, value)
+
+    return property(
+        get,
+        set_,
+        doc=f"The target, {what}, or None before one is set; assigning it is "
+        "``set_target`` (checked), None clears it.",
+    )
 
 
 def target_alias(pink_name: str) -> Any:

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, FrameRef, require_target
+from ._frames import FrameName, FrameRef, require_target, target_property
 from .task import Task
 
 
@@ -58,6 +58,10 @@ class AxisAlignmentTask(Task):
 
     frame = FrameName()
     dim = 3
+    target = target_property(
+        lambda task, value: unit_vector(value, "direction"),
+        "the direction in the world frame, a unit 3-vector (normalised when set)",
+    )
 
     def __init__(
         self,
@@ -70,20 +74,30 @@ class AxisAlignmentTask(Task):
         lm_damping: float = 0.0,
     ) -> None:
         self.frame = frame
-        self.axis = unit_vector(axis, "axis")
-        self.target: np.ndarray | None = None
+        self.axis = axis
+        self._target: np.ndarray | None = None
         if direction is not None:
             self.set_target(direction)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    @property
+    def axis(self) -> np.ndarray:
+        """The axis in the frame's coordinates, a unit 3-vector; assigning it is checked
+        and normalised."""
+        return self._axis
+
+    @axis.setter
+    def axis(self, axis: npt.ArrayLike) -> None:
+        self._axis = unit_vector(axis, "axis")
+
     def set_target(self, direction: npt.ArrayLike) -> None:
         """Target direction in the world frame, shape (3,) (normalised here)."""
-        self.target = unit_vector(direction, "direction")
+        self._target = unit_vector(direction, "direction")
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """Target the axis's current world direction (the task then holds it)."""
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = frame_axis(configuration, self.frame, self.axis)[0]
+        self._target = frame_axis(configuration, self.frame, self.axis)[0]
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -7,8 +7,8 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
-from ._frames import require_target, target_alias
-from .task import Task
+from ._frames import require_target, target_alias, target_property
+from .task import Task, positional_gains
 
 
 class ComTask(Task):
@@ -19,15 +19,27 @@ class ComTask(Task):
 
     Args:
         cost: weight (1/m), scalar or 3-vector (e.g. ``[1, 1, 0]`` for the ground projection).
+        gain, lm_damping: see :class:`Task`; by keyword, or after the cost by position, as
+            mink's ``ComTask(cost, gain, lm_damping)``.
     """
 
     dim = 3
+    target = target_property(
+        lambda task, value: check_finite_array(value, "target", (3,)).copy(),
+        "the CoM position in the world frame (m), shape (3,)",
+    )
     target_com = target_alias("target_com")
 
     def __init__(
-        self, cost: npt.ArrayLike = 1.0, *, gain: float = 1.0, lm_damping: float = 0.0
+        self,
+        cost: npt.ArrayLike = 1.0,
+        *mink_gains: float,
+        gain: float = 1.0,
+        lm_damping: float = 0.0,
     ) -> None:
-        self.target: np.ndarray | None = None
+        if mink_gains:  # mink's ComTask(cost, gain, lm_damping)
+            gain, lm_damping = positional_gains("ComTask", "cost", mink_gains, gain, lm_damping)
+        self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_cost(self, cost: npt.ArrayLike) -> None:
@@ -40,11 +52,11 @@ class ComTask(Task):
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the world frame (m), shape (3,)."""
-        self.target = check_finite_array(target, "target", (3,)).copy()
+        self._target = check_finite_array(target, "target", (3,)).copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.com
+        self._target = configuration.com
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

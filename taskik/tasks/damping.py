@@ -46,7 +46,7 @@ class DampingTask(Task):
 
     Raises:
         InvalidInput: two costs or two models, a cost of another shape than the model's
-            velocity, or a model that is neither.
+            velocity, a model that is neither, or more than two arguments by position.
     """
 
     def __init__(
@@ -54,9 +54,15 @@ class DampingTask(Task):
         model_or_cost: pin.Model | npt.ArrayLike = _ONE,
         /,
         cost: npt.ArrayLike = _ONE,
-        *,
+        *extra: object,
         model: pin.Model | object | None = None,
     ) -> None:
+        if extra:  # (mink's DampingTask has no gain or lm_damping either)
+            raise InvalidInput(
+                f"DampingTask takes at most two arguments by position, mink's (model, cost), "
+                f"got {2 + len(extra)}: a damping has no target, gain or lm_damping; write "
+                "DampingTask(model, cost) or DampingTask(cost)"
+            )
         if _is_a_model(model_or_cost):  # mink's DampingTask(model, cost)
             if model is not None:
                 raise InvalidInput("DampingTask got two models, first and model=")

@@ -7,7 +7,7 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_scalar
-from ._frames import FrameName, require_target
+from ._frames import FrameName, require_target, target_property
 from .task import Task
 
 #: Below this distance (m) the direction between the two origins is undefined.
@@ -34,6 +34,9 @@ class DistanceTask(Task):
     frame_a = FrameName()
     frame_b = FrameName()
     dim = 1
+    target = target_property(
+        lambda task, value: check_scalar(value, "distance", 0.0), "the distance ρ* ≥ 0 (m)"
+    )
 
     def __init__(
         self,
@@ -49,14 +52,14 @@ class DistanceTask(Task):
         self.frame_b = frame_b
         if frame_a == frame_b:
             raise InvalidInput(f"DistanceTask needs two different frames, got {frame_a!r} twice")
-        self.target: float | None = None
+        self._target: float | None = None
         if distance is not None:
             self.set_target(distance)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_target(self, distance: float) -> None:
         """Target distance ``ρ*`` (m), ≥ 0."""
-        self.target = check_scalar(distance, "distance", 0.0)
+        self._target = check_scalar(distance, "distance", 0.0)
 
     def distance(self, configuration: Configuration) -> float:
         """``ρ = ‖p_a − p_b‖`` (m) at the configuration."""
@@ -66,7 +69,7 @@ class DistanceTask(Task):
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = self.distance(configuration)
+        self._target = self.distance(configuration)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -8,8 +8,8 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
-from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias
-from .task import Task, check_cost, is_plain_cost
+from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias, target_property
+from .task import Task, check_cost, is_plain_cost, positional_gains
 
 #: mink's frame types that pin.buildModelFromMJCF turns into frames of the same name.
 _MJCF_FRAME_TYPES = ("body", "site")
@@ -56,12 +56,16 @@ class FrameTask(Task):
         frame_name, frame_type: mink's keywords: ``frame_name`` is ``frame``; ``frame_type``
             ``"body"`` or ``"site"`` is checked and needs nothing more, since
             ``pin.buildModelFromMJCF`` names the frame of an MJCF body or site after it
-            (a geom has no frame: :class:`InvalidInput` says what to write).
+            (a geom has no frame: :class:`InvalidInput` says what to write). mink's
+            positional order, ``FrameTask(frame_name, frame_type, position_cost,
+            orientation_cost, gain, lm_damping)`` (the last two optional), is taken too: a
+            frame type in the second place tells it apart.
     """
 
     dim = 6
     frame = FrameName()
     _frame: FrameRef  # (the name with its cached index, set through `frame`)
+    target = target_property(lambda task, value: as_se3(value), "a pin.SE3 in the world frame")
     transform_target_to_world = target_alias("transform_target_to_world")
 
     def __init__(
@@ -69,22 +73,46 @@ class FrameTask(Task):
         frame: str | None = None,
         position_cost: npt.ArrayLike = 1.0,
         orientation_cost: npt.ArrayLike = 1.0,
-        *,
+        *mink_args: object,
         gain: float = 1.0,
         lm_damping: float = 0.0,
         frame_name: str | None = None,
         frame_type: str | None = None,
     ) -> None:
+        if mink_args:  # mink's order, FrameTask(frame_name, frame_type, position_cost, ...)
+            if not isinstance(position_cost, str):
+                raise InvalidInput(
+                    f"FrameTask takes three arguments by position, (frame, position_cost, "
+                    f"orientation_cost), or mink's (frame_name, frame_type, position_cost, "
+                    f"orientation_cost, gain, lm_damping); got {3 + len(mink_args)} with "
+                    f"position_cost={position_cost!r}: write FrameTask({frame!r}, "
+                    "position_cost=..., orientation_cost=..., gain=..., lm_damping=...)"
+                )
+            if frame_type is not None:
+                raise InvalidInput(
+                    f"FrameTask got frame_type twice, {position_cost!r} by position and "
+                    f"frame_type={frame_type!r}"
+                )
+            frame_type, position_cost, orientation_cost = (
+                position_cost,
+                orientation_cost,
+                mink_args[0],  # type: ignore[assignment]
+            )
+            if len(mink_args) > 1:
+                gain, lm_damping = positional_gains(
+                    "FrameTask", "orientation_cost", mink_args[1:], gain, lm_damping
+                )
         if frame is None or frame_name is not None or frame_type is not None:
             frame = _mink_frame(frame, frame_name, frame_type)
         if isinstance(position_cost, str):  # mink's FrameTask(frame_name, frame_type, ...)
             raise InvalidInput(
                 f"FrameTask's second argument is position_cost, got {position_cost!r} (mink's "
-                f"frame_type?): write FrameTask({frame!r}, position_cost=..., "
-                "orientation_cost=...)"
+                f"frame_type? mink's order gives both costs after it, FrameTask({frame!r}, "
+                f"{position_cost!r}, position_cost, orientation_cost)): write "
+                f"FrameTask({frame!r}, position_cost=..., orientation_cost=...)"
             )
         self.frame = frame
-        self.target: pin.SE3 | None = None
+        self._target: pin.SE3 | None = None
         pc, oc = position_cost, orientation_cost
         if is_plain_cost(pc) and is_plain_cost(oc):  # (the common case, without array checks)
             self._cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
@@ -134,11 +162,11 @@ class FrameTask(Task):
 
     def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose in the world frame: ``pin.SE3`` or 4×4 homogeneous matrix."""
-        self.target = as_se3(target)
+        self._target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.get_transform_frame_to_world(self.frame)
+        self._target = configuration.get_transform_frame_to_world(self.frame)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -58,7 +58,7 @@ class JointCouplingTask(Task):
         self._m: int = A.shape[0]
         self.A = A
         self.dim = self._m
-        self.target = np.zeros(self._m)
+        self._target = np.zeros(self._m)
         if b is not None:
             self.set_target(b)
         self.q_ref = q_ref
@@ -112,9 +112,19 @@ class JointCouplingTask(Task):
         self._q_ref_given = arr
         self._model = None
 
+    @property
+    def target(self) -> np.ndarray:
+        """The right-hand side ``b`` of the relation, shape (m,) (0 until set); assigning it
+        is :meth:`set_target` (checked)."""
+        return self._target
+
+    @target.setter
+    def target(self, b: npt.ArrayLike) -> None:
+        self._target = check_finite_array(b, "b", (self._m,)).copy()
+
     def set_target(self, b: npt.ArrayLike) -> None:
         """Right-hand side ``b`` of the relation, shape (m,)."""
-        self.target = check_finite_array(b, "b", (self._m,)).copy()
+        self._target = check_finite_array(b, "b", (self._m,)).copy()
 
     def _bind(self, configuration: Configuration) -> None:
         if type(configuration) is not Configuration:  # (a subclass is fine)
@@ -155,7 +165,7 @@ class JointCouplingTask(Task):
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """``b ← A (q ⊖ q_ref)[joints]``: hold the relation the joints have now."""
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = self.value(configuration)
+        self._target = self.value(configuration)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import require_target
+from ._frames import require_target, target_property
 from .axis_alignment import AxisAlignmentTask, frame_axis
 
 
@@ -32,6 +32,11 @@ class LookAtTask(AxisAlignmentTask):
         gain, lm_damping: see :class:`Task`.
     """
 
+    target = target_property(
+        lambda task, value: check_finite_array(value, "target", (3,)).copy(),
+        "the point to look at in the world frame (m), shape (3,)",
+    )
+
     def __init__(
         self,
         frame: str,
@@ -48,13 +53,13 @@ class LookAtTask(AxisAlignmentTask):
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """The point to look at, in the world frame (m), shape (3,)."""
-        self.target = check_finite_array(target, "target", (3,)).copy()
+        self._target = check_finite_array(target, "target", (3,)).copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         """Look at the point 1 m along the axis from where the frame is now."""
         configuration = check_configuration(configuration, "set_target_from_configuration")
         a, _, T, _ = frame_axis(configuration, self.frame, self.axis)
-        self.target = T.translation + a
+        self._target = T.translation + a
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

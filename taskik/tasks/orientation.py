@@ -8,8 +8,25 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, FrameRef, check_rotation, require_target
+from ._frames import FrameName, FrameRef, check_rotation, require_target, target_property
 from .task import Task
+
+
+def _rotation_target(target: npt.ArrayLike | pin.SE3 | pin.Quaternion) -> np.ndarray:
+    """The rotation matrix of a target given as a matrix, a ``pin.SE3`` or a unit
+    ``pin.Quaternion``; :class:`InvalidInput` for anything else."""
+    if isinstance(target, pin.SE3):
+        target = target.rotation
+    elif isinstance(target, pin.Quaternion):
+        norm = target.norm()
+        if not abs(norm - 1.0) <= 1e-6:
+            raise InvalidInput(
+                f"target quaternion has norm {norm:.6g}, expected 1 (call .normalize())"
+            )
+        target = target.toRotationMatrix()
+    R = check_finite_array(target, "target", (3, 3))
+    check_rotation(R, "target")
+    return R.copy()
 
 
 class OrientationTask(Task):
@@ -26,6 +43,10 @@ class OrientationTask(Task):
     dim = 3
     frame = FrameName()
     _frame: FrameRef  # (the name with its cached index, set through `frame`)
+    target = target_property(
+        lambda task, value: _rotation_target(value),
+        "a 3×3 rotation matrix in the world frame (a pin.SE3 or pin.Quaternion is converted)",
+    )
 
     def __init__(
         self,
@@ -36,7 +57,7 @@ class OrientationTask(Task):
         lm_damping: float = 0.0,
     ) -> None:
         self.frame = frame
-        self.target: np.ndarray | None = None
+        self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def plan_key(self) -> object:
@@ -45,22 +66,11 @@ class OrientationTask(Task):
 
     def set_target(self, target: npt.ArrayLike | pin.SE3 | pin.Quaternion) -> None:
         """Target rotation: a 3×3 rotation matrix, a ``pin.SE3`` or a ``pin.Quaternion``."""
-        if isinstance(target, pin.SE3):
-            target = target.rotation
-        elif isinstance(target, pin.Quaternion):
-            norm = target.norm()
-            if not abs(norm - 1.0) <= 1e-6:
-                raise InvalidInput(
-                    f"target quaternion has norm {norm:.6g}, expected 1 (call .normalize())"
-                )
-            target = target.toRotationMatrix()
-        R = check_finite_array(target, "target", (3, 3))
-        check_rotation(R, "target")
-        self.target = R.copy()
+        self._target = _rotation_target(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.get_transform_frame_to_world(self.frame).rotation.copy()
+        self._target = configuration.get_transform_frame_to_world(self.frame).rotation.copy()
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, FrameRef, require_target
+from ._frames import FrameName, FrameRef, require_target, target_property
 from .task import Task
 
 
@@ -34,6 +34,10 @@ class PositionTask(Task):
     dim = 3
     frame = FrameName()
     _frame: FrameRef  # (the name with its cached index, set through `frame`)
+    target = target_property(
+        lambda task, value: check_finite_array(value, "target", (3,)).copy(),
+        "the point's position in the world frame (m), shape (3,)",
+    )
 
     def __init__(
         self,
@@ -45,13 +49,32 @@ class PositionTask(Task):
         lm_damping: float = 0.0,
         jacobian: str = "end",
     ) -> None:
-        if not isinstance(jacobian, str) or jacobian not in ("end", "target"):
-            raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
         self.jacobian = jacobian
         self.frame = frame
-        self.offset = None if offset is None else check_finite_array(offset, "offset", (3,))
-        self.target: np.ndarray | None = None
+        self.offset = offset
+        self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
+
+    @property
+    def jacobian(self) -> str:
+        """``"end"`` or ``"target"`` (see the class); assigning it is checked."""
+        return self._jacobian
+
+    @jacobian.setter
+    def jacobian(self, jacobian: str) -> None:
+        if not isinstance(jacobian, str) or jacobian not in ("end", "target"):
+            raise InvalidInput(f"jacobian must be 'end' or 'target', got {jacobian!r}")
+        self._jacobian = str(jacobian)
+
+    @property
+    def offset(self) -> np.ndarray | None:
+        """The point in the frame's coordinates (m), or None for the origin; assigning it
+        is checked (a finite 3-vector)."""
+        return self._offset
+
+    @offset.setter
+    def offset(self, offset: npt.ArrayLike | None) -> None:
+        self._offset = None if offset is None else check_finite_array(offset, "offset", (3,))
 
     def plan_key(self) -> object:
         """``(PositionTask, frame)`` (see :meth:`Task.plan_key`)."""
@@ -59,7 +82,7 @@ class PositionTask(Task):
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target point in the world frame (m), shape (3,)."""
-        self.target = check_finite_array(target, "target", (3,)).copy()
+        self._target = check_finite_array(target, "target", (3,)).copy()
 
     def point(self, configuration: Configuration) -> np.ndarray:
         """The task point in the world frame."""
@@ -68,7 +91,7 @@ class PositionTask(Task):
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = np.array(self.point(configuration))
+        self._target = np.array(self.point(configuration))
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

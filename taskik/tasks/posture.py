@@ -15,7 +15,7 @@ from ..configuration import (
     q_shape_message,
 )
 from ..exceptions import InvalidInput, check_finite_array
-from ._frames import require_target, target_alias
+from ._frames import require_target, target_alias, target_property
 from .task import Task, check_cost
 
 
@@ -137,6 +137,10 @@ class PostureTask(Task):
             positional ``PostureTask(model, cost, gain, lm_damping)`` is taken too.
     """
 
+    target = target_property(
+        lambda task, value: task._checked_target(value, None),
+        "the reference configuration q* (size nq)",
+    )
     target_q = target_alias("target_q")
 
     def __init__(
@@ -165,7 +169,7 @@ class PostureTask(Task):
         if include_base is None and model is not None:
             include_base = False  # (mink leaves a free joint out whatever its name)
         self._include_base = None if include_base is None else bool(include_base)
-        self.target: np.ndarray | None = None
+        self._target: np.ndarray | None = None
         self._target_checked = False
         self._rows: np.ndarray  # set with the model, by _bind()
         self._selection: np.ndarray  # idem, when every non-floating joint is 1-DoF
@@ -226,17 +230,24 @@ class PostureTask(Task):
         self, q_target: npt.ArrayLike, configuration: Configuration | None = None
     ) -> None:
         """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
-        q_target = np.array(check_finite_array(q_target, "posture target"))
+        self._target = self._checked_target(q_target, configuration)
+
+    def _checked_target(
+        self, q_target: npt.ArrayLike, configuration: Configuration | None
+    ) -> np.ndarray:
+        """``q_target`` as a new finite 1-D array, checked against ``configuration`` when
+        given (else on first use, by the model)."""
+        q = np.array(check_finite_array(q_target, "posture target"))
         if configuration is not None:
-            q_target = configuration.check_q(q_target)
-        elif q_target.ndim != 1:
-            raise InvalidInput(f"posture target must be a 1-D vector, got shape {q_target.shape}")
-        self._target_checked = configuration is not None  # (else on first use, by the model)
-        self.target = q_target
+            q = configuration.check_q(q)
+        elif q.ndim != 1:
+            raise InvalidInput(f"posture target must be a 1-D vector, got shape {q.shape}")
+        self._target_checked = configuration is not None
+        return q
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.q.copy()
+        self._target = configuration.q.copy()
         self._target_checked = True
 
     def plan_key(self) -> object:

@@ -8,7 +8,7 @@ import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
-from ._frames import FrameName, require_target
+from ._frames import FrameName, require_target, target_property
 from .task import Task
 
 
@@ -30,6 +30,10 @@ class RelativeComTask(Task):
 
     frame = FrameName()
     dim = 3
+    target = target_property(
+        lambda task, value: check_finite_array(value, "target", (3,)).copy(),
+        "the CoM in the frame's coordinates (m), shape (3,)",
+    )
 
     def __init__(
         self,
@@ -40,12 +44,12 @@ class RelativeComTask(Task):
         lm_damping: float = 0.0,
     ) -> None:
         self.frame = frame
-        self.target: np.ndarray | None = None
+        self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the frame's coordinates (m), shape (3,)."""
-        self.target = check_finite_array(target, "target", (3,)).copy()
+        self._target = check_finite_array(target, "target", (3,)).copy()
 
     def com_in_frame(self, configuration: Configuration) -> np.ndarray:
         """``c_f = R_fᵀ (c − p_f)`` (m)."""
@@ -54,7 +58,7 @@ class RelativeComTask(Task):
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = self.com_in_frame(configuration)
+        self._target = self.com_in_frame(configuration)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration

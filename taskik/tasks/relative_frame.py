@@ -10,6 +10,7 @@ from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from ._frames import FrameName, as_se3, require_target, target_alias
 from .frame import _MJCF_FRAME_TYPES, FrameTask
+from .task import positional_gains
 
 
 def _mink_name(name: str | None, mink_name: str | None, mink_type: str | None, which: str) -> str:
@@ -50,7 +51,10 @@ class RelativeFrameTask(FrameTask):
         frame_name, frame_type, root_name, root_type: mink's keywords: ``frame_name`` is
             ``frame`` and ``root_name`` is ``root``; a type, ``"body"`` or ``"site"``, is
             checked and needs nothing more (``pin.buildModelFromMJCF`` names their frames
-            after them).
+            after them). mink's positional order, ``RelativeFrameTask(frame_name,
+            frame_type, root_name, root_type, position_cost, orientation_cost, gain,
+            lm_damping)`` (the last two optional), is taken too: a cost that is a string in
+            the third place tells it apart.
     """
 
     root = FrameName()
@@ -62,7 +66,7 @@ class RelativeFrameTask(FrameTask):
         root: str | None = None,
         position_cost: npt.ArrayLike = 1.0,
         orientation_cost: npt.ArrayLike = 1.0,
-        *,
+        *mink_args: object,
         gain: float = 1.0,
         lm_damping: float = 0.0,
         frame_name: str | None = None,
@@ -70,6 +74,38 @@ class RelativeFrameTask(FrameTask):
         root_name: str | None = None,
         root_type: str | None = None,
     ) -> None:
+        if mink_args:  # mink's order: frame_name, frame_type, root_name, root_type, costs
+            if not isinstance(position_cost, str) or len(mink_args) < 2:
+                raise InvalidInput(
+                    f"RelativeFrameTask takes four arguments by position, (frame, root, "
+                    f"position_cost, orientation_cost), or mink's eight, (frame_name, "
+                    f"frame_type, root_name, root_type, position_cost, orientation_cost, gain, "
+                    f"lm_damping), the last two optional; got {4 + len(mink_args)}: write "
+                    "RelativeFrameTask(frame, root, position_cost=..., orientation_cost=...)"
+                )
+            for name, given in (("frame_type", root), ("root_type", orientation_cost)):
+                if not isinstance(given, str):
+                    raise InvalidInput(
+                        f"{name} must be 'body' or 'site' in mink's order (frame_name, "
+                        f"frame_type, root_name, root_type, ...), got {given!r}"
+                    )
+            for name, by_keyword in (
+                ("frame_type", frame_type),
+                ("root_name", root_name),
+                ("root_type", root_type),
+            ):
+                if by_keyword is not None:
+                    raise InvalidInput(
+                        f"RelativeFrameTask got {name} twice, by position (mink's order) "
+                        "and by keyword"
+                    )
+            frame_type, root_name, root_type = root, position_cost, orientation_cost  # type: ignore[assignment]
+            root = None
+            position_cost, orientation_cost = mink_args[:2]  # type: ignore[assignment]
+            if len(mink_args) > 2:
+                gain, lm_damping = positional_gains(
+                    "RelativeFrameTask", "orientation_cost", mink_args[2:], gain, lm_damping
+                )
         frame = _mink_name(frame, frame_name, frame_type, "frame")
         root = _mink_name(root, root_name, root_type, "root")
         if isinstance(position_cost, str):  # mink's order: frame, frame_type, root, root_type
@@ -89,11 +125,11 @@ class RelativeFrameTask(FrameTask):
 
     def set_target(self, target: pin.SE3 | npt.ArrayLike) -> None:
         """Target pose of ``frame`` in ``root``: ``pin.SE3`` or 4×4 homogeneous matrix."""
-        self.target = as_se3(target)
+        self._target = as_se3(target)
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
-        self.target = configuration.get_transform(self.frame, self.root)
+        self._target = configuration.get_transform(self.frame, self.root)
 
     def compute_error_and_jacobian(
         self, configuration: Configuration
@@ -115,6 +151,13 @@ class RelativeFrameTask(FrameTask):
         raise AttributeError(
             "RelativeFrameTask's target is a pose in its root frame: read "
             "transform_target_to_root (or target)"
+        )
+
+    @transform_target_to_world.setter
+    def transform_target_to_world(self, value: object) -> None:
+        raise InvalidInput(
+            "RelativeFrameTask's target is a pose in its root frame, not in the world: set "
+            "transform_target_to_root (or target, or call set_target)"
         )
 
     def __repr__(self) -> str:

@@ -67,6 +67,29 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
     return arr
 
 
+def positional_gains(
+    task: str, before: str, given: tuple[object, ...], gain: float, lm_damping: float
+) -> tuple[float, float]:
+    """``(gain, lm_damping)`` of mink's call shapes that give them by position after
+    ``before`` (``ComTask(cost, gain, lm_damping)``, ``FrameTask(..., orientation_cost,
+    gain, lm_damping)``); :class:`InvalidInput` for more than two, or for one given twice
+    (by position and by keyword)."""
+    if len(given) > 2:
+        raise InvalidInput(
+            f"{task} takes at most two arguments after {before} by position, mink's gain and "
+            f"lm_damping; got {len(given)}: write {task}(..., gain=..., lm_damping=...)"
+        )
+    for k, (name, keyword, default) in enumerate(
+        (("gain", gain, 1.0), ("lm_damping", lm_damping, 0.0))
+    ):
+        if k < len(given) and (type(keyword) is not float or keyword != default):
+            raise InvalidInput(f"{task} got {name} twice, by position and by keyword")
+    gain = given[0]  # type: ignore[assignment]
+    if len(given) == 2:
+        lm_damping = given[1]  # type: ignore[assignment]
+    return gain, lm_damping
+
+
 class Task:
     """A term of the IK objective: ``‖W (J v − Kp e / dt)‖² + μ ‖v‖²``.
 
