@@ -134,13 +134,15 @@ class ContactSet:
 
     @classmethod
     def of(cls, configuration: Configuration, contacts: Sequence[Contact]) -> ContactSet:
+        """The ``contacts`` at ``configuration``."""
         contacts = check_contacts(contacts)
-        points, normals, friction = [], [], []
-        for contact in contacts:
-            p = contact.world_points(configuration)
-            points.append(p)
-            normals.append(np.tile(contact.world_normal(configuration), (len(p), 1)))
-            friction.append(np.full(len(p), contact.friction))
+        return cls.from_points([c.world_points(configuration) for c in contacts], contacts)
+
+    @classmethod
+    def from_points(cls, points: Sequence[np.ndarray], contacts: Sequence[Contact]) -> ContactSet:
+        """The ``contacts`` with their world points ``points[i]`` (k_i × 3, m) given."""
+        normals = [np.tile(c.normal, (len(p), 1)) for p, c in zip(points, contacts, strict=True)]
+        friction = [np.full(len(p), c.friction) for p, c in zip(points, contacts, strict=True)]
         return cls(np.vstack(points), np.vstack(normals), np.concatenate(friction))
 
     def generators(self, edges: int) -> np.ndarray:
