@@ -155,8 +155,24 @@ def test_fuzz_covers_every_entry_point(summary):
         "robots.load",
         "robots.load_urdf",
         "default_solver",
+        "Contact()",
+        "Contact.rectangle",
+        "contacts.both_feet",
+        "contacts.one_foot",
+        "contacts.feet_and_hand",
+        "contacts.sole",
+        "contacts.support_region",
+        "contacts.check_static_balance",
+        "contacts.equilibrium_forces",
+        "contacts.edge_distances",
+        "BalanceLimit",
+        "BalanceLimit.compute_inequalities",
+        "BalanceLimit.status",
+        "BalanceLimit.row_names",
     ):
         assert entry in entries, entry
+    balance = [o for o in summary.outcomes if o.case.source == "gen_balance"]
+    assert len(balance) >= 1500  # (every case of the balance generator: no subsample)
     print(summary.module_table())
 
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration
-from ..contacts.contact import Contact
+from ..configuration import Configuration, check_configuration
+from ..contacts.contact import MAX_COORDINATE, Contact, check_edges
 from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
@@ -18,7 +18,7 @@ from ..contacts.equilibrium import (
     edge_distances,
     support_region,
 )
-from ..exceptions import InvalidInput, check_scalar, real_scalar
+from ..exceptions import InvalidInput, check_positive_scalar, check_scalar, real_scalar
 from .limit import Inequalities, Limit
 
 
@@ -82,10 +82,10 @@ class BalanceLimit(Limit):
 
     Args:
         contacts: the :class:`~taskik.Contact` objects the robot stands on.
-        margin: distance (m) kept from the region's edges, ≥ 0.
+        margin: distance (m) kept from the region's edges, in [0, 1e6].
         gain: fraction of the distance a step may use, in (0, 1].
-        edges: generators per friction pyramid (≥ 3).
-        tolerance: contact motion (m) below which the region is reused.
+        edges: generators per friction pyramid (3 to 64).
+        tolerance: contact motion (m) below which the region is reused, in [0, 1e6].
         detection_distance: edges farther than this (m) beyond ``margin`` give no row, > 0
             (every edge has its row by default).
     """
@@ -105,12 +105,10 @@ class BalanceLimit(Limit):
         detection_distance: float = math.inf,
     ) -> None:
         self.contacts = check_contacts(contacts)
-        self.margin = check_scalar(margin, "margin", 0.0)
+        self.margin = check_scalar(margin, "margin", 0.0, MAX_COORDINATE)
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
-        if not isinstance(edges, int | np.integer) or isinstance(edges, bool) or edges < 3:
-            raise InvalidInput(f"edges must be an integer >= 3, got {edges!r}")
-        self.edges = int(edges)
-        self.tolerance = check_scalar(tolerance, "tolerance", 0.0)
+        self.edges = check_edges(edges)
+        self.tolerance = check_scalar(tolerance, "tolerance", 0.0, MAX_COORDINATE)
         # the contact frames' placements of the region in use, and the precision of
         # pin.SE3.isApprox within which they keep every contact point within ``tolerance``
         self._placed: list[tuple[pin.SE3, float]] = []
@@ -138,6 +136,8 @@ class BalanceLimit(Limit):
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
         no contact point moved by more than ``tolerance``)."""
+        if type(configuration) is not Configuration:
+            configuration = check_configuration(configuration, "BalanceLimit")
         oMf, frames = configuration.data.oMf, self._frame_ids(configuration)
         placed = self._placed
         if self._region is not None and len(placed) == len(frames):
@@ -221,6 +221,8 @@ class BalanceLimit(Limit):
         return tuple(frames)
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
+        if type(dt) is not float or not 0.0 < dt < math.inf:
+            dt = check_positive_scalar(dt, "dt")
         region = self.region(configuration)
         normals = region.normals
         if len(normals) < 3:
