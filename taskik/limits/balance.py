@@ -172,8 +172,8 @@ class BalanceLimit(Limit):
         return self._region
 
     def _frame_ids(self, configuration: Configuration) -> list[int]:
-        """The contact frames' indices in ``configuration``'s model (looked up once per
-        model, by its frame names: a model edited in place is looked up again)."""
+        """The contact frames' indices in ``configuration``'s model, by name (looked up
+        again for another model, or when frames were added to this one)."""
         model = configuration.model
         ids = self._ids
         if ids is None or ids[0] is not model or ids[1] != model.nframes:
