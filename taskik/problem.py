@@ -207,12 +207,16 @@ class Assembler:
         # (limit, indices, covers all of v, raw box, clipped box, hard lb[idx], hard ub[idx],
         #  [hard lb; hard ub])
         self._single_soft: tuple[Any, ...] | None = None
+        # limits that give rows and never a box (they do not override the box methods): the
+        # fast path adds their rows to the one soft box (e.g. the balance limit's)
+        self._row_only = [lim for lim in self.dynamic if _rows_only(lim)]
+        boxed = [lim for lim in self.dynamic if not _rows_only(lim)]
         if (
-            len(self.dynamic) == 1
-            and not self.dynamic[0].hard
-            and self.dynamic[0].compute_inequalities(configuration, 1.0) is None
+            len(boxed) == 1
+            and not boxed[0].hard
+            and boxed[0].compute_inequalities(configuration, 1.0) is None
         ):
-            lim = self.dynamic[0]
+            lim = boxed[0]
             probe = lim.compute_stacked_box(configuration, 1.0)
             if probe is not None:
                 idx = np.asarray(probe[0])
@@ -370,7 +374,10 @@ class Assembler:
                 np.minimum(S, hu, out=S)
                 self.bounds[:] = hard
                 self.bounds[:, idx] = S
-            return self.P, self.r, None, None, self.lb, self.ub
+            if not self._row_only:
+                return self.P, self.r, None, None, self.lb, self.ub
+            G_, h_ = self._rows(self._row_only, configuration, dt)
+            return self.P, self.r, G_, h_, self.lb, self.ub
 
         G_rows: list[np.ndarray] = []
         h_rows: list[np.ndarray] = []
@@ -441,6 +448,37 @@ class Assembler:
         if not has_box:
             return self.P, self.r, G, h, None, None
         return self.P, self.r, G, h, lb, ub
+
+    def _rows(
+        self, limits: list[Limit], configuration: Configuration, dt: float
+    ) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """``(G, h)`` stacked from the rows of ``limits`` (None, None without rows); sets
+        :attr:`row_limits`."""
+        G_rows: list[np.ndarray] = []
+        h_rows: list[np.ndarray] = []
+        self.row_limits = row_limits = []
+        for lim in limits:
+            rows = lim.compute_inequalities(configuration, dt)
+            if rows is not None:
+                if not lim.well_formed:
+                    rows = check_rows(lim, rows, self.nv)
+                G_rows.append(rows[0])
+                h_rows.append(rows[1])
+                row_limits.append((lim, len(rows[1])))
+        if len(G_rows) == 1:  # (no copy: nothing downstream writes into G or h)
+            return G_rows[0], h_rows[0]
+        if not G_rows:
+            return None, None
+        return np.vstack(G_rows), np.concatenate(h_rows)
+
+
+def _rows_only(lim: Limit) -> bool:
+    """Whether ``lim`` never gives a box: its class keeps :class:`Limit`'s box methods."""
+    cls = type(lim)
+    return (
+        cls.compute_box is Limit.compute_box
+        and cls.compute_stacked_box is Limit.compute_stacked_box
+    )
 
 
 #: Smallest nv at which diagonal tasks skip the dense AᵀA: below it, the two extra updates of

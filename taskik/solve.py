@@ -315,12 +315,16 @@ def _qp_step(
     x = None
     if control is not None and control.resting and control.rests(lb, ub, h):
         x = np.zeros(len(r))  # the loop is at rest (see taskik.trust_region)
-    elif solver == "daqp" and G is None and lb is not None and ub is not None and not solver_kwargs:
+    elif solver == "daqp" and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:
             workspace = asm.qp_workspace = DaqpWorkspace()
-        x = workspace.solve_box(P, r, lb, ub)  # (projected onto the box: limits hold exactly)
+        # (projected onto the box: limits hold exactly)
+        if G is None:
+            x = workspace.solve_box(P, r, lb, ub)
+        elif h is not None:
+            x = workspace.solve_rows(P, r, G, h, lb, ub)
     relaxation = None
     if x is None:
         try:

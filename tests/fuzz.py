@@ -37,12 +37,16 @@ solve_posture, metrics, steps, batch (``solve_poses``, its output store and resu
 retargeting, plots, the viewer's drawing functions, robot loading, the command line, and
 ``taskik.mjcf`` (qpos conversions, mocap targets under taskik's and mink's names,
 ``write_configuration``, ``MujocoMirror`` and ``Configuration(mirror=...)``; the cases that
-need MuJoCo where it is installed).
+need MuJoCo where it is installed), contacts and static balance (``Contact``, the stance
+helpers, ``support_region``, ``check_static_balance``, ``equilibrium_forces``,
+``edge_distances``, ``BalanceLimit``).
 Where a result can be checked against an independent answer it is: distances against a
 direct coal call, batch rows against a plain loop of ``solve_posture``, retargeted q within
 the joint limits, frozen joints exactly still, a coupling held after a step, a target taken
 at the configuration giving a zero step. The heavy generators (batch, retarget, plots,
-command line) run in the first :data:`HEAVY_CYCLES` cycles over the robots only.
+command line) run in the first :data:`HEAVY_CYCLES` cycles over the robots only. Balance
+results are checked against equilibrium itself: forces that balance the weight inside the
+friction cones, a region that contains a sampled CoM exactly when the force LP finds forces.
 
 ``benchmarks/fuzz_inputs.py`` runs every case (more than 25,000) and prints the tables by
 module and entry point; ``tests/test_fuzz.py`` runs a seeded subsample (:func:`subsample`,
@@ -119,6 +123,9 @@ MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
     ("mjcf.", "mjcf"),
     ("SE3.", "mjcf"),
     ("move_mocap_to_frame", "mjcf"),
+    ("BalanceLimit", "contacts"),
+    ("Contact", "contacts"),
+    ("contacts.", "contacts"),
 )
 
 
@@ -7016,6 +7023,647 @@ def gen_mjcf(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         lambda: taskik.Configuration(model, q, mirror=mjcf.MujocoMirror(mj_model)), REJECT, None,
         ("same robot", "nq"), bot.name)  # fmt: skip
     return out
+
+
+# -------------------------------------------------------------------------- balance
+#: Robots of the balance generator, loaded once (stance helpers take a robot).
+_BALANCE_ROBOTS: dict[str, Any] = {}
+
+
+#: Mutations of a number of friction-pyramid generators (an integer in [3, 64]).
+EDGE_MUTS = [
+    Mut("8", 8, ACCEPT),
+    Mut("3", 3, ACCEPT),
+    Mut("64", 64, ACCEPT),
+    Mut("2", 2, REJECT),
+    Mut("0", 0, REJECT),
+    Mut("-4", -4, REJECT),
+    Mut("65", 65, REJECT),
+    Mut("3.5", 3.5, REJECT),
+    Mut("8.0", 8.0, REJECT),
+    Mut("np.int64(6)", np.int64(6), ACCEPT),
+    Mut("True", True, REJECT),
+    Mut("None", None, REJECT),
+    Mut("'8'", "8", REJECT),
+    Mut("nan", math.nan, REJECT),
+    Mut("10**9", 10**9, REJECT),
+]
+
+
+def _balance_robot(name: str) -> Any:
+    if name not in _BALANCE_ROBOTS:
+        _BALANCE_ROBOTS[name] = taskik.robots.load(name)
+    return _BALANCE_ROBOTS[name]
+
+
+def _equilibrium_error(world: Any, forces: np.ndarray, com: np.ndarray, mu: np.ndarray) -> str:
+    """Why ``forces`` (n, 3, units of the weight) do not hold ``com`` on ``world`` (a
+    ContactSet) inside the friction cones, or ''."""
+    if not isinstance(forces, np.ndarray) or forces.shape != world.points.shape:
+        return f"forces of shape {np.shape(forces)}, not {world.points.shape}"
+    if not np.isfinite(forces).all():
+        return "NaN/inf forces"
+    total = forces.sum(axis=0)
+    moment = np.cross(world.points, forces).sum(axis=0)
+    scale = 1.0 + float(np.abs(world.points).max()) + float(np.abs(com[:2]).max())
+    if np.abs(total - (0.0, 0.0, 1.0)).max() > 1e-6:
+        return f"forces do not balance the weight (sum {np.round(total, 6).tolist()})"
+    if np.abs(moment - (com[1], -com[0], 0.0)).max() > 1e-6 * scale:
+        return "forces do not balance the moment of the weight"
+    fn = np.einsum("ij,ij->i", forces, world.normals)
+    ft = np.linalg.norm(forces - fn[:, None] * world.normals, axis=1)
+    if (fn < -1e-7).any() or (ft > mu * fn + 1e-6 * (1.0 + np.abs(fn))).any():
+        return "a contact force outside its friction cone"
+    return ""
+
+
+def check_region(world: Any, edges: int = 8) -> Callable[[Any], str | None]:
+    """A SupportRegion that is a convex polygon whose inside, sampled, is exactly where the
+    force LP finds forces (1 mm margins either side of the edge)."""
+
+    def check(region: Any) -> str | None:
+        from taskik.contacts import SupportRegion, equilibrium_forces
+
+        if not isinstance(region, SupportRegion):
+            return f"not a SupportRegion: {type(region).__name__}"
+        V, N, b = region.vertices, region.normals, region.offsets
+        if V.ndim != 2 or V.shape[1:] != (2,) or N.shape != V.shape or b.shape != (len(V),):
+            return f"inconsistent region shapes {V.shape}, {N.shape}, {b.shape}"
+        if not (np.isfinite(V).all() and np.isfinite(N).all() and np.isfinite(b).all()):
+            return "NaN/inf in the region"
+        if len(V) >= 3:
+            if np.abs(np.linalg.norm(N, axis=1) - 1.0).max() > 1e-9:
+                return "edge normals not unit"
+            if (N @ V.T - b[:, None]).max() > 1e-7 * (1.0 + np.abs(V).max()):
+                return "region not convex (a vertex outside an edge)"
+        if world is None or not region.bounded:
+            return None
+        rng = np.random.default_rng(len(V))
+        lo, hi = world.points[:, :2].min(axis=0) - 0.3, world.points[:, :2].max(axis=0) + 0.3
+        for c in rng.uniform(lo, hi, (12, 2)):
+            d = region.signed_distance(c)
+            if abs(d) < 2e-3:
+                continue
+            com = np.array([c[0], c[1], 0.8])
+            f = equilibrium_forces(world, com, edges)
+            if (f is not None) != (d > 0):
+                return f"region and force LP disagree at {np.round(c, 3).tolist()} (d={d:.4f})"
+            if f is not None:
+                why = _equilibrium_error(world, f, com, world.friction)
+                if why:
+                    return why
+        return None
+
+    return check
+
+
+def check_balance(robot_contacts: Callable[[], Any]) -> Callable[[Any], str | None]:
+    """A BalanceCheck whose forces hold the CoM inside the cones, stable iff forces exist,
+    and whose margin agrees with stability (1 mm either side)."""
+
+    def check(res: Any) -> str | None:
+        from taskik.contacts import BalanceCheck
+
+        if not isinstance(res, BalanceCheck):
+            return f"not a BalanceCheck: {type(res).__name__}"
+        if res.stable != (res.forces is not None):
+            return "stable but no forces, or forces but not stable"
+        empty = not len(res.region.vertices)
+        if not ((math.isfinite(res.margin) or empty) and np.isfinite(res.com).all()):
+            return "NaN/inf margin or CoM"
+        if res.region.bounded and res.margin > 1e-3 and not res.stable:
+            return f"margin {res.margin:.4f} inside but not stable"
+        world = robot_contacts()
+        # (the hull of flat contacts at several heights is a subset of the region: the
+        # CoM may be held outside it)
+        exact = not world.is_flat() or np.ptp(world.points[:, 2]) < 1e-9
+        if res.margin < -1e-3 and res.stable and exact:
+            return f"margin {res.margin:.4f} outside but stable"
+        if res.forces is not None:
+            why = _equilibrium_error(world, res.forces, res.com, world.friction)
+            if why:
+                return why
+        return None
+
+    return check
+
+
+def check_balance_step(nv: int) -> Callable[[Any], str | None]:
+    """(v, status, names, G, h) of a step with a BalanceLimit: finite, consistent."""
+    vcheck = finite_array((nv,))
+
+    def check(res: Any) -> str | None:
+        from taskik.limits.balance import BalanceStatus
+
+        v, status, names, rows = res
+        why = vcheck(v)
+        if why:
+            return why
+        if not isinstance(status, BalanceStatus) or not math.isfinite(status.margin):
+            return f"bad status {status!r}"
+        if rows is not None:
+            G, h = rows
+            if G.shape != (len(h), nv) or not np.isfinite(G).all() or np.isnan(h).any():
+                return f"bad rows G {G.shape}, h {h.shape}"
+            if len(names) != len(h) or not all(isinstance(n, str) for n in names):
+                return "row names do not match the rows"
+        return None
+
+    return check
+
+
+@generator
+def gen_balance(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """Contacts and static balance: Contact, Contact.rectangle, the stance helpers,
+    support_region, check_static_balance, equilibrium_forces, edge_distances, ContactSet and
+    BalanceLimit (construction, a step, compute_inequalities, status, row_names). Results are
+    checked against equilibrium itself: forces that balance the weight inside the cones, a
+    region that contains a sampled CoM iff the force LP succeeds."""
+    from taskik.contacts import (
+        Contact,
+        ContactSet,
+        both_feet,
+        check_static_balance,
+        equilibrium_forces,
+        feet_and_hand,
+        one_foot,
+        sole,
+        support_region,
+    )
+    from taskik.contacts.equilibrium import edge_distances
+
+    own = np.random.default_rng([20261126, getattr(w, "round", 0)])  # (the shared rng untouched)
+    model, nv = bot.model, bot.model.nv
+    q = bot.random_q(own) if bot.name != "humanoid" else bot.q0.copy()
+    robot = _balance_robot(bot.name) if bot.name != "one_joint" else None
+    other = w.other(bot)
+    out: list[Case] = []
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, names: tuple):
+        out.append(Case(entry, label, run, exp, chk, names, bot.name, module="contacts"))
+
+    def conf() -> taskik.Configuration:
+        return conf_of(bot, q)
+
+    # the stance: both soles of a humanoid; a rectangle under another robot's tip
+    if bot.name == "humanoid":
+        c0 = conf()
+        stance = both_feet(robot, c0)
+    else:
+        stance = [Contact.rectangle(bot.frames[0], 0.2, 0.1)]
+    frame = stance[0].frame.name
+    points = stance[0].points.copy()
+
+    def world_of(contacts: list[Any]) -> Callable[[], Any]:
+        return lambda: ContactSet.of(conf(), contacts)
+
+    def balance_of(contacts: list[Any], edges: Any = 8) -> Callable[[], Any]:
+        return lambda: check_static_balance(conf(), contacts, edges)
+
+    good = check_balance(world_of(stance))
+
+    # ---- Contact(): every argument, checked through check_static_balance
+    def contact_run(**kw: Any) -> Callable[[], Any]:
+        args: dict[str, Any] = {"frame": frame, "points": points}
+        args.update(kw)
+
+        def run() -> Any:
+            c = Contact(**args)
+            return check_static_balance(conf(), [c, *stance[1:]])
+
+        return run
+
+    def contact_check(**kw: Any) -> Callable[[Any], str | None]:
+        def check(res: Any) -> str | None:
+            args: dict[str, Any] = {"frame": frame, "points": points}
+            args.update(kw)
+            try:
+                c = Contact(**args)
+            except Exception:  # noqa: BLE001
+                return None
+            return check_balance(world_of([c, *stance[1:]]))(res)
+
+        return check
+
+    for m in name_muts(frame):
+        add("Contact()", f"frame={m.label}", contact_run(frame=m.value), m.expect,
+            contact_check(frame=m.value), ("frame", "name"))  # fmt: skip
+    pm: list[Mut] = [
+        Mut("valid (k, 3)", points, ACCEPT),
+        Mut("list", points.tolist(), ACCEPT),
+        Mut("one point (3,)", points[0].copy(), ACCEPT),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+        Mut("empty (0, 3)", np.zeros((0, 3)), REJECT),
+        Mut("(k, 2)", points[:, :2].copy(), REJECT),
+        Mut("(3, k) transposed", points.T.copy(), REJECT if len(points) != 3 else ANY),
+        Mut("(k, 3, 1)", points[:, :, None].copy(), REJECT),
+        Mut("complex", points + 1j, REJECT),
+        Mut("ragged list", [[0.0, 0.0, 0.0], [0.1, 0.0]], REJECT),
+        Mut("all points equal", np.tile(points[0], (4, 1)), ANY),
+        Mut("collinear", np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.2, 0.0, 0.0]]), ANY),
+        Mut("1e300 corner", np.vstack([points, [1e300, 0.0, 0.0]]), ANY),
+        Mut("2e14 corner", np.vstack([points, [2e14, 0.0, 0.0]]), ANY),
+    ]
+    for x in (math.nan, math.inf, -math.inf):
+        bad = points.copy()
+        bad[0, 1] = x
+        pm.append(Mut(f"{x!r} at [0, 1]", bad, REJECT))
+    for m in pm:
+        add("Contact()", f"points={m.label}", contact_run(points=m.value), m.expect,
+            contact_check(points=m.value), ("points", "contact"))  # fmt: skip
+    nm = [
+        Mut(f"normal={m.label}", m.value, m.expect)
+        for m in vector_muts(np.array([0.0, 0.0, 1.0]))
+        if "1e300" not in m.label and "2e14" not in m.label
+    ]
+    nm += [
+        Mut("normal=zero", np.zeros(3), REJECT),
+        Mut("normal=1e-12 long", np.array([0.0, 0.0, 1e-12]), REJECT),
+        Mut("normal=down (a ceiling)", np.array([0.0, 0.0, -1.0]), ANY),
+        Mut("normal=tilted 30°", np.array([0.5, 0.0, math.sqrt(3) / 2]), ACCEPT),
+        Mut("normal=unnormalised (0, 0, 5)", np.array([0.0, 0.0, 5.0]), ACCEPT),
+        Mut("normal=1e300 long", np.array([0.0, 0.0, 1e300]), ANY),
+        Mut("normal=horizontal (a wall)", np.array([1.0, 0.0, 0.0]), ANY),
+    ]
+    for m in nm:
+        val = m.value
+        add("Contact()", m.label, contact_run(normal=val), m.expect, contact_check(normal=val),
+            ("normal",))  # fmt: skip
+    for m in scalar_muts(0.7, POSITIVE):
+        add("Contact()", f"friction={m.label}", contact_run(friction=m.value), m.expect,
+            contact_check(friction=m.value), ("friction",))  # fmt: skip
+    for label, val, exp in (
+        ("True", True, ACCEPT),
+        ("False", False, ACCEPT),
+        ("np.bool_(True)", np.bool_(True), ACCEPT),
+        ("1", 1, REJECT),
+        ("None", None, REJECT),
+        ("'yes'", "yes", REJECT),
+    ):
+        add("Contact()", f"held={label}", contact_run(held=val), exp, contact_check(held=val),
+            ("held",))  # fmt: skip
+
+    # ---- Contact.rectangle
+    def rect_run(**kw: Any) -> Callable[[], Any]:
+        args: dict[str, Any] = {"frame": frame, "length": 0.2, "width": 0.1}
+        args.update(kw)
+        return lambda: check_static_balance(conf(), [Contact.rectangle(**args)])
+
+    def rect_check(**kw: Any) -> Callable[[Any], str | None]:
+        args: dict[str, Any] = {"frame": frame, "length": 0.2, "width": 0.1}
+        args.update(kw)
+
+        def check(res: Any) -> str | None:
+            return check_balance(world_of([Contact.rectangle(**args)]))(res)
+
+        return check
+
+    for pname, base in (("length", 0.2), ("width", 0.1)):
+        for m in scalar_muts(base, POSITIVE):
+            add("Contact.rectangle", f"{pname}={m.label}", rect_run(**{pname: m.value}),
+                m.expect, rect_check(**{pname: m.value}), (pname,))  # fmt: skip
+    for m in vector_muts(np.array([0.05, -0.02])):
+        add("Contact.rectangle", f"center={m.label}", rect_run(center=m.value), m.expect,
+            rect_check(center=m.value), ("center",))  # fmt: skip
+    for m in scalar_muts(0.7, POSITIVE):
+        add("Contact.rectangle", f"friction={m.label}", rect_run(friction=m.value), m.expect,
+            rect_check(friction=m.value), ("friction",))  # fmt: skip
+
+    # ---- stance helpers
+    robots: list[tuple[str, Any, str]] = [
+        ("None", None, REJECT),
+        ("'humanoid'", "humanoid", REJECT),
+        ("pin.Model", model, REJECT),
+        ("3", 3, REJECT),
+    ]
+    if robot is not None:
+        robots.append(("Robot", robot, ACCEPT if bot.name == "humanoid" else ANY))
+        robots.append(("Robot of another model", _balance_robot(other.name), REJECT))
+    confs: list[tuple[str, Any, str]] = [
+        ("None", None, REJECT),
+        ("q array", q, REJECT),
+        ("pin.Data", model.createData(), REJECT),
+        ("configuration of another model", "other", REJECT),
+    ]
+
+    def stance_check(res: Any) -> str | None:
+        res = [res] if isinstance(res, Contact) else res
+        if not isinstance(res, list) or not res or not all(isinstance(c, Contact) for c in res):
+            return f"not a list of Contact: {_short(res)}"
+        for c in res:
+            if not (np.isfinite(c.points).all() and c.points.shape[1:] == (3,)):
+                return "bad contact points"
+        if bot.name != "humanoid":
+            return None
+        return check_balance(world_of(res))(check_static_balance(conf(), res))
+
+    helpers: list[tuple[str, Callable[..., Any]]] = [
+        ("contacts.both_feet", lambda r, c, **k: both_feet(r, c, **k)),
+        ("contacts.one_foot", lambda r, c, **k: one_foot(r, c, **k)),
+        ("contacts.sole", lambda r, c, **k: sole(r, c, frame, **k)),
+        ("contacts.feet_and_hand", lambda r, c, **k: feet_and_hand(r, c, frame, (0, 0, 1), **k)),
+    ]
+    for entry, helper in helpers:
+        real = robot if robot is not None else "no robot"
+        for label, val, exp in robots:
+            add(entry, f"robot={label}", (lambda h=helper, r=val: h(r, conf())), exp,
+                stance_check, ("robot", "frame", "feet", "end_effectors"))  # fmt: skip
+        if bot.name != "humanoid":  # (no feet: the helpers' other arguments are not reached)
+            continue
+        exp_ok = ACCEPT if bot.name == "humanoid" else ANY
+        for label, val, exp in confs:
+
+            def crun(h=helper, val=val):
+                c = conf_of(other) if isinstance(val, str) else val
+                return h(robot, c)
+
+            add(entry, f"configuration={label}", crun, exp, stance_check,
+                ("configuration", "frame", "model", "robot"))  # fmt: skip
+        for m in scalar_muts(0.7, POSITIVE):
+            add(entry, f"friction={m.label}",
+                (lambda h=helper, f=m.value, r=real: h(r, conf(), friction=f)),
+                m.expect if m.expect != ACCEPT else exp_ok, stance_check,
+                ("friction",))  # fmt: skip
+    if bot.name == "humanoid":
+        exp_ok = ACCEPT
+        for label, val, exp in (
+            ("'left'", "left", exp_ok),
+            ("'right'", "right", exp_ok),
+            ("'up'", "up", REJECT),
+            ("None", None, REJECT),
+            ("1", 1, REJECT),
+        ):
+            add("contacts.one_foot", f"side={label}",
+                (lambda s=val: one_foot(robot, conf(), s)), exp, stance_check,
+                ("side",))  # fmt: skip
+        for m in name_muts(frame):
+            add("contacts.feet_and_hand", f"hand={m.label}",
+                (lambda f=m.value: feet_and_hand(robot, conf(), f, (0, 0, 1))),
+                m.expect if m.expect != ACCEPT else exp_ok, stance_check,
+                ("hand", "frame"))  # fmt: skip
+            add("contacts.sole", f"frame={m.label}",
+                (lambda f=m.value: sole(robot, conf(), f)),
+                m.expect if m.expect != ACCEPT else exp_ok, stance_check,
+                ("frame",))  # fmt: skip
+        for m in nm:
+            add("contacts.feet_and_hand", m.label,
+                (lambda n=m.value: feet_and_hand(robot, conf(), frame, n)),
+                m.expect if m.expect != ACCEPT else exp_ok, stance_check,
+                ("normal",))  # fmt: skip
+        for m in scalar_muts(0.5, POSITIVE):
+            add("contacts.feet_and_hand", f"hand_friction={m.label}",
+                (lambda f=m.value: feet_and_hand(robot, conf(), frame, (0, 0, 1),
+                                                  hand_friction=f)),
+                m.expect if m.expect != ACCEPT else exp_ok, stance_check,
+                ("friction",))  # fmt: skip
+
+    # ---- ContactSet, support_region, equilibrium_forces, edge_distances
+    world = ContactSet.of(conf(), stance)
+    tilted = ContactSet(
+        np.vstack([world.points, world.points[:2] + [0.3, 0.2, 0.25]]),
+        np.vstack([world.normals, np.tile([0.0, 0.5, math.sqrt(3) / 2], (2, 1))]),
+        np.concatenate([world.friction, [0.5, 0.5]]),
+    )
+    sets: list[tuple[str, Any, str]] = [
+        ("ContactSet.of(stance)", world, ACCEPT),
+        ("non-coplanar set", tilted, ACCEPT),
+        ("None", None, REJECT),
+        ("list of Contact", stance, REJECT),
+        ("'abc'", "abc", REJECT),
+    ]
+    for what, k in (("points", 0), ("normals", 1), ("friction", 2)):
+        arrays = [world.points.copy(), world.normals.copy(), world.friction.copy()]
+        arrays[k].flat[0] = math.nan
+        sets.append((f"NaN in {what}", arrays, REJECT))
+        arrays = [world.points.copy(), world.normals.copy(), world.friction.copy()]
+        arrays[k] = arrays[k][:-1]
+        sets.append((f"{what} one short", arrays, REJECT))
+    sets += [
+        ("friction 0", [world.points, world.normals, np.zeros(len(world.friction))], REJECT),
+        ("friction -1", [world.points, world.normals, -np.ones(len(world.friction))], REJECT),
+        ("zero normals", [world.points, np.zeros_like(world.normals), world.friction], REJECT),
+        ("empty", [np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)], REJECT),
+        ("points 1e300", [world.points * 1e300, world.normals, world.friction], ANY),
+        ("points (n, 2)", [world.points[:, :2], world.normals, world.friction], REJECT),
+        ("complex points", [world.points + 1j, world.normals, world.friction], REJECT),
+    ]
+
+    def make_set(val: Any) -> Any:
+        return ContactSet(*val) if isinstance(val, list) and len(val) == 3 else val
+
+    for label, val, exp in sets:
+        chk = check_region(val if isinstance(val, ContactSet) else None)
+        add("contacts.support_region", f"contacts={label}",
+            (lambda v=val: support_region(make_set(v))), exp, chk,
+            ("contact", "points", "normal", "friction"))  # fmt: skip
+        com = np.array([*world.points[:, :2].mean(axis=0), 0.8])
+        fchk = (
+            (lambda f, s=val, c=com: _equilibrium_error(s, f, c, s.friction) or None
+             if f is not None else None)
+            if isinstance(val, ContactSet) else None
+        )  # fmt: skip
+        add("contacts.equilibrium_forces", f"contacts={label}",
+            (lambda v=val, c=com: equilibrium_forces(make_set(v), c)), exp, fchk,
+            ("contact", "points", "normal", "friction"))  # fmt: skip
+    for m in EDGE_MUTS:
+        add("contacts.support_region", f"edges={m.label}",
+            (lambda e=m.value: support_region(tilted, e)), m.expect, check_region(None),
+            ("edges",))  # fmt: skip
+        add("contacts.equilibrium_forces", f"edges={m.label}",
+            (lambda e=m.value: equilibrium_forces(world, world.points.mean(axis=0), e)),
+            m.expect, None, ("edges",))  # fmt: skip
+        add("contacts.check_static_balance", f"edges={m.label}", balance_of(stance, m.value),
+            m.expect, good, ("edges",))  # fmt: skip
+    for m in scalar_muts(1e-4, POSITIVE):
+        add("contacts.support_region", f"tol={m.label}",
+            (lambda t=m.value: support_region(tilted, 8, t)), m.expect, check_region(None),
+            ("tol",))  # fmt: skip
+    for m in [
+        Mut("64", 64, ACCEPT),
+        Mut("1", 1, ANY),
+        Mut("0", 0, REJECT),
+        Mut("-1", -1, REJECT),
+        Mut("2.5", 2.5, REJECT),
+        Mut("None", None, REJECT),
+    ]:
+        add("contacts.support_region", f"max_iterations={m.label}",
+            (lambda k=m.value: support_region(tilted, 8, 1e-4, k)), m.expect,
+            check_region(None), ("max_iterations", "iterations"))  # fmt: skip
+    com0 = np.array([*world.points[:, :2].mean(axis=0), 0.8])
+    fcheck = lambda f: (  # noqa: E731
+        _equilibrium_error(world, f, com0, world.friction) or None if f is not None else None
+    )
+    for m in vector_muts(com0):
+        add("contacts.equilibrium_forces", f"com={m.label}",
+            (lambda c=m.value: equilibrium_forces(world, c)),
+            ANY if m.label == "length n-1" else m.expect,
+            fcheck if m.label in ("valid ndarray", "list", "tuple") else None,
+            ("com",))  # fmt: skip
+    V = support_region(world).vertices
+    c2 = V.mean(axis=0) + [0.01, 0.0]
+
+    def dcheck(k: int) -> Callable[[Any], str | None]:
+        return finite_array((k,))
+
+    vm: list[Mut] = [
+        Mut("valid (k, 2)", V, ACCEPT),
+        Mut("list", V.tolist(), ACCEPT),
+        Mut("one vertex", V[:1].copy(), ACCEPT),
+        Mut("two vertices", V[:2].copy(), ACCEPT),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+        Mut("empty (0, 2)", np.zeros((0, 2)), REJECT),
+        Mut("(k, 3)", np.column_stack([V, np.zeros(len(V))]), REJECT),
+        Mut("flat (2k,)", V.ravel(), REJECT),
+        Mut("NaN vertex", np.vstack([V, [math.nan, 0.0]]), REJECT),
+        Mut("inf vertex", np.vstack([V, [math.inf, 0.0]]), REJECT),
+        Mut("complex", V + 1j, REJECT),
+        Mut("repeated vertex", np.vstack([V, V[-1:]]), ACCEPT),
+    ]
+    for m in vm:
+        k = len(m.value) if isinstance(m.value, np.ndarray) and m.value.ndim == 2 else len(V)
+        add("contacts.edge_distances", f"vertices={m.label}",
+            (lambda v=m.value: edge_distances(v, c2)), m.expect,
+            dcheck(k),
+            ("vert", "polygon"))  # fmt: skip
+    for m in vector_muts(c2):
+        exp = ANY if m.label == "length n+1" else m.expect  # ((x, y, z): z ignored)
+        add("contacts.edge_distances", f"point={m.label}",
+            (lambda c=m.value: edge_distances(V, c)), exp, dcheck(len(V)),
+            ("point",))  # fmt: skip
+
+    # ---- check_static_balance
+    cm: list[tuple[str, Any, str]] = [
+        ("stance", stance, ACCEPT),
+        ("tuple", tuple(stance), ACCEPT),
+        ("one Contact (not a list)", stance[0], ACCEPT),
+        ("None", None, REJECT),
+        ("[]", [], REJECT),
+        ("[None]", [None], REJECT),
+        ("'abc'", "abc", REJECT),
+        ("[a Limit]", [taskik.limits.VelocityLimit(model)], REJECT),
+        ("contact on another robot's frame",
+         [Contact.rectangle(_other_name(other, model), 0.2, 0.1)], REJECT),
+        ("generator of contacts", "gen", ACCEPT),
+    ]  # fmt: skip
+    for label, val, exp in cm:
+
+        def srun(val=val):
+            v = (c for c in stance) if val == "gen" else val
+            return check_static_balance(conf(), v)
+
+        add("contacts.check_static_balance", f"contacts={label}", srun, exp,
+            good if label != "one Contact (not a list)" else check_balance(world_of(stance[:1])),
+            ("contact", "frame"))  # fmt: skip
+    for label, val in (
+        ("None", None),
+        ("pin.Model", model),
+        ("q array", q),
+        ("configuration of another model", "other"),
+    ):
+
+        def brun(val=val):
+            c = conf_of(other) if isinstance(val, str) else val
+            return check_static_balance(c, stance)
+
+        add("contacts.check_static_balance", f"configuration={label}", brun, REJECT, good,
+            ("configuration", "frame", "model"))  # fmt: skip
+
+    # ---- BalanceLimit
+    target_q = bot.random_q(own)
+
+    def step(make: Callable[[], Any], dt: Any = 0.01) -> Callable[[], Any]:
+        def run() -> Any:
+            c = conf()
+            limit = make()
+            tasks = base_tasks(bot, c, target_q)
+            v = taskik.solve_ik(c, tasks, 0.01, limits=[*taskik.limits.default_limits(model),
+                                                        limit])  # fmt: skip
+            rows = limit.compute_inequalities(c, dt)
+            return v, limit.status(c), limit.row_names(), rows
+
+        return run
+
+    bcheck = check_balance_step(nv)
+    # (a stance whose region is a point or a segment cannot hold the CoM: any)
+    area = bot.name == "humanoid" or len(points) >= 3
+    ok_exp = ACCEPT if area else ANY
+    names = ("contact", "region", "balance")
+    for label, val, exp in cm:
+        if label == "one Contact (not a list)":
+            exp = ok_exp
+
+        def lrun(val=val):
+            v = (c for c in stance) if val == "gen" else val
+            return taskik.BalanceLimit(v)
+
+        add("BalanceLimit", f"contacts={label}", step(lrun), exp if exp != ACCEPT else ok_exp,
+            bcheck, names + ("frame",))  # fmt: skip
+    for pname, base, valid in (
+        ("margin", 0.01, NONNEG),
+        ("gain", 0.5, UNIT),
+        ("tolerance", 1e-3, NONNEG),
+        ("detection_distance", 0.05, POSITIVE),
+    ):
+        for m in scalar_muts(base, valid):
+            exp = m.expect
+            if pname == "detection_distance" and m.label == "inf":
+                exp = ACCEPT  # (the default: every edge)
+            if exp == ACCEPT and pname == "margin" and m.value is not None and float(m.value) > 0.3:
+                exp = ANY  # (a margin wider than the feet: no CoM can keep it; a step still)
+            add("BalanceLimit", f"{pname}={m.label}",
+                step(lambda p=pname, x=m.value: taskik.BalanceLimit(stance, **{p: x})),
+                exp if exp != ACCEPT else ok_exp, bcheck, (pname,))  # fmt: skip
+    for m in [
+        Mut("8", 8, ACCEPT),
+        Mut("3", 3, ACCEPT),
+        Mut("2", 2, REJECT),
+        Mut("3.5", 3.5, REJECT),
+        Mut("True", True, REJECT),
+        Mut("None", None, REJECT),
+        Mut("'8'", "8", REJECT),
+        Mut("10**9", 10**9, REJECT),
+    ]:
+        add("BalanceLimit", f"edges={m.label}",
+            step(lambda e=m.value: taskik.BalanceLimit(stance, edges=e)),
+            m.expect if m.expect != ACCEPT else ok_exp, bcheck, ("edges",))  # fmt: skip
+    for m in scalar_muts(0.01, POSITIVE):
+        add("BalanceLimit.compute_inequalities", f"dt={m.label}",
+            step(lambda: taskik.BalanceLimit(stance), dt=m.value),
+            m.expect if m.expect != ACCEPT else ok_exp, bcheck, ("dt",))  # fmt: skip
+    for label, val in (
+        ("None", None),
+        ("pin.Model", model),
+        ("q array", q),
+        ("configuration of another model", "other"),
+    ):
+
+        def strun(val=val):
+            c = conf_of(other) if isinstance(val, str) else val
+            return taskik.BalanceLimit(stance).status(c)
+
+        add("BalanceLimit.status", f"configuration={label}", strun, REJECT, None,
+            ("configuration", "frame", "model"))  # fmt: skip
+
+        def irun(val=val):
+            c = conf_of(other) if isinstance(val, str) else val
+            return taskik.BalanceLimit(stance).compute_inequalities(c, 0.01)
+
+        add("BalanceLimit.compute_inequalities", f"configuration={label}", irun, REJECT, None,
+            ("configuration", "frame", "model"))  # fmt: skip
+    add("BalanceLimit.row_names", "before any rows",
+        (lambda: taskik.BalanceLimit(stance).row_names()), ACCEPT,
+        (lambda r: None if r == [] else f"names before rows: {r!r}"), ())  # fmt: skip
+    return out
+
+
+def _other_name(other: Bot, model: pin.Model) -> str:
+    """A frame of ``other`` that ``model`` does not have."""
+    for f in reversed(other.model.frames):
+        if not model.existFrame(f.name):
+            return f.name
+    return "no_such_frame_x"
 
 
 # ------------------------------------------------------------------------- running

@@ -392,3 +392,68 @@ def test_the_step_report_shows_the_balance_rows_and_margin(talos):
     text = str(step)
     assert "active rows" in text and line in text
     assert max(map(len, text.splitlines())) <= 100
+
+
+def test_the_region_is_reused_while_no_contact_point_moved_by_the_tolerance(talos):
+    """The region is computed again exactly when a contact point moved by more than
+    ``tolerance`` since it was computed: not before (a looser bound on the frames'
+    placements recomputed it at 0.8 mm), and not after (for translations and rotations)."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, tolerance=1e-3)
+    q0 = conf.q.copy()
+    first = limit.region(conf)
+    start = np.vstack([c.world_points(conf) for c in feet])
+
+    def moved(q: np.ndarray) -> float:
+        conf.update(q)
+        now = np.vstack([c.world_points(conf) for c in feet])
+        return float(np.linalg.norm(now - start, axis=1).max())
+
+    shifted = q0.copy()
+    shifted[0] += 0.95e-3  # the floating base 0.95 mm forward: every point moves that much
+    assert moved(shifted) == pytest.approx(0.95e-3) and limit.region(conf) is first
+    reach = float(np.linalg.norm(start[:, :2] - q0[:2], axis=1).max())
+    for turn, reused in ((0.95e-3 / reach, True), (1.05e-3 / reach, False)):
+        yawed = q0.copy()  # a yaw of the base about its own origin
+        yawed[3:7] = [0.0, 0.0, math.sin(turn / 2), math.cos(turn / 2)]
+        distance = moved(yawed)
+        assert (distance < 1e-3) == reused
+        assert (limit.region(conf) is first) == reused
+    shifted[0] = q0[0] + 1.05e-3
+    moved(shifted)
+    again = limit.region(conf)
+    assert again is not first  # (and it is computed from where the feet are now)
+    np.testing.assert_allclose(again.vertices, first.vertices + [1.05e-3, 0.0], atol=1e-12)
+
+
+def test_the_balance_rows_take_the_fast_assembly_and_the_warm_solver_unchanged(talos):
+    """With the model's limits and a balance limit, the step assembles the box on its fast
+    path and solves on the warm DAQP workspace; a second copy of the position limits forces
+    the general assembly, and ``build_ik`` + ``solve_qp`` solve cold: all take the same
+    step, to rounding, along a loop that rides to the edge of the soles."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    tasks = [*(c.task(conf) for c in feet)]
+    hand = taskik.PositionTask(talos.end_effectors[3], lm_damping=1.0)
+    hand.set_target(
+        conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [1.5, 0, -0.3]
+    )
+    tasks.append(hand)
+    model_limits = taskik.limits.default_limits(talos.model)
+    fast = [*model_limits, BalanceLimit(feet)]
+    general = [*model_limits, taskik.limits.ConfigurationLimit(talos.model), BalanceLimit(feet)]
+    other = taskik.Configuration(talos.model, conf.q)
+    active = 0
+    for _ in range(120):
+        other.update(conf.q)
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=fast, adaptive=False)
+        v_general = taskik.solve_ik(other, tasks, 0.01, limits=general, adaptive=False)
+        problem = taskik.build_ik(conf, tasks, 0.01, limits=fast)
+        v_cold = taskik.backends.solve_qp(problem, "daqp")
+        scale = 1.0 + float(np.abs(v_cold).max())
+        assert np.abs(v - v_general).max() <= 1e-9 * scale
+        assert np.abs(v - v_cold).max() <= 1e-9 * scale
+        active += int((problem.G @ v >= problem.h - 1e-9).any())
+        conf.integrate_inplace(v, 0.01)
+    assert active > 30  # the balance rows did bind along the way

@@ -157,6 +157,20 @@ def test_fuzz_covers_every_entry_point(summary):
         "robots.load",
         "robots.load_urdf",
         "default_solver",
+        "Contact()",
+        "Contact.rectangle",
+        "contacts.both_feet",
+        "contacts.one_foot",
+        "contacts.feet_and_hand",
+        "contacts.sole",
+        "contacts.support_region",
+        "contacts.check_static_balance",
+        "contacts.equilibrium_forces",
+        "contacts.edge_distances",
+        "BalanceLimit",
+        "BalanceLimit.compute_inequalities",
+        "BalanceLimit.status",
+        "BalanceLimit.row_names",
     ):
         assert entry in entries, entry
     # taskik.mjcf and mink's names for its helpers (those that run MuJoCo where it is installed)
@@ -173,6 +187,8 @@ def test_fuzz_covers_every_entry_point(summary):
         mjcf_entries += ["SE3.from_mocap_name", "mjcf.write_configuration", "mjcf.MujocoMirror"]
     for entry in mjcf_entries:
         assert entry in entries, entry
+    balance = [o for o in summary.outcomes if o.case.source == "gen_balance"]
+    assert len(balance) >= 1500  # (every case of the balance generator: no subsample)
     print(summary.module_table())
 
 

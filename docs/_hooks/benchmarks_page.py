@@ -92,6 +92,10 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "allows): the balance limit against pinning the CoM with a `ComTask`, each final posture "
      "checked by the force LP. Explained in [Balance](concepts/balance.md). "
      "`benchmarks/balance.py`."),
+    ("balance_free_base", "Static balance with a free floating base",
+     "The same problems with the floating base's velocity unbounded (`benchmarks/balance.py "
+     "--free-base`): how far first-order steps carry the CoM past the rows when nothing "
+     "bounds the base. Explained in [Balance](concepts/balance.md)."),
     ("batch", "Many poses at once",
      "`taskik.batch.solve_poses` against a loop of `solve_posture`. `benchmarks/batch.py`."),
     ("balance_step", "The cost of the balance limit in one step",

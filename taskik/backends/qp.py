@@ -57,6 +57,11 @@ def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
 
 
+@cache
+def _minus_inf(m: int) -> np.ndarray:
+    return np.full(m, -np.inf)
+
+
 class DaqpWorkspace:
     """A DAQP workspace reused from one solve to the next.
 
@@ -109,6 +114,30 @@ class DaqpWorkspace:
                 # crossed pair as inactive); the checked path names the conflict
                 self.model = None
                 return None
+            np.maximum(x, lower, out=x)
+            np.minimum(x, upper, out=x)
+        return x
+
+    def solve_rows(
+        self,
+        P: np.ndarray,
+        r: np.ndarray,
+        G: np.ndarray,
+        h: np.ndarray,
+        lower: np.ndarray,
+        upper: np.ndarray,
+    ) -> np.ndarray | None:
+        """``argmin ½xᵀPx + rᵀx`` s.t. ``G x ≤ h``, ``lower ≤ x ≤ upper`` on the warm
+        workspace (projected onto the box), or None on failure."""
+        m = len(h)
+        x = self.solve(
+            P,
+            r,
+            np.concatenate([lower, _minus_inf(m)]),
+            np.concatenate([upper, h]),
+            G if G.flags.c_contiguous else np.ascontiguousarray(G),
+        )
+        if x is not None:
             np.maximum(x, lower, out=x)
             np.minimum(x, upper, out=x)
         return x

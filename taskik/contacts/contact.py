@@ -13,6 +13,29 @@ from ..tasks._frames import FrameName
 from ..tasks.frame import FrameTask
 from ..tasks.position import PositionTask
 
+#: Largest contact-point coordinate accepted (m): beyond it, products of coordinates in the
+#: equilibrium equations leave the range where the linear programmes are meaningful.
+MAX_COORDINATE = 1e6
+
+#: Largest friction coefficient accepted (real surfaces: below 2; beyond 100 the pyramid's
+#: generators are nearly tangent and the linear programmes lose their accuracy).
+MAX_FRICTION = 100.0
+
+#: Largest number of generators of a friction pyramid accepted.
+MAX_EDGES = 64
+
+
+def check_edges(edges: object) -> int:
+    """``edges`` (generators per friction pyramid) as an int in [3, ``MAX_EDGES``];
+    :class:`InvalidInput` otherwise (a float such as 3.5 or a bool is refused)."""
+    if (
+        not isinstance(edges, int | np.integer)
+        or isinstance(edges, bool | np.bool_)
+        or not 3 <= edges <= MAX_EDGES
+    ):
+        raise InvalidInput(f"edges must be an integer in [3, {MAX_EDGES}], got {edges!r}")
+    return int(edges)
+
 
 class Contact:
     """A frame touching a surface at a few points (the corners of a sole, a palm, a point).
@@ -28,10 +51,10 @@ class Contact:
 
     Args:
         frame: name of the frame in contact.
-        points: contact points in the frame's coordinates (m), shape (k, 3), k ≥ 1; for a
-            flat sole, the corners of its polygon.
+        points: contact points in the frame's coordinates (m), shape (k, 3), k ≥ 1, within
+            1e6 m of the frame's origin; for a flat sole, the corners of its polygon.
         normal: the surface normal in the world (normalised); up (+z) by default: a floor.
-        friction: Coulomb friction coefficient μ > 0 (dimensionless).
+        friction: Coulomb friction coefficient μ in (0, 100] (dimensionless).
         held: whether the contact is held in place (a stance helper then adds a task that
             keeps the frame where it is; see :meth:`task`).
     """
@@ -54,7 +77,13 @@ class Contact:
             raise InvalidInput(
                 f"contact points must have shape (k, 3) with k >= 1, got {np.shape(points)}"
             )
+        if np.abs(pts).max() > MAX_COORDINATE:
+            raise InvalidInput(
+                f"contact points must be within {MAX_COORDINATE:g} m of the frame's origin"
+            )
         n = check_finite_array(normal, "contact normal", (3,))
+        if np.abs(n).max() > 1.0:  # (scaled first: the norm of (0, 0, 1e300) overflows)
+            n = n / np.abs(n).max()
         length = float(np.linalg.norm(n))
         if not length > 1e-9:
             raise InvalidInput(f"the contact normal must not be zero, got {n.tolist()}")
@@ -62,7 +91,7 @@ class Contact:
             raise InvalidInput(f"held must be True or False, got {held!r}")
         self.points = pts
         self.normal = n / length
-        self.friction = check_scalar(friction, "friction", 0.0, low_open=True)
+        self.friction = check_scalar(friction, "friction", 0.0, MAX_FRICTION, low_open=True)
         self.held = bool(held)
 
     def world_points(self, configuration: Configuration) -> np.ndarray:
@@ -101,9 +130,11 @@ class Contact:
         """A flat rectangular sole: ``length`` along the frame's x, ``width`` along its y
         (m), centred at ``center`` (x, y in the frame), in the frame's z = 0 plane, on a
         floor (normal +z in the world)."""
-        length = check_scalar(length, "length", 0.0, low_open=True)
-        width = check_scalar(width, "width", 0.0, low_open=True)
+        length = check_scalar(length, "length", 0.0, MAX_COORDINATE, low_open=True)
+        width = check_scalar(width, "width", 0.0, MAX_COORDINATE, low_open=True)
         cx, cy = check_finite_array(center, "center", (2,))
+        if max(abs(cx), abs(cy)) > MAX_COORDINATE / 2:
+            raise InvalidInput(f"center must be within {MAX_COORDINATE / 2:g} m, got {center!r}")
         hx, hy = 0.5 * length, 0.5 * width
         corners = [[cx + sx * hx, cy + sy * hy, 0.0] for sx, sy in _CCW]
         return cls(frame, corners, (0.0, 0.0, 1.0), friction, held)

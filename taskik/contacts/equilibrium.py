@@ -28,6 +28,7 @@ too: it is then a subset of the exact region (safe, if at most a little conserva
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,8 +36,8 @@ import numpy as np
 from scipy.optimize import linprog
 
 from ..configuration import Configuration, check_configuration
-from ..exceptions import InvalidInput, check_scalar
-from .contact import Contact, friction_generators
+from ..exceptions import InvalidInput, check_finite_array, check_scalar
+from .contact import MAX_COORDINATE, Contact, check_edges, friction_generators
 
 #: Half-width (m) of the square about the contacts inside which an unbounded region is cut.
 REGION_BOUND = 10.0
@@ -61,9 +62,11 @@ class SupportRegion:
 
     def signed_distance(self, point: np.ndarray) -> float:
         """Distance (m) from ``point`` (x, y) to the polygon's boundary: positive inside,
-        negative outside."""
+        negative outside; ``-inf`` for an empty region (contacts that hold the CoM nowhere)."""
         c = np.asarray(point, dtype=float)[:2]
         V = self.vertices
+        if not len(V):
+            return -math.inf
         if len(V) >= 3:
             inside = self.offsets - self.normals @ c
             if inside.min() >= 0.0:
@@ -76,8 +79,17 @@ class SupportRegion:
 
 
 def edge_distances(V: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """Euclidean distance from ``c`` to each edge ``V[i] → V[i+1]`` of a closed polygon (or
-    to its one point), shape (k,)."""
+    """Euclidean distance from ``c`` (x, y; a z is ignored) to each edge ``V[i] → V[i+1]`` of
+    a closed polygon with vertices ``V`` (k × 2, k ≥ 1; or to its one point), shape (k,), m."""
+    V = check_finite_array(V, "polygon vertices")
+    if V.ndim != 2 or V.shape[1] != 2 or not len(V):
+        raise InvalidInput(f"polygon vertices must have shape (k, 2), k >= 1, got {V.shape}")
+    c = check_finite_array(c, "point")
+    if c.shape not in ((2,), (3,)):
+        raise InvalidInput(f"point must be (x, y) or (x, y, z), got shape {c.shape}")
+    if max(np.abs(V).max(), np.abs(c).max()) > MAX_COORDINATE:
+        raise InvalidInput(f"the point and the vertices must be within {MAX_COORDINATE:g} m")
+    c = c[:2]
     if len(V) == 1:
         return np.array([float(np.linalg.norm(c - V[0]))])
     a, b = V, np.roll(V, -1, axis=0)
@@ -126,25 +138,54 @@ def polygon(vertices: np.ndarray, bounded: bool = True) -> SupportRegion:
 
 @dataclass(frozen=True)
 class ContactSet:
-    """Contacts in the world: points (n, 3), their normals (n, 3) and friction (n,)."""
+    """Contacts in the world: points (n, 3, m), their normals (n, 3; normalised here) and
+    friction coefficients (n,), checked: finite, n ≥ 1, the points within
+    ``MAX_COORDINATE`` (1e6 m) of the origin, the normals not zero, μ > 0
+    (:class:`InvalidInput` otherwise)."""
 
     points: np.ndarray
     normals: np.ndarray
     friction: np.ndarray
 
+    def __post_init__(self) -> None:
+        points = check_finite_array(self.points, "contact set points")
+        normals = check_finite_array(self.normals, "contact set normals")
+        friction = check_finite_array(self.friction, "contact set friction")
+        n = len(points) if points.ndim == 2 else -1
+        if n < 1 or points.shape != (n, 3) or normals.shape != (n, 3) or friction.shape != (n,):
+            raise InvalidInput(
+                "a contact set needs points (n, 3), normals (n, 3) and friction (n,) with "
+                f"n >= 1, got {points.shape}, {normals.shape}, {friction.shape}"
+            )
+        if np.abs(points).max() > MAX_COORDINATE:
+            raise InvalidInput(
+                f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
+            )
+        lengths = np.linalg.norm(normals, axis=1)
+        if not lengths.min() > 1e-9:
+            raise InvalidInput("a contact normal of the contact set is zero")
+        if not friction.min() > 0.0:
+            raise InvalidInput(f"contact set friction must be > 0, got {friction.min()!r}")
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "normals", normals / lengths[:, None])
+        object.__setattr__(self, "friction", friction)
+
     @classmethod
     def of(cls, configuration: Configuration, contacts: Sequence[Contact]) -> ContactSet:
+        """The ``contacts`` at ``configuration``."""
         contacts = check_contacts(contacts)
-        points, normals, friction = [], [], []
-        for contact in contacts:
-            p = contact.world_points(configuration)
-            points.append(p)
-            normals.append(np.tile(contact.world_normal(configuration), (len(p), 1)))
-            friction.append(np.full(len(p), contact.friction))
+        return cls.from_points([c.world_points(configuration) for c in contacts], contacts)
+
+    @classmethod
+    def from_points(cls, points: Sequence[np.ndarray], contacts: Sequence[Contact]) -> ContactSet:
+        """The ``contacts`` with their world points ``points[i]`` (k_i × 3, m) given."""
+        normals = [np.tile(c.normal, (len(p), 1)) for p, c in zip(points, contacts, strict=True)]
+        friction = [np.full(len(p), c.friction) for p, c in zip(points, contacts, strict=True)]
         return cls(np.vstack(points), np.vstack(normals), np.concatenate(friction))
 
     def generators(self, edges: int) -> np.ndarray:
         """Friction-pyramid generators of every point, stacked: (n · edges, 3)."""
+        edges = check_edges(edges)
         return np.vstack(
             [
                 friction_generators(n, mu, edges)
@@ -156,6 +197,15 @@ class ContactSet:
         """Every normal vertical (up, to 1e-9): the region is then the hull of the points
         (exact when they are coplanar, a safe subset of the region otherwise)."""
         return bool(np.abs(self.normals - (0.0, 0.0, 1.0)).max() <= 1e-9)
+
+
+def _check_set(contacts: object, who: str) -> ContactSet:
+    if not isinstance(contacts, ContactSet):
+        raise InvalidInput(
+            f"{who} takes the contacts in the world as a ContactSet "
+            f"(ContactSet.of(configuration, contacts)), got {type(contacts).__name__}"
+        )
+    return contacts
 
 
 def check_contacts(contacts: object) -> list[Contact]:
@@ -198,6 +248,17 @@ def support_region(
         tol: the polygon is within ``tol`` (m) of the exact region of the pyramids.
         max_iterations: linear programmes at most.
     """
+    contacts = _check_set(contacts, "support_region")
+    edges = check_edges(edges)
+    tol = check_scalar(tol, "tol", 0.0, low_open=True)
+    if (
+        not isinstance(max_iterations, int | np.integer)
+        or isinstance(max_iterations, bool)
+        or not 1 <= max_iterations <= 10_000
+    ):
+        raise InvalidInput(
+            f"max_iterations must be an integer in [1, 10000], got {max_iterations!r}"
+        )
     if contacts.is_flat():
         return polygon(convex_hull_2d(contacts.points[:, :2]))
     U = contacts.generators(edges)
@@ -286,7 +347,7 @@ def check_static_balance(
         edges: generators per friction pyramid (≥ 3, 8 by default).
     """
     configuration = check_configuration(configuration, "check_static_balance")
-    edges = int(check_scalar(edges, "edges", 3, 64))
+    edges = check_edges(edges)
     world = ContactSet.of(configuration, contacts)
     com = configuration.com
     forces = equilibrium_forces(world, com, edges)
@@ -301,9 +362,13 @@ def equilibrium_forces(contacts: ContactSet, com: np.ndarray, edges: int = 8) ->
     The linear programme ``min Σ λ`` s.t. ``Σ_k λ_jk u_jk = f_j``, ``Σ f_j = e_z``,
     ``Σ p_j × f_j = (c_y, −c_x, 0)``, ``λ ≥ 0`` (the least total normal effort).
     """
+    contacts = _check_set(contacts, "equilibrium_forces")
+    c = check_finite_array(com, "com")
+    if c.shape not in ((2,), (3,)):
+        raise InvalidInput(f"com must be (x, y) or (x, y, z) in m, got shape {c.shape}")
     U = contacts.generators(edges)
     A = _equilibrium_rows(contacts.points, U, edges)
-    b = _B_EQ - _C_ROWS @ np.asarray(com, dtype=float)[:2]
+    b = _B_EQ - _C_ROWS @ c[:2]
     res = linprog(np.ones(U.shape[0]), A_eq=A, b_eq=b, bounds=(0.0, None), method="highs")
     if res.status != 0:
         return None

@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
-from ..exceptions import InvalidInput, check_finite_array
+from ..exceptions import InvalidInput
 from .contact import Contact
 from .equilibrium import convex_hull_2d
 
@@ -44,6 +44,27 @@ def _geometry_points(geometry: object, placement: pin.SE3) -> np.ndarray:
     return np.zeros((0, 3))
 
 
+def _check_robot(robot: object, configuration: object, who: str) -> Configuration:
+    """``configuration`` checked to be a Configuration of ``robot`` (a taskik Robot)."""
+    from ..robots import Robot
+
+    if not isinstance(robot, Robot):
+        raise InvalidInput(
+            f"{who} needs a taskik Robot (taskik.robots.load or load_urdf), got "
+            f"{type(robot).__name__}"
+        )
+    conf = check_configuration(configuration, who)
+    own, model = robot.model, conf.model
+    if model is not own and (
+        model.nq != own.nq or model.nv != own.nv or list(model.names) != list(own.names)
+    ):
+        raise InvalidInput(
+            f"{who}: the configuration is of model {model.name!r}, not of the robot's model "
+            f"{own.name!r}"
+        )
+    return conf
+
+
 def sole(robot: Robot, configuration: Configuration, frame: str, friction: float = 0.7) -> Contact:
     """The flat contact of a foot standing on a horizontal floor at ``configuration``.
 
@@ -53,8 +74,10 @@ def sole(robot: Robot, configuration: Configuration, frame: str, friction: float
     than 1 cm²), a ``DEFAULT_SOLE`` (0.2 m × 0.1 m) rectangle centred under the frame. The
     points are given in the frame, so the contact follows the foot.
     """
-    configuration = check_configuration(configuration, "sole")
+    configuration = _check_robot(robot, configuration, "sole")
     model = configuration.model
+    if not isinstance(frame, str):
+        raise InvalidInput(f"sole: a frame name must be a string, got {type(frame).__name__}")
     if not model.existFrame(frame):
         raise InvalidInput(f"sole: the model has no frame {frame!r}")
     M = configuration.get_transform_frame_to_world(frame)
@@ -101,7 +124,8 @@ def sole(robot: Robot, configuration: Configuration, frame: str, friction: float
     return Contact(frame, local, (0.0, 0.0, 1.0), friction)
 
 
-def _feet(robot: Robot) -> tuple[str, str]:
+def _feet(robot: Robot, configuration: Configuration, who: str) -> tuple[str, str]:
+    _check_robot(robot, configuration, who)
     effectors = robot.end_effectors
     if len(effectors) < 2:
         raise InvalidInput(
@@ -113,16 +137,18 @@ def _feet(robot: Robot) -> tuple[str, str]:
 
 def both_feet(robot: Robot, configuration: Configuration, friction: float = 0.7) -> list[Contact]:
     """Double support: both soles flat (the robot's first two end effectors are its feet)."""
-    return [sole(robot, configuration, f, friction) for f in _feet(robot)]
+    return [
+        sole(robot, configuration, f, friction) for f in _feet(robot, configuration, "both_feet")
+    ]
 
 
 def one_foot(
     robot: Robot, configuration: Configuration, side: str = "left", friction: float = 0.7
 ) -> list[Contact]:
     """Single support on the ``"left"`` or ``"right"`` foot."""
-    if side not in ("left", "right"):
+    if not isinstance(side, str) or side not in ("left", "right"):
         raise InvalidInput(f"side must be 'left' or 'right', got {side!r}")
-    left, right = _feet(robot)
+    left, right = _feet(robot, configuration, "one_foot")
     return [sole(robot, configuration, left if side == "left" else right, friction)]
 
 
@@ -142,11 +168,10 @@ def feet_and_hand(
             ``(0, 0, 1)`` for a table top, ``(-1, 0, 0)`` for a wall in front).
         hand_friction: μ of the hand on that surface.
     """
-    configuration = check_configuration(configuration, "feet_and_hand")
-    n = check_finite_array(normal, "normal", (3,))
-    if not np.linalg.norm(n) > 1e-9:
-        raise InvalidInput("normal must not be zero")
+    configuration = _check_robot(robot, configuration, "feet_and_hand")
+    if not isinstance(hand, str):
+        raise InvalidInput(f"feet_and_hand: the hand frame must be a name, got {hand!r}")
     if not configuration.model.existFrame(hand):
         raise InvalidInput(f"feet_and_hand: the model has no frame {hand!r}")
-    palm = Contact(hand, [0.0, 0.0, 0.0], n, hand_friction)
+    palm = Contact(hand, [0.0, 0.0, 0.0], normal, hand_friction)  # (checks the normal)
     return [*both_feet(robot, configuration, friction), palm]

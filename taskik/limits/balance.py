@@ -7,9 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pinocchio as pin
 
-from ..configuration import Configuration
-from ..contacts.contact import Contact
+from ..configuration import Configuration, check_configuration
+from ..contacts.contact import MAX_COORDINATE, Contact, check_edges
 from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
@@ -17,7 +18,7 @@ from ..contacts.equilibrium import (
     edge_distances,
     support_region,
 )
-from ..exceptions import InvalidInput, check_scalar, real_scalar
+from ..exceptions import InvalidInput, check_positive_scalar, check_scalar, real_scalar
 from .limit import Inequalities, Limit
 
 
@@ -68,8 +69,9 @@ class BalanceLimit(Limit):
     first-order step move the CoM by decimetres in one step (an arm reaching far: the base
     spins at tens of rad/s), and the linear rows cannot see that far: bound the base
     (:class:`~taskik.BaseVelocityLimit`, e.g. 1 m/s and 2 rad/s) when the targets may be
-    far. Measured on 500 seeded humanoid problems: with such a bound, no step ended more than
-    1 mm past the margin; without it, a quarter of the G1 and bundled-humanoid loops did.
+    far. Measured on 500 seeded humanoid problems of 200 steps (``benchmarks/balance.py``):
+    with such a bound, no step put the CoM more than 1 mm outside the region; without it,
+    one step did (1.4 mm, a G1 loop with a hand on a table), every final posture stable.
 
     As in Faverjon and Tournassoud's velocity damper ("A local based approach for path
     planning of manipulators with a high number of degrees of freedom", ICRA 1987), the rows
@@ -81,16 +83,18 @@ class BalanceLimit(Limit):
 
     Args:
         contacts: the :class:`~taskik.Contact` objects the robot stands on.
-        margin: distance (m) kept from the region's edges, ≥ 0.
+        margin: distance (m) kept from the region's edges, in [0, 1e6].
         gain: fraction of the distance a step may use, in (0, 1].
-        edges: generators per friction pyramid (≥ 3).
-        tolerance: contact motion (m) below which the region is reused.
+        edges: generators per friction pyramid (3 to 64).
+        tolerance: contact motion (m) below which the region is reused, in [0, 1e6].
         detection_distance: edges farther than this (m) beyond ``margin`` give no row, > 0
             (every edge has its row by default).
     """
 
     hard = False
     name = "balance"
+    #: the rows are k × nv by construction; a NaN CoM (hence NaN rows) raises InvalidInput
+    well_formed = True
 
     def __init__(
         self,
@@ -102,55 +106,88 @@ class BalanceLimit(Limit):
         detection_distance: float = math.inf,
     ) -> None:
         self.contacts = check_contacts(contacts)
-        self.margin = check_scalar(margin, "margin", 0.0)
+        self.margin = check_scalar(margin, "margin", 0.0, MAX_COORDINATE)
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
-        if not isinstance(edges, int | np.integer) or isinstance(edges, bool) or edges < 3:
-            raise InvalidInput(f"edges must be an integer >= 3, got {edges!r}")
-        self.edges = int(edges)
-        self.tolerance = check_scalar(tolerance, "tolerance", 0.0)
-        self._key: np.ndarray | None = None
+        self.edges = check_edges(edges)
+        self.tolerance = check_scalar(tolerance, "tolerance", 0.0, MAX_COORDINATE)
+        # the contact frames' placements of the region in use, and the precision of
+        # pin.SE3.isApprox within which they keep every contact point within ``tolerance``
+        self._placed: list[tuple[pin.SE3, float]] = []
         self._region: SupportRegion | None = None
         self.detection_distance = real_scalar(detection_distance, "detection_distance")
         if not self.detection_distance > 0.0:
             raise InvalidInput(
                 f"detection_distance must be > 0 (m), got {self.detection_distance!r}"
             )
-        self._names: list[str] = []
-        self._named: SupportRegion | None = None
+        self._names: list[str] = []  # the edges' row names, made when first asked for
+        self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray = np.zeros(0, dtype=int)
-        self._ids: tuple[object, list[int]] | None = None
-        # a contact point moves by at most (1 + its distance to the frame's origin) times the
-        # largest change of an entry of the frame's placement [R | p]
-        self._lever = 1.0 + max(float(np.abs(c.points).sum(axis=1).max()) for c in self.contacts)
+        self._ids: tuple[pin.Model, int, list[int]] | None = None
+        self._points: list[np.ndarray] = []  # the contacts' world (x, y) of the region in use
+        # (region, points) of the region in use, and of the last rows (which name_rows names)
+        self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
+        self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
+        self._all_rows: np.ndarray = np.zeros(0, dtype=int)
+        # √1.5 times each contact's farthest point from its frame's origin (m)
+        self._reach = [
+            math.sqrt(1.5) * float(np.linalg.norm(c.points, axis=1).max()) for c in self.contacts
+        ]
+        self._world: list[np.ndarray] = []  # the contacts' world points of the region in use
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
         no contact point moved by more than ``tolerance``)."""
-        data, frames = configuration.data, self._frame_ids(configuration)
-        key = np.concatenate([data.oMf[i].homogeneous[:3].ravel() for i in frames])
+        if type(configuration) is not Configuration:
+            configuration = check_configuration(configuration, "BalanceLimit")
+        oMf, frames = configuration.data.oMf, self._frame_ids(configuration)
+        placed = self._placed
+        if self._region is not None and len(placed) == len(frames):
+            # A cheap sufficient test first: ``M.isApprox(M₀, ε)`` (Pinocchio) means
+            # ‖R − R₀‖_F ≤ ε √3 and ‖p − p₀‖ ≤ ε ‖p₀‖, and ‖R − R₀‖₂ = ‖R − R₀‖_F / √2 for
+            # two rotations, so a point x of the frame moved by at most
+            # ε (√1.5 ‖x‖ + ‖p₀‖), which ε keeps within ``tolerance``.
+            for i, (M0, eps) in zip(frames, placed, strict=True):
+                if not oMf[i].isApprox(M0, eps):
+                    break
+            else:
+                return self._region
+        points = [c.world_points(configuration) for c in self.contacts]
         if (
-            self._region is None
-            or self._key is None
-            or self._key.shape != key.shape
-            or np.abs(self._key - key).max() * self._lever > self.tolerance
-        ):
-            self._region = support_region(ContactSet.of(configuration, self.contacts), self.edges)
-            self._key = key
+            self._region is not None
+            and len(self._world) == len(points)
+            and max(
+                float(np.square(p - p0).sum(axis=1).max())
+                for p, p0 in zip(points, self._world, strict=True)
+            )
+            <= self.tolerance**2
+        ):  # (the exact test: every point within tolerance of where it was)
+            return self._region
+        self._region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
+        self._world = points
+        self._points = [p[:, :2] for p in points]
+        self._source = (self._region, self._points)
+        self._placed = []
+        for i, r in zip(frames, self._reach, strict=True):
+            lever = r + float(np.linalg.norm(oMf[i].translation))
+            self._placed.append((pin.SE3(oMf[i]), self.tolerance / lever if lever else 0.0))
         return self._region
 
     def _frame_ids(self, configuration: Configuration) -> list[int]:
-        """The contact frames' indices in ``configuration``'s model (looked up once)."""
-        if self._ids is None or self._ids[0] is not configuration.model:
-            ids = [configuration.get_frame_id(c.frame.name) for c in self.contacts]
-            self._ids = (configuration.model, ids)
-        return self._ids[1]
+        """The contact frames' indices in ``configuration``'s model, by name (looked up
+        again for another model, or when frames were added to this one)."""
+        model = configuration.model
+        ids = self._ids
+        if ids is None or ids[0] is not model or ids[1] != model.nframes:
+            found = [configuration.get_frame_id(c.frame.name) for c in self.contacts]
+            self._ids = ids = (model, model.nframes, found)
+        return ids[2]
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
-        return self._margins(self.region(configuration), configuration)
+        return self._margins(self.region(configuration), configuration.com)
 
-    def _margins(self, region: SupportRegion, configuration: Configuration) -> np.ndarray:
-        return region.offsets - self.margin - region.normals @ configuration.com[:2]
+    def _margins(self, region: SupportRegion, com: np.ndarray) -> np.ndarray:
+        return region.offsets - self.margin - np.dot(region.normals, com[:2])
 
     def balance_margin(self, configuration: Configuration) -> float:
         """Signed distance (m) from the CoM's ground projection to the region's edge
@@ -169,14 +206,15 @@ class BalanceLimit(Limit):
             i = int(np.argmin(edge_distances(V, c)))
         segment = np.array([V[i], V[(i + 1) % len(V)]])
         return BalanceStatus(
-            region.signed_distance(c), i, segment, self._edge_frames(configuration, segment)
+            region.signed_distance(c), i, segment, self._edge_frames(segment, self._points)
         )
 
-    def _edge_frames(self, configuration: Configuration, segment: np.ndarray) -> tuple[str, ...]:
+    def _edge_frames(self, segment: np.ndarray, points: list[np.ndarray]) -> tuple[str, ...]:
+        """The contact frames with a point at an end of ``segment`` (an edge of a region),
+        ``points``: the contacts' world (x, y) that made that region."""
         frames: list[str] = []
         for end in segment:
-            for contact in self.contacts:
-                xy = contact.world_points(configuration)[:, :2]
+            for contact, xy in zip(self.contacts, points, strict=True):
                 if np.linalg.norm(xy - end, axis=1).min() <= 2 * self.tolerance + 1e-9:
                     if contact.frame.name not in frames:
                         frames.append(contact.frame.name)
@@ -184,34 +222,51 @@ class BalanceLimit(Limit):
         return tuple(frames)
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
+        if type(dt) is not float or not 0.0 < dt < math.inf:
+            dt = check_positive_scalar(dt, "dt")
         region = self.region(configuration)
-        if len(region.vertices) < 3:
+        normals = region.normals
+        if len(normals) < 3:
             raise InvalidInput(
                 "the contacts hold the centre of mass nowhere (their static-equilibrium "
                 "region is empty or flat): give contacts with an area, e.g. "
                 "Contact.rectangle, or more of them"
             )
-        if len(self._names) != len(region.vertices) or self._named is not region:
-            self._names = [
-                f"balance edge {i} ({' – '.join(frames) or 'multi-contact region'})"
-                for i, frames in enumerate(
-                    self._edge_frames(configuration, np.array([a, b]))
-                    for a, b in zip(
-                        region.vertices, np.roll(region.vertices, -1, axis=0), strict=True
-                    )
-                )
-            ]
-            self._named = region
-        J_xy = configuration.com_jacobian[:2]
-        h = self._margins(region, configuration)
+        self._used = self._source
+        J = configuration.com_jacobian  # (computes the CoM too)
+        c = configuration.data.com[0]
+        if c[0] != c[0] or c[1] != c[1]:  # (NaN masses or inertias in the model)
+            raise InvalidInput(
+                f"{self!r}: the centre of mass is NaN (check the model's masses and inertias)"
+            )
+        h = self._margins(region, c)
+        if self.detection_distance == math.inf:  # every edge (np.dot: the cheapest product)
+            if len(self._all_rows) != len(h):
+                self._all_rows = np.arange(len(h))
+            self._rows = self._all_rows
+            h *= self.gain / dt
+            return np.dot(normals, J[:2]), h
         rows = np.flatnonzero(h < self.detection_distance)
         self._rows = rows
         if not len(rows):
             return None
-        return region.normals[rows] @ J_xy, h[rows] * (self.gain / dt)
+        return np.dot(normals[rows], J[:2]), h[rows] * (self.gain / dt)
 
     def row_names(self) -> list[str]:
-        return [self._names[i] for i in self._rows if i < len(self._names)]
+        if self._used is None:
+            return []
+        region, points = self._used
+        if self._named is not region:  # (named on demand: only error messages and reports ask)
+            V = region.vertices
+            self._names = [
+                f"balance edge {i} ({' – '.join(frames) or 'multi-contact region'})"
+                for i, frames in enumerate(
+                    self._edge_frames(np.array([a, b]), points)
+                    for a, b in zip(V, np.roll(V, -1, axis=0), strict=True)
+                )
+            ]
+            self._named = region
+        return [self._names[i] for i in self._rows]
 
     def __repr__(self) -> str:
         frames = ", ".join(repr(c.frame.name) for c in self.contacts)
