@@ -178,6 +178,16 @@ class CollisionScene:
         for obstacle in obstacles:
             self._check_new(obstacle)
             self.obstacles.append(obstacle)
+        # What a step is, for the obstacles' motion and the lookahead: a call with a new
+        # ``step`` key (the caller's q, as bytes) or new obstacle poses; a call that repeats
+        # both repeats the last step's motion. Kept by value, by obstacle name across
+        # obstacles added or removed (see obstacle_steps and near_pairs).
+        self._step: tuple[object, dict[str, np.ndarray], dict[str, np.ndarray]] | None = None
+        # (key, robot placements n_robot × 4 × 4, {obstacle: placement}, robot moves,
+        #  {obstacle: move}) at the last lookahead step
+        self._look: (
+            tuple[object, np.ndarray, dict[str, np.ndarray], np.ndarray, dict[str, float]] | None
+        ) = None
         self._build()
 
     # ------------------------------------------------------------------ obstacles
@@ -264,9 +274,6 @@ class CollisionScene:
         self._reach = self._radii[first] + self._radii[second]
         self._capsule_reach = self._capsule_radii[first] + self._capsule_radii[second]
         self._flat = self._halfspace[first] | self._halfspace[second]
-        # poses at the last obstacle_motion (copies: a pose changed in place is a motion)
-        self._seen = [pin.SE3(o.pose) for o in self.obstacles]
-        self._previous_centres: np.ndarray | None = None  # at the last lookahead
         # a lower bound on each pair's distance (m), lowered by every motion of its shapes
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
@@ -284,31 +291,63 @@ class CollisionScene:
                 self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
                 self._placed[k] = M.copy()
 
-    def obstacle_motion(self, near: PairDistances) -> np.ndarray:
+    def obstacle_steps(self, step: object = None, commit: bool = True) -> np.ndarray:
+        """Per obstacle (in ``self.obstacles`` order), its displacement over the last step as
+        a 4 × 4 rigid transform ``D`` (``pose_now = D · pose_before``; the identity for an
+        obstacle seen for the first time), from the pose values the scene holds (call
+        :meth:`distances` or :meth:`near_pairs` first: they read the poses).
+
+        A step is a call with a new ``step`` key (``None``: always new) or with obstacle poses
+        different from the last call's; a call with the same key and the same poses repeats
+        the last step's displacements, so that evaluating one step twice (a second solve, a
+        report) sees the same motion. ``commit=False`` reads without starting a step."""
+        poses = {o.name: self._placed[k] for k, o in enumerate(self.obstacles)}
+        eye = np.eye(4)
+        state = self._step
+        if (
+            state is not None
+            and step is not None
+            and state[0] == step
+            and all(n in state[1] and np.array_equal(M, state[1][n]) for n, M in poses.items())
+        ):
+            return np.array([state[2].get(n, eye) for n in poses]).reshape(-1, 4, 4)
+        before = {} if state is None else state[1]
+        moves: dict[str, np.ndarray] = {}
+        for n, M in poses.items():
+            if n in before:
+                inverse = np.eye(4)
+                R0, p0 = before[n][:3, :3], before[n][:3, 3]
+                inverse[:3, :3] = R0.T
+                inverse[:3, 3] = -R0.T @ p0
+                moves[n] = M @ inverse
+            else:
+                moves[n] = eye
+        if commit:
+            self._step = (step, {n: M.copy() for n, M in poses.items()}, moves)
+        return np.array([moves[n] for n in poses]).reshape(-1, 4, 4)
+
+    def obstacle_motion(
+        self, near: PairDistances, step: object = None, commit: bool = True
+    ) -> np.ndarray:
         """``n·δ_b`` per pair of ``near`` (m): how much the obstacle's closest point moved
-        along the normal since the last call (0 for robot–robot pairs), i.e. the distance
+        along the normal over the last step (0 for robot–robot pairs), i.e. the distance
         change the obstacle will cause in the next step if it keeps moving the same way.
-        Marks the current poses as seen."""
+        ``step``, ``commit``: see :meth:`obstacle_steps`."""
         if not isinstance(near, PairDistances):
             raise InvalidInput(
                 f"obstacle_motion needs the PairDistances of distances(), got {type(near).__name__}"
             )
+        moves = self.obstacle_steps(step, commit)
         motion = np.zeros(len(near.pairs))
-        poses = [pin.SE3(o.pose) for o in self.obstacles]
-        if len(poses) != len(self._seen):  # a different scene: nothing was seen of it
-            self._seen = poses
+        if not len(near.pairs) or not len(moves):
             return motion
-        moved = [
-            not np.array_equal(now.homogeneous, seen.homogeneous)
-            for now, seen in zip(poses, self._seen, strict=True)
-        ]
-        if any(moved):
-            for i, pair in enumerate(near.pairs):
-                k = int(self.pairs[pair, 1]) - self._first_obstacle
-                if k >= 0 and moved[k]:
-                    step = poses[k] * self._seen[k].inverse()
-                    motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
-        self._seen = poses
+        k = self.pairs[near.pairs, 1] - self._first_obstacle
+        on = np.flatnonzero(k >= 0)
+        if len(on):
+            D = moves[k[on]]
+            p = near.point_b[on]
+            delta = np.einsum("kij,kj->ki", D[:, :3, :3], p) + D[:, :3, 3] - p
+            motion[on] = np.einsum("ij,ij->i", near.normal[on], delta)
         return motion
 
     # ------------------------------------------------------------------ evaluation
@@ -350,17 +389,67 @@ class CollisionScene:
         ends = np.einsum("kij,kej->kei", R, self._ends_local) + p[:, None, :]
         return centres, ends
 
+    def _moves(self, step: object) -> np.ndarray:
+        """Per shape, a bound on how far any of its points moved over the last step (m):
+        ``|Δc| + r √(3 − tr(R R_beforeᵀ))``; 0 for a shape seen for the first time. Starts a
+        step unless ``step`` and the placements repeat the last call's (see near_pairs)."""
+        M = self._placements
+        assert M is not None
+        n = self.n_robot
+        names = [o.name for o in self.obstacles]
+        robot = M[:n]
+        obstacles = {name: M[n + k] for k, name in enumerate(names)}
+        look = self._look
+        if (
+            look is not None
+            and step is not None
+            and look[0] == step
+            and look[1].shape == robot.shape
+            and np.array_equal(look[1], robot)
+            and all(x in look[2] and np.array_equal(P, look[2][x]) for x, P in obstacles.items())
+        ):
+            return np.concatenate([look[3], [look[4].get(x, 0.0) for x in names]])
+        before = np.full_like(M, np.nan)
+        if look is not None and look[1].shape == robot.shape:
+            before[:n] = look[1]
+        for k, name in enumerate(names):
+            if look is not None and name in look[2]:
+                before[n + k] = look[2][name]
+        R, R0 = M[:, :3, :3], before[:, :3, :3]
+        centre = np.einsum("kij,kj->ki", R, self._centres_local) + M[:, :3, 3]
+        centre0 = np.einsum("kij,kj->ki", R0, self._centres_local) + before[:, :3, 3]
+        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R, R0), 0.0))
+        shift = centre - centre0
+        moved = np.sqrt(np.einsum("ij,ij->i", shift, shift)) + self._radii * turn
+        moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
+        self._look = (
+            step,
+            robot.copy(),
+            {x: P.copy() for x, P in obstacles.items()},
+            moved[:n].copy(),
+            {x: float(moved[n + k]) for k, x in enumerate(names)},
+        )
+        return moved
+
     def near_pairs(
-        self, data: pin.Data, detection_distance: float, lookahead: bool = False
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        lookahead: bool = False,
+        step: object = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Indices (into ``self.pairs``) of the pairs whose bounding spheres are closer than
         their detection distance, and that distance per pair; half-spaces are always near
         (their extent is unbounded).
 
-        ``lookahead``: the detection distance of a pair grows by twice the distance its two
-        bounding spheres moved since the last lookahead call, so that a pair moving fast
-        gets its row before a single step could carry it from beyond ``detection_distance``
-        into contact (a hand at 2 m/s moves 2 cm per 10 ms step).
+        ``lookahead``: the detection distance of a pair grows by twice how far any point of
+        its two shapes moved over the last step (the robot's links and the obstacles alike:
+        ``|Δc| + r ‖R − R_before‖`` per shape), so that a pair moving fast gets its row
+        before a single step could carry it from beyond ``detection_distance`` into
+        contact (a hand at 2 m/s moves 2 cm per 10 ms step, an obstacle at 0.5 m/s 5 mm).
+        ``step``: the caller's key of the step (its q as bytes; None: every call is a new
+        step); a call with the same key and the same placements repeats the last step's
+        growth. Obstacles keep their history by name when others are added or removed.
         """
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
@@ -371,11 +460,8 @@ class CollisionScene:
         # (beyond 1e12 m every pair is near anyway: obstacles lie within 1e6 m of the origin)
         threshold = np.full(len(a), min(detection_distance, 1e12))
         if lookahead:
-            previous = self._previous_centres
-            if previous is not None and previous.shape == centres.shape:
-                moved = np.sqrt(np.einsum("ij,ij->i", centres - previous, centres - previous))
-                threshold += 2.0 * (moved[a] + moved[b])
-            self._previous_centres = centres
+            moved = self._moves(step)
+            threshold += 2.0 * (moved[a] + moved[b])
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
@@ -392,10 +478,11 @@ class CollisionScene:
         detection_distance: float,
         all_pairs: bool = False,
         lookahead: bool = False,
+        step: object = None,
     ) -> PairDistances:
         """Signed distances, closest points, normals and distance gradients of the pairs
-        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead``: see
-        :meth:`near_pairs`).
+        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead`` and
+        ``step``: see :meth:`near_pairs`).
 
         ``data`` must hold the joint placements and joint Jacobians of the configuration
         (``Configuration.update`` computes both).
@@ -405,7 +492,9 @@ class CollisionScene:
             candidates = np.arange(len(self.pairs))
             threshold = np.full(len(candidates), np.inf)
         else:
-            candidates, threshold = self.near_pairs(data, detection_distance, lookahead)
+            candidates, threshold = self.near_pairs(
+                data, detection_distance, lookahead, step
+            )
             # the pairs whose distance is known to be at least their threshold are skipped:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
             maybe = (self._lower[candidates] < threshold) | self._flat[candidates]
