@@ -183,3 +183,24 @@ def test_obstacle_steps_are_rigid_displacements(commit):
     np.testing.assert_allclose(D @ before.homogeneous, ball.pose.homogeneous, atol=1e-12)
     again = scene.obstacle_steps(b"b")[0]  # the same step (committed or now)
     np.testing.assert_allclose(again, D, atol=1e-12)
+
+
+def test_an_obstacle_speeding_up_is_predicted_to_keep_speeding_up():
+    """Moves of 2 then 4 mm toward the link: the next is taken as 6 mm (constant
+    acceleration), not 4 (the last step's pace, which left ``a dt²`` per step uncounted);
+    a ball braking (6 then 4 mm) is still taken at 4 mm, the more pessimistic guess."""
+
+    def bound(first: float, second: float) -> float:
+        _, conf, ball, limit, _, _ = ball_at_the_shoulder()
+        x = 0.13 + first + second  # (the same end for every pair of moves)
+        for dx in (0.0, first, second):
+            x -= dx
+            ball.move_to([x, 0.0, 0.0])
+            rows = limit.compute_inequalities(conf, DT)
+        assert rows is not None
+        h = rows[1]
+        return float(h[limit.row_names().index("shoulder_pan_joint_link / ball")])
+
+    steady = bound(0.004, 0.004)
+    assert bound(0.002, 0.004) < steady - 0.15  # −0.2 m/s more: 2 mm more in 10 ms
+    assert bound(0.006, 0.004) == pytest.approx(steady, abs=0.02)

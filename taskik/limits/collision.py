@@ -305,7 +305,8 @@ class CollisionLimit(Limit):
             step=step,
         )
         self._last, self._last_names = near, self.scene.names
-        motion = self.scene.obstacle_motion(near, step)
+        motion = self.scene.obstacle_motion(near, step)  # over the last step
+        coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
         loss = self._loss_at(configuration, near)
         if loss is None:
             loss = np.zeros(len(near.pairs))
@@ -315,7 +316,7 @@ class CollisionLimit(Limit):
         self._step_rows = None
         if not len(near.pairs):
             return None
-        G, h, self._row_pairs = self._rows(near, dt, -loss / dt, motion / dt, tilt=not long_step)
+        G, h, self._row_pairs = self._rows(near, dt, -loss / dt, coming / dt, tilt=not long_step)
         # what report() reads back at this same step (q, obstacle poses, dt)
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, self._row_pairs)
         return G, h
@@ -464,7 +465,9 @@ class CollisionLimit(Limit):
         if v is not None and len(order):
             loss = self._loss_at(configuration, near)  # the step's rows asked it back too
             # the obstacles' motion of this step, read without starting a new one
-            motion = self.scene.obstacle_motion(near, configuration.q.tobytes(), commit=False)
+            motion = self.scene.obstacle_motion(
+                near, configuration.q.tobytes(), commit=False, predict=True
+            )
             G, h, pair = self._rows(
                 near, dt, None if loss is None else -loss / dt, motion / dt
             )
