@@ -204,3 +204,20 @@ def test_an_obstacle_speeding_up_is_predicted_to_keep_speeding_up():
     steady = bound(0.004, 0.004)
     assert bound(0.002, 0.004) < steady - 0.15  # −0.2 m/s more: 2 mm more in 10 ms
     assert bound(0.006, 0.004) == pytest.approx(steady, abs=0.02)
+
+
+def test_an_obstacle_moving_away_gives_no_room_in_advance():
+    """A ball that moved 1 cm away in the last step may stop: the row allows what it would
+    allow the ball at rest there, not 1 m/s more (the Panda that followed receding
+    obstacles into the room they were about to leave ended up 2.4 mm inside d_s)."""
+    robot, conf, ball, limit, _, _ = ball_at_the_shoulder()
+    ball.move_to([0.12, 0.0, 0.0])
+    limit.compute_inequalities(conf, DT)
+    ball.move_to([0.13, 0.0, 0.0])
+    _, h_away = limit.compute_inequalities(conf, DT)
+    still = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+    _, h_still = still.compute_inequalities(conf, DT)
+    away = dict(zip(limit.row_names(), h_away, strict=True))
+    static = dict(zip(still.row_names(), h_still, strict=True))
+    name = "shoulder_pan_joint_link / ball"
+    assert away[name] == pytest.approx(static[name], abs=1e-3)

@@ -343,12 +343,14 @@ class CollisionScene:
         along the normal over the last step (0 for robot–robot pairs). ``step``, ``commit``:
         see :meth:`obstacle_steps`.
 
-        ``predict``: the distance change the obstacle will cause in the next step, the more
-        pessimistic of a constant velocity (``m``, the last step's) and a constant
+        ``predict``: the distance change the obstacle may cause in the next step, the most
+        pessimistic of a constant velocity (``m``, the last step's), a constant
         acceleration (``2 m − m_before``, ``m_before`` the step before's move of the same
-        point): ``min(m, 2 m − m_before)``. An obstacle speeding up toward the robot (or
-        braking away from it) is then not trusted to keep its last step's pace, which left
-        up to ``a dt²`` per step (0.2 mm at 2 m/s², 10 ms) uncounted."""
+        point) and a stop: ``min(m, 2 m − m_before, 0)``. An obstacle speeding up toward the
+        robot is not trusted to keep its last step's pace, which left up to ``a dt²`` per
+        step (0.2 mm at 2 m/s², 10 ms) uncounted; one moving away gives no room in advance
+        (it may stop, or its pose may be read a step late: the robot that followed it into
+        the room it was about to leave ended up to 2.4 mm inside ``d_s``)."""
         if not isinstance(near, PairDistances):
             raise InvalidInput(
                 f"obstacle_motion needs the PairDistances of distances(), got {type(near).__name__}"
@@ -371,7 +373,8 @@ class CollisionScene:
         motion[on] = now
         if predict:
             earlier = along(self.obstacle_steps(step, commit=False, before=True)[k[on]])
-            motion[on] = np.where(np.isfinite(earlier), np.minimum(now, 2 * now - earlier), now)
+            guess = np.where(np.isfinite(earlier), np.minimum(now, 2 * now - earlier), now)
+            motion[on] = np.minimum(guess, 0.0)
         return motion
 
     # ------------------------------------------------------------------ evaluation

@@ -79,10 +79,10 @@ class CollisionLimit(Limit):
     position limit's rule; it matters for ``solve_posture``, whose steps are long).
 
     Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
-    separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started outside
-    its range, the step pushes out instead of failing, and one pair alone never makes the
-    step infeasible (such a pair has no tilt rows). A face contact inside the buffer
-    (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
+    separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started
+    outside its range, the step pushes out instead of failing, and one pair alone never
+    makes the step infeasible (such a pair has no tilt rows) unless an obstacle comes on
+    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
     than pushed out: a link that only two joints move cannot separate from a face without
     a rotation, which its tilt rows forbid at first order. When limits do conflict, the
     default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
@@ -99,9 +99,14 @@ class CollisionLimit(Limit):
 
     A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
 
-    A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
-    assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
-    approaching obstacle pushes the robot away before it reaches ``d_s``. The same holds of
+    A moving obstacle: its closest point's displacement along the normal over the last
+    step, ``m = n·δ_b`` (from the pose values between steps), is assumed to repeat at its
+    most pessimistic, ``min(m, 2m − m_before, 0)`` (speeding up toward the robot, it keeps
+    speeding up; moving away, it may stop), and is added to ``h`` after the separation cap:
+    an approaching obstacle pushes the robot away before it reaches ``d_s``, and one the
+    robot cannot escape makes the row give way (relaxed and named) instead of going
+    through unreported. A step is a call at a new ``q`` or with new obstacle poses; a
+    second call at the same step sees the same motion. The same holds of
     the distance a pair lost in the last step beyond its first-order prediction (the
     curvature of a fast link's path, ``½ a dt²``): it is subtracted too, as ``loss / dt``
     (at most ``buffer``), see ``_second_order``.
