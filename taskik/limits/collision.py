@@ -82,9 +82,10 @@ class CollisionLimit(Limit):
     separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started
     outside its range, the step pushes out instead of failing, and one pair alone never
     makes the step infeasible (such a pair has no tilt rows) unless an obstacle comes on
-    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
-    than pushed out: a link that only two joints move cannot separate from a face without
-    a rotation, which its tilt rows forbid at first order. When limits do conflict, the
+    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps
+    its tilt rows and is held there (``h = 0``) rather than pushed out: a link that only
+    two joints move cannot separate from a face without a rotation, which its tilt rows
+    forbid at first order. When limits do conflict, the
     default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
     with ``strict=True``, :class:`NoSolutionFound` names them.
 
@@ -473,9 +474,7 @@ class CollisionLimit(Limit):
             motion = self.scene.obstacle_motion(
                 near, configuration.q.tobytes(), commit=False, predict=True
             )
-            G, h, pair = self._rows(
-                near, dt, None if loss is None else -loss / dt, motion / dt
-            )
+            G, h, pair = self._rows(near, dt, None if loss is None else -loss / dt, motion / dt)
             binding = G @ v >= h - 1e-9
             active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
         return self._report(near, order, active)
