@@ -18,7 +18,7 @@ collision pairs. Each evaluation
 The scene also keeps what one step tells the next, by value: the placements (lower bounds
 on the distances, the lookahead) and the obstacles' poses (their motion). The module is
 longer than 500 lines because these share the scene's state; the shape bounds they use are
-in :mod:`taskik.geometry.bounds`.
+in ``geometry/bounds.py``.
 """
 
 from __future__ import annotations
