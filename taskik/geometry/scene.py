@@ -14,6 +14,11 @@ collision pairs. Each evaluation
    ``p`` fixed on joint ``j``'s body moves at ``ṗ = J_v v + (J_ω v) × p`` over the columns
    that support ``j``, so ``ḋ = n·(ṗ_b − ṗ_a) = (g_b − g_a) v`` with
    ``g = nᵀ J_v + (p × n)ᵀ J_ω``.
+
+The scene also keeps what one step tells the next, by value: the placements (lower bounds
+on the distances, the lookahead) and the obstacles' poses (their motion). The module is
+longer than 500 lines because these share the scene's state; the shape bounds they use are
+in ``geometry/bounds.py``.
 """
 
 from __future__ import annotations
@@ -21,11 +26,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import coal
 import numpy as np
 import pinocchio as pin
 
 from ..exceptions import InvalidInput, UnknownName, check_scalar
+from .bounds import (
+    _bounding_capsule,
+    _bounding_sphere,
+    _cross,
+    _segment_distances,
+    shape_moves,
+)
 from .robot import check_geometry_model, check_pairs
 from .shapes import Obstacle, _pose, check_shape, shape_values
 
@@ -56,15 +67,6 @@ class PairDistances:
     lever: np.ndarray
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Row-wise cross products of two k × 3 arrays (np.cross costs ~10 µs of overhead)."""
-    out = np.empty_like(a)
-    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
-    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
-    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-    return out
-
-
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
 
@@ -72,71 +74,6 @@ _GJK_SLACK = 1e-5
 def _shape_key(geometry: object) -> tuple[object, ...]:
     """What a scene compares to see a shape changed: its kind, identity and sizes."""
     return (type(geometry).__name__, id(geometry), *shape_values(geometry))
-
-
-def _bounding_capsule(geometry: object, centre: np.ndarray, radius: float) -> np.ndarray:
-    """A capsule around a shape, in its own frame: ``[e0, e1, (r, 0, 0)]`` (3 × 3), the
-    segment's ends and the radius. Tighter than the bounding sphere around long links: the
-    broadphase tests both. Spheres, cones and ellipsoids keep their sphere (``e0 = e1``)."""
-    z = np.array([0.0, 0.0, 1.0])
-    if isinstance(geometry, coal.Capsule | coal.Cylinder):
-        h = float(geometry.halfLength)
-        return np.array([-h * z, h * z, [float(geometry.radius), 0.0, 0.0]])
-    if isinstance(geometry, coal.Box):
-        half = np.asarray(geometry.halfSide, dtype=float)
-        k = int(np.argmax(half))
-        axis = np.eye(3)[k]
-        across = float(np.sqrt(np.sum(np.delete(half, k) ** 2)))
-        return np.array([-half[k] * axis, half[k] * axis, [across, 0.0, 0.0]])
-    if isinstance(geometry, coal.ConvexBase):
-        points = np.asarray(geometry.points(), dtype=float).reshape(-1, 3)
-        if len(points) >= 2:
-            mean = points.mean(axis=0)
-            axis = np.linalg.svd(points - mean, full_matrices=False)[2][0]
-            t = (points - mean) @ axis
-            radial = points - mean - np.outer(t, axis)
-            r = float(np.sqrt(np.einsum("ij,ij->i", radial, radial).max()))
-            return np.array([mean + t.min() * axis, mean + t.max() * axis, [r, 0.0, 0.0]])
-    return np.array([centre, centre, [radius, 0.0, 0.0]])
-
-
-def _segment_distances(
-    p1: np.ndarray, q1: np.ndarray, p2: np.ndarray, q2: np.ndarray
-) -> np.ndarray:
-    """Distances between the segments ``[p1, q1]`` and ``[p2, q2]`` (k × 3 each), row-wise:
-    the closest points' parameters clamped to the segments (segments of zero length are
-    points)."""
-    d1, d2, r = q1 - p1, q2 - p2, p1 - p2
-    a = np.einsum("ij,ij->i", d1, d1)
-    e = np.einsum("ij,ij->i", d2, d2)
-    b = np.einsum("ij,ij->i", d1, d2)
-    c = np.einsum("ij,ij->i", d1, r)
-    f = np.einsum("ij,ij->i", d2, r)
-    tiny = 1e-24
-    line1, line2 = a > tiny, e > tiny
-    safe_a, safe_e = np.where(line1, a, 1.0), np.where(line2, e, 1.0)
-    denom = a * e - b * b
-    general = np.where(
-        denom > 1e-12 * a * e, (b * f - c * e) / np.where(denom > 0, denom, 1.0), 0.0
-    )
-    s = np.clip(general, 0.0, 1.0)  # both segments: the closest point on the first's line
-    t = (b * s + f) / safe_e
-    s_t0 = np.clip(-c / safe_a, 0.0, 1.0)  # the second clamped to its start
-    s_t1 = np.clip((b - c) / safe_a, 0.0, 1.0)  # to its end
-    s = np.where(t < 0.0, s_t0, np.where(t > 1.0, s_t1, s))
-    t = np.clip(t, 0.0, 1.0)
-    # a point as the first segment, the second, or both
-    s = np.where(line1, np.where(line2, s, s_t0), 0.0)
-    t = np.where(line2, np.where(line1, t, np.clip(f / safe_e, 0.0, 1.0)), 0.0)
-    gap = p1 + d1 * s[:, None] - p2 - d2 * t[:, None]
-    return np.sqrt(np.einsum("ij,ij->i", gap, gap))
-
-
-def _bounding_sphere(obj: pin.GeometryObject) -> tuple[np.ndarray, float]:
-    """Centre (in the geometry's own frame) and radius of a sphere around the geometry."""
-    geometry = obj.geometry
-    geometry.computeLocalAABB()
-    return np.array(geometry.aabb_center, dtype=float), float(geometry.aabb_radius)
 
 
 class CollisionScene:
@@ -178,6 +115,18 @@ class CollisionScene:
         for obstacle in obstacles:
             self._check_new(obstacle)
             self.obstacles.append(obstacle)
+        # What a step is, for the obstacles' motion and the lookahead: a call with a new
+        # ``step`` key (the caller's q, as bytes) or new obstacle poses; a call that repeats
+        # both repeats the last step's motion. Kept by value, by obstacle name across
+        # obstacles added or removed (see obstacle_steps and near_pairs).
+        # (key, {obstacle: pose}, {obstacle: move over the step}, {obstacle: move over the
+        #  step before})
+        self._step: tuple[object, dict[str, np.ndarray], dict[str, np.ndarray], dict] | None = None
+        # (key, robot placements n_robot × 4 × 4, {obstacle: placement}, robot moves,
+        #  {obstacle: move}) at the last lookahead step
+        self._look: (
+            tuple[object, np.ndarray, dict[str, np.ndarray], np.ndarray, dict[str, float]] | None
+        ) = None
         self._build()
 
     # ------------------------------------------------------------------ obstacles
@@ -264,9 +213,6 @@ class CollisionScene:
         self._reach = self._radii[first] + self._radii[second]
         self._capsule_reach = self._capsule_radii[first] + self._capsule_radii[second]
         self._flat = self._halfspace[first] | self._halfspace[second]
-        # poses at the last obstacle_motion (copies: a pose changed in place is a motion)
-        self._seen = [pin.SE3(o.pose) for o in self.obstacles]
-        self._previous_centres: np.ndarray | None = None  # at the last lookahead
         # a lower bound on each pair's distance (m), lowered by every motion of its shapes
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
@@ -284,31 +230,86 @@ class CollisionScene:
                 self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
                 self._placed[k] = M.copy()
 
-    def obstacle_motion(self, near: PairDistances) -> np.ndarray:
+    def obstacle_steps(
+        self, step: object = None, commit: bool = True, before: bool = False
+    ) -> np.ndarray:
+        """Per obstacle (in ``self.obstacles`` order), its displacement over the last step as
+        a 4 × 4 rigid transform ``D`` (``pose_now = D · pose_before``; the identity for an
+        obstacle seen for the first time), from the pose values the scene holds (call
+        :meth:`distances` or :meth:`near_pairs` first: they read the poses). ``before``: the
+        displacement over the step before that instead (NaN where it is not known).
+
+        A step is a call with a new ``step`` key (``None``: always new) or with obstacle poses
+        different from the last call's; a call with the same key and the same poses repeats
+        the last step's displacements, so that evaluating one step twice (a second solve, a
+        report) sees the same motion. ``commit=False`` reads without starting a step."""
+        poses = {o.name: self._placed[k] for k, o in enumerate(self.obstacles)}
+        eye = np.eye(4)
+        unknown = np.full((4, 4), np.nan)
+        state = self._step
+        if (
+            state is not None
+            and step is not None
+            and state[0] == step
+            and all(n in state[1] and np.array_equal(M, state[1][n]) for n, M in poses.items())
+        ):
+            moves, earlier = state[2], state[3]
+        else:
+            last = {} if state is None else state[1]
+            moves = {}
+            for n, M in poses.items():
+                if n in last:
+                    inverse = np.eye(4)
+                    R0, p0 = last[n][:3, :3], last[n][:3, 3]
+                    inverse[:3, :3] = R0.T
+                    inverse[:3, 3] = -R0.T @ p0
+                    moves[n] = M @ inverse
+            earlier = {} if state is None else state[2]
+            if commit:
+                self._step = (step, {n: M.copy() for n, M in poses.items()}, moves, earlier)
+        if before:
+            return np.array([earlier.get(n, unknown) for n in poses]).reshape(-1, 4, 4)
+        return np.array([moves.get(n, eye) for n in poses]).reshape(-1, 4, 4)
+
+    def obstacle_motion(
+        self, near: PairDistances, step: object = None, commit: bool = True, predict: bool = False
+    ) -> np.ndarray:
         """``n·δ_b`` per pair of ``near`` (m): how much the obstacle's closest point moved
-        along the normal since the last call (0 for robot–robot pairs), i.e. the distance
-        change the obstacle will cause in the next step if it keeps moving the same way.
-        Marks the current poses as seen."""
+        along the normal over the last step (0 for robot–robot pairs). ``step``, ``commit``:
+        see :meth:`obstacle_steps`.
+
+        ``predict``: the distance change the obstacle may cause in the next step, the most
+        pessimistic of a constant velocity (``m``, the last step's), a constant
+        acceleration (``2 m − m_before``, ``m_before`` the step before's move of the same
+        point) and a stop: ``min(m, 2 m − m_before, 0)``. An obstacle speeding up toward the
+        robot is not trusted to keep its last step's pace, which left up to ``a dt²`` per
+        step (0.2 mm at 2 m/s², 10 ms) uncounted; one moving away gives no room in advance
+        (it may stop, or its pose may be read a step late: the robot that followed it into
+        the room it was about to leave ended up to 2.4 mm inside ``d_s``)."""
         if not isinstance(near, PairDistances):
             raise InvalidInput(
                 f"obstacle_motion needs the PairDistances of distances(), got {type(near).__name__}"
             )
+        moves = self.obstacle_steps(step, commit)
         motion = np.zeros(len(near.pairs))
-        poses = [pin.SE3(o.pose) for o in self.obstacles]
-        if len(poses) != len(self._seen):  # a different scene: nothing was seen of it
-            self._seen = poses
+        if not len(near.pairs) or not len(moves):
             return motion
-        moved = [
-            not np.array_equal(now.homogeneous, seen.homogeneous)
-            for now, seen in zip(poses, self._seen, strict=True)
-        ]
-        if any(moved):
-            for i, pair in enumerate(near.pairs):
-                k = int(self.pairs[pair, 1]) - self._first_obstacle
-                if k >= 0 and moved[k]:
-                    step = poses[k] * self._seen[k].inverse()
-                    motion[i] = near.normal[i] @ (step.act(near.point_b[i]) - near.point_b[i])
-        self._seen = poses
+        k = self.pairs[near.pairs, 1] - self._first_obstacle
+        on = np.flatnonzero(k >= 0)
+        if not len(on):
+            return motion
+        p, n = near.point_b[on], near.normal[on]
+
+        def along(D: np.ndarray) -> np.ndarray:
+            delta = np.einsum("kij,kj->ki", D[:, :3, :3], p) + D[:, :3, 3] - p
+            return np.einsum("ij,ij->i", n, delta)
+
+        now = along(moves[k[on]])
+        motion[on] = now
+        if predict:
+            earlier = along(self.obstacle_steps(step, commit=False, before=True)[k[on]])
+            guess = np.where(np.isfinite(earlier), np.minimum(now, 2 * now - earlier), now)
+            motion[on] = np.minimum(guess, 0.0)
         return motion
 
     # ------------------------------------------------------------------ evaluation
@@ -331,12 +332,7 @@ class CollisionScene:
         # no point of a shape moved farther than its centre's move plus its radius times
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
-        R, R0 = M[:, :3, :3], previous[:, :3, :3]
-        centre = np.einsum("kij,kj->ki", R, self._centres_local) + M[:, :3, 3]
-        centre0 = np.einsum("kij,kj->ki", R0, self._centres_local) + previous[:, :3, 3]
-        turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R, R0), 0.0))
-        shift = centre - centre0
-        move = np.sqrt(np.einsum("ij,ij->i", shift, shift)) + self._radii * turn
+        move = shape_moves(M, previous, self._centres_local, self._radii)
         if move.any():
             self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
 
@@ -350,17 +346,62 @@ class CollisionScene:
         ends = np.einsum("kij,kej->kei", R, self._ends_local) + p[:, None, :]
         return centres, ends
 
+    def _moves(self, step: object) -> np.ndarray:
+        """Per shape, a bound on how far any of its points moved over the last step (m):
+        ``|Δc| + r √(3 − tr(R R_beforeᵀ))``; 0 for a shape seen for the first time. Starts a
+        step unless ``step`` and the placements repeat the last call's (see near_pairs)."""
+        M = self._placements
+        assert M is not None
+        n = self.n_robot
+        names = [o.name for o in self.obstacles]
+        robot = M[:n]
+        obstacles = {name: M[n + k] for k, name in enumerate(names)}
+        look = self._look
+        if (
+            look is not None
+            and step is not None
+            and look[0] == step
+            and look[1].shape == robot.shape
+            and np.array_equal(look[1], robot)
+            and all(x in look[2] and np.array_equal(P, look[2][x]) for x, P in obstacles.items())
+        ):
+            return np.concatenate([look[3], [look[4].get(x, 0.0) for x in names]])
+        before = np.full_like(M, np.nan)
+        if look is not None and look[1].shape == robot.shape:
+            before[:n] = look[1]
+        for k, name in enumerate(names):
+            if look is not None and name in look[2]:
+                before[n + k] = look[2][name]
+        moved = shape_moves(M, before, self._centres_local, self._radii)
+        moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
+        self._look = (
+            step,
+            robot.copy(),
+            {x: P.copy() for x, P in obstacles.items()},
+            moved[:n].copy(),
+            {x: float(moved[n + k]) for k, x in enumerate(names)},
+        )
+        return moved
+
     def near_pairs(
-        self, data: pin.Data, detection_distance: float, lookahead: bool = False
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        lookahead: bool = False,
+        step: object = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Indices (into ``self.pairs``) of the pairs whose bounding spheres are closer than
         their detection distance, and that distance per pair; half-spaces are always near
         (their extent is unbounded).
 
-        ``lookahead``: the detection distance of a pair grows by twice the distance its two
-        bounding spheres moved since the last lookahead call, so that a pair moving fast
-        gets its row before a single step could carry it from beyond ``detection_distance``
-        into contact (a hand at 2 m/s moves 2 cm per 10 ms step).
+        ``lookahead``: the detection distance of a pair grows by twice how far any point of
+        its two shapes moved over the last step (the robot's links and the obstacles alike:
+        ``|Δc| + r ‖R − R_before‖`` per shape), so that a pair moving fast gets its row
+        before a single step could carry it from beyond ``detection_distance`` into
+        contact (a hand at 2 m/s moves 2 cm per 10 ms step, an obstacle at 0.5 m/s 5 mm).
+        ``step``: the caller's key of the step (its q as bytes; None: every call is a new
+        step); a call with the same key and the same placements repeats the last step's
+        growth. Obstacles keep their history by name when others are added or removed.
         """
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
@@ -371,11 +412,8 @@ class CollisionScene:
         # (beyond 1e12 m every pair is near anyway: obstacles lie within 1e6 m of the origin)
         threshold = np.full(len(a), min(detection_distance, 1e12))
         if lookahead:
-            previous = self._previous_centres
-            if previous is not None and previous.shape == centres.shape:
-                moved = np.sqrt(np.einsum("ij,ij->i", centres - previous, centres - previous))
-                threshold += 2.0 * (moved[a] + moved[b])
-            self._previous_centres = centres
+            moved = self._moves(step)
+            threshold += 2.0 * (moved[a] + moved[b])
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
@@ -392,10 +430,11 @@ class CollisionScene:
         detection_distance: float,
         all_pairs: bool = False,
         lookahead: bool = False,
+        step: object = None,
     ) -> PairDistances:
         """Signed distances, closest points, normals and distance gradients of the pairs
-        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead``: see
-        :meth:`near_pairs`).
+        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead`` and
+        ``step``: see :meth:`near_pairs`).
 
         ``data`` must hold the joint placements and joint Jacobians of the configuration
         (``Configuration.update`` computes both).
@@ -405,7 +444,7 @@ class CollisionScene:
             candidates = np.arange(len(self.pairs))
             threshold = np.full(len(candidates), np.inf)
         else:
-            candidates, threshold = self.near_pairs(data, detection_distance, lookahead)
+            candidates, threshold = self.near_pairs(data, detection_distance, lookahead, step)
             # the pairs whose distance is known to be at least their threshold are skipped:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
             maybe = (self._lower[candidates] < threshold) | self._flat[candidates]

@@ -79,12 +79,13 @@ class CollisionLimit(Limit):
     position limit's rule; it matters for ``solve_posture``, whose steps are long).
 
     Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
-    separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started outside
-    its range, the step pushes out instead of failing, and one pair alone never makes the
-    step infeasible (such a pair has no tilt rows). A face contact inside the buffer
-    (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
-    than pushed out: a link that only two joints move cannot separate from a face without
-    a rotation, which its tilt rows forbid at first order. When limits do conflict, the
+    separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started
+    outside its range, the step pushes out instead of failing, and one pair alone never
+    makes the step infeasible (such a pair has no tilt rows) unless an obstacle comes on
+    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps
+    its tilt rows and is held there (``h = 0``) rather than pushed out: a link that only
+    two joints move cannot separate from a face without a rotation, which its tilt rows
+    forbid at first order. When limits do conflict, the
     default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
     with ``strict=True``, :class:`NoSolutionFound` names them.
 
@@ -99,9 +100,14 @@ class CollisionLimit(Limit):
 
     A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
 
-    A moving obstacle: its closest point's displacement ``δ_b`` since the last step is
-    assumed to repeat, so the row becomes ``(g_a − g_b) v ≤ k (d − d_s) + n·δ_b / dt``: an
-    approaching obstacle pushes the robot away before it reaches ``d_s``. The same holds of
+    A moving obstacle: its closest point's displacement along the normal over the last
+    step, ``m = n·δ_b`` (from the pose values between steps), is assumed to repeat at its
+    most pessimistic, ``min(m, 2m − m_before, 0)`` (speeding up toward the robot, it keeps
+    speeding up; moving away, it may stop), and is added to ``h`` after the separation cap:
+    an approaching obstacle pushes the robot away before it reaches ``d_s``, and one the
+    robot cannot escape makes the row give way (relaxed and named) instead of going
+    through unreported. A step is a call at a new ``q`` or with new obstacle poses; a
+    second call at the same step sees the same motion. The same holds of
     the distance a pair lost in the last step beyond its first-order prediction (the
     curvature of a fast link's path, ``½ a dt²``): it is subtracted too, as ``loss / dt``
     (at most ``buffer``), see ``_second_order``.
@@ -236,6 +242,8 @@ class CollisionLimit(Limit):
         # at a new q
         self._previous: tuple[int, np.ndarray, PairDistances, np.ndarray] | None = None
         self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
+        # (q bytes, obstacle poses, dt, near, G, h, pair) of the last compute_inequalities
+        self._step_rows: tuple[Any, ...] | None = None
 
     # --------------------------------------------------------------- obstacles
     @property
@@ -286,27 +294,41 @@ class CollisionLimit(Limit):
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         """The damper's rows ``G v ≤ h`` of the pairs within the detection distance (None
-        when there is none); consumes the obstacles' motion since the last call."""
+        when there is none). A call at a new ``q`` or with obstacles at new poses is a new
+        step: the obstacles' motion is their displacement since the last step; a second call
+        at the same ``q`` and poses sees the same motion."""
         self._check(configuration)
         dt = check_positive_scalar(dt, "dt")
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
+        step = configuration.q.tobytes()  # a step is a new q or new obstacle poses
         near = self.scene.distances(
-            configuration.data, self.detection_distance, all_pairs=long_step, lookahead=True
+            configuration.data,
+            self.detection_distance,
+            all_pairs=long_step,
+            lookahead=True,
+            step=step,
         )
         self._last, self._last_names = near, self.scene.names
-        motion = self.scene.obstacle_motion(near)
+        motion = self.scene.obstacle_motion(near, step)  # over the last step
+        coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
         loss = self._loss_at(configuration, near)
         if loss is None:
             loss = np.zeros(len(near.pairs))
             if not long_step:
                 loss = self._second_order(configuration, near, motion)
             self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
+        self._step_rows = None
         if not len(near.pairs):
             return None
-        G, h, self._row_pairs = self._rows(near, dt, (motion - loss) / dt, tilt=not long_step)
+        G, h, self._row_pairs = self._rows(near, dt, -loss / dt, coming / dt, tilt=not long_step)
+        # what report() reads back at this same step (q, obstacle poses, dt)
+        self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, self._row_pairs)
         return G, h
+
+    def _obstacle_poses(self) -> list[np.ndarray]:
+        return [o.pose.homogeneous.copy() for o in self.scene.obstacles]
 
     def _loss_at(self, configuration: Configuration, near: PairDistances) -> np.ndarray | None:
         """The second-order loss of the pairs of ``near`` measured by the last
@@ -358,11 +380,20 @@ class CollisionLimit(Limit):
         return float(every.min()) - self.safety_distance if len(every) else np.inf
 
     def _rows(
-        self, near: PairDistances, dt: float, extra: np.ndarray | None, tilt: bool = True
+        self,
+        near: PairDistances,
+        dt: float,
+        extra: np.ndarray | None,
+        motion: np.ndarray | None = None,
+        tilt: bool = True,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(G, h, pair)`` of the near pairs (``pair[i]``: the pair of ``near`` that row ``i``
-        keeps); ``extra`` (per pair, m/s) is added to ``h``: the obstacles' motion, less the
-        second-order loss of the last step (see :meth:`_second_order`).
+        keeps); ``extra`` (per pair, m/s) is added to ``h`` before the separation cap: the
+        second-order loss of the last step, negated (see :meth:`_second_order`); ``motion``
+        (per pair, m/s) after it: the obstacles' predicted motion ``n·δ_b / dt``. The cap
+        bounds what the robot is asked to do by itself; an obstacle that approaches faster
+        than the robot can escape makes the row infeasible, so that the step relaxes it and
+        names the pair, rather than letting the obstacle through unreported.
 
         Per pair, the damper row and, unless a body is a sphere or the pair is closer than d_s,
         four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
@@ -385,6 +416,8 @@ class CollisionLimit(Limit):
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
         reach = 0.5 * (np.abs(G) @ self._v_max)
         np.maximum(h, -np.minimum(self.speed, reach), out=h)
+        if motion is not None:
+            h += motion
         tilted = np.flatnonzero((near.lever > 0) & ~inside) if tilt else np.zeros(0, dtype=int)
         pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
         if not len(tilted):
@@ -405,18 +438,50 @@ class CollisionLimit(Limit):
         self, configuration: Configuration, v: np.ndarray | None = None, dt: float = 1.0
     ) -> CollisionReport:
         """The pairs within the detection distance, closest first; with the step ``v``
-        (and its ``dt``), which rows it makes active (``G v ≥ h − 1e-9``)."""
+        (and its ``dt``), which rows it makes active (``G v ≥ h − 1e-9``).
+
+        Called with ``v`` at the configuration, obstacle poses and ``dt`` of the last
+        :meth:`compute_inequalities` (the step just solved), the report reads that step's
+        own rows: its pairs are those that had rows (the detection distance widened by the
+        lookahead, see :meth:`taskik.geometry.CollisionScene.near_pairs`), and the flags are
+        those of the rows the step met."""
         dt = check_positive_scalar(dt, "dt")
         if v is not None:
             v = check_finite_array(v, "v", (self.model.nv,))
+        self._check(configuration)
+        same = self._step_rows
+        if (
+            v is not None
+            and same is not None
+            and same[0] == configuration.q.tobytes()
+            and same[2] == dt
+            and len(same[1]) == len(self.scene.obstacles)
+            and all(
+                np.array_equal(a, b) for a, b in zip(same[1], self._obstacle_poses(), strict=True)
+            )
+        ):
+            near, G, h, pair = same[3:]
+            order = np.argsort(near.distance)
+            binding = G @ v >= h - 1e-9
+            active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
+            return self._report(near, order, active)
         near = self.distances(configuration)
         order = np.argsort(near.distance)
         active = np.zeros(len(order), dtype=bool)
         if v is not None and len(order):
             loss = self._loss_at(configuration, near)  # the step's rows asked it back too
-            G, h, pair = self._rows(near, dt, None if loss is None else -loss / dt)
+            # the obstacles' motion of this step, read without starting a new one
+            motion = self.scene.obstacle_motion(
+                near, configuration.q.tobytes(), commit=False, predict=True
+            )
+            G, h, pair = self._rows(near, dt, None if loss is None else -loss / dt, motion / dt)
             binding = G @ v >= h - 1e-9
             active = np.bincount(pair[binding], minlength=len(order)).astype(bool)[order]
+        return self._report(near, order, active)
+
+    def _report(
+        self, near: PairDistances, order: np.ndarray, active: np.ndarray
+    ) -> CollisionReport:
         segments = np.stack([near.point_a, near.point_b], axis=1)[order]
         return CollisionReport(
             tuple(self.scene.names[k] for k in near.pairs[order]),
