@@ -94,7 +94,16 @@ def test_metadata_is_ready_for_publishing(dist):
 # OSQP, scipy, tqdm): the fresh environment finds them where this one has them, as plain path
 # entries after its own site-packages, so that no .pth file of this environment (its editable
 # install of taskik) runs and the installed wheel comes first.
-DEPENDENCY_MODULES = ("numpy", "pinocchio", "qpsolvers", "daqp", "osqp", "scipy", "threadpoolctl", "tqdm")
+DEPENDENCY_MODULES = (
+    "numpy",
+    "pinocchio",
+    "qpsolvers",
+    "daqp",
+    "osqp",
+    "scipy",
+    "threadpoolctl",
+    "tqdm",
+)
 
 SMOKE = """
 import sys

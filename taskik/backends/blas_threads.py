@@ -38,7 +38,7 @@ def _blas_controllers() -> list[Any]:
     global _controllers
     if _controllers is None:
         try:
-            from threadpoolctl import (  # type: ignore[import-not-found, unused-ignore]
+            from threadpoolctl import (  # type: ignore[import-untyped, import-not-found, unused-ignore]
                 ThreadpoolController,
             )
         except ImportError:
