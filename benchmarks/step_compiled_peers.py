@@ -8,7 +8,11 @@ itself once per environment (``--worker PEER``) and writes
 benchmarks/results/step_compiled_peers.txt. A peer whose environment is missing, or that
 fails to import or to build a scene, gets a line saying so with the exact error.
 ``python benchmarks/step_compiled_peers.py --worker placo`` runs one peer in the current
-interpreter. None of the peers is a dependency of taskik.
+interpreter. None of the peers is a dependency of taskik. The environments' versions (the
+Makefile says why): placo 0.10 brings pin 3.8 and TSID 1.7.1 needs pin 3.4, so both take
+example-robot-data 4, which has no G1 (their G1 rows say so); roboplan-oink 0.7 and EmbodiK
+0.23 run on pin 4. roboplan-oink has no centre-of-mass task (no humanoid rows) and drops
+the Panda's mimic finger joint (8 variables against 9: no Panda row).
 
 What is compared: the scenes of ``benchmarks/step_vs_pink.py`` (UR5 and Panda: a frame task on
 the tool, posture cost 1e-3; Talos and G1: both soles, both grippers or hands and the base,
