@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: demo test lint bench docs images dist clean mutate
+.PHONY: demo test lint bench bench-peers docs images dist clean mutate
 
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,31 @@ lint: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/step_vs_pink.py
+
+# The compiled peers of benchmarks/step_compiled_peers.py, one environment each in the
+# repository (.venv-peers-placo, ...-oink, ...-tsid, ...-embodik: taskik editable with
+# example-robot-data, plus the peer from PyPI), since they pin different Pinocchio builds.
+# None of them is a dependency of taskik. placo 0.10 pins pin 3.8, which example-robot-data 5
+# does not load (it needs pin 4): its environment takes example-robot-data 4. tsid 1.10's
+# wheel needs libtsid 1.10, which PyPI has only as source (a long C++ build): tsid 1.7.1, whose
+# wheel is whole, built against pin 3.4.0 and the urdfdom 4 / tinyxml2 10 that pin 3.4 links.
+PYPI_ERD4 := "example-robot-data<5" "example-robot-data-loaders<5"
+PEER_PACKAGES_placo := placo $(PYPI_ERD4)
+PEER_PACKAGES_oink := roboplan-oink
+PEER_PACKAGES_tsid := "tsid==1.7.1" "pin==3.4.0" "cmeel-urdfdom<5" "cmeel-tinyxml2<11" $(PYPI_ERD4)
+PEER_PACKAGES_embodik := embodik
+PEERS := placo oink tsid embodik
+
+.venv-peers-%/.installed: pyproject.toml
+	$(PYTHON) -m venv .venv-peers-$*
+	.venv-peers-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-peers-$*/bin/python -m pip install --quiet -e ".[robots]" $(PEER_PACKAGES_$*)
+	touch $@
+
+# A peer that fails to install is left out (the script's results say which and why).
+bench-peers: $(VENV)/.installed
+	-for p in $(PEERS); do $(MAKE) .venv-peers-$$p/.installed; done
+	$(PY) benchmarks/step_compiled_peers.py
 
 docs: $(VENV)/.installed-docs
 	$(VENV)/bin/mkdocs build --strict --site-dir site

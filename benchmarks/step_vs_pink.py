@@ -36,13 +36,13 @@ import pinocchio as pin
 import qpsolvers
 
 sys.path.insert(0, str(Path(__file__).parent))
+from _scenes import robot_scenario, scene_tasks, targets  # noqa: E402
 from _timing import closed_loop, interleaved_steps, moving_path, publish, stats  # noqa: E402
 
 import taskik  # noqa: E402
 from taskik.problem import get_assembler  # noqa: E402
 
 try:
-    import example_robot_data
     import pink
     import pink.limits
     import pink.tasks
@@ -59,81 +59,12 @@ COMPILER = (
     '<mujoco><compiler fusestatic="false" balanceinertia="true" strippath="false" '
     'angle="radian"/></mujoco>'
 )
-G1_FRAMES = [
-    "left_ankle_roll_link",
-    "right_ankle_roll_link",
-    "left_rubber_hand",
-    "right_rubber_hand",
-    "pelvis",
-]
-TALOS_FRAMES = [
-    "left_sole_link",
-    "right_sole_link",
-    "gripper_left_base_link",
-    "gripper_right_base_link",
-    "base_link",
-]
 
 
 def scenario(name: str):
     """(model, q, frame tasks [(frame, pos cost, ori cost)], com, posture cost)."""
     robot, *rest = robot_scenario(name)
     return robot.model, *rest
-
-
-def robot_scenario(name: str):
-    """(robot, q, frame tasks [(frame, pos cost, ori cost)], com, posture cost)."""
-    if name == "ur5":
-        r = example_robot_data.load("ur5")
-        q = np.array([0.0, -1.2, 1.5, -1.6, -1.5, 0.3])
-        return r, q, [("tool0", 1.0, 1.0)], False, 1e-3
-    if name == "panda":
-        r = example_robot_data.load("panda")
-        return r, np.array(r.q0, dtype=float), [("panda_hand", 1.0, 1.0)], False, 1e-3
-    if name in ("talos", "g1"):
-        r = example_robot_data.load(name)
-        frames = [(f, 1.0, 1.0) for f in (TALOS_FRAMES if name == "talos" else G1_FRAMES)]
-        missing = [f for f, _, _ in frames if not r.model.existFrame(f)]
-        if missing:
-            raise ValueError(f"{name} has no frame {missing}")
-        return r, np.array(r.q0, dtype=float), frames, True, 1e-2
-    raise ValueError(name)
-
-
-def targets(model, q, frames):
-    """Every frame target 10 cm away from its position at q (along a fixed direction)."""
-    data = model.createData()
-    pin.framesForwardKinematics(model, data, q)
-    out = {}
-    shift = np.array([0.06, -0.06, 0.05])  # ‖shift‖ ≈ 10 cm
-    for frame, _, _ in frames:
-        T = pin.SE3(data.oMf[model.getFrameId(frame)])
-        T.translation = T.translation + shift
-        out[frame] = T
-    com = pin.centerOfMass(model, data, q) + np.array([0.02, 0.0, -0.02])
-    return out, com
-
-
-def scene_tasks(lib, frames, goals, com, q_ref, with_com, posture_cost) -> list:
-    """The scene's tasks in taskik (``lib=taskik``) or pink (``lib=pink.tasks``): a frame
-    task per frame on its goal, the CoM task if any, the posture on ``q_ref``."""
-    pink_style = lib is not taskik
-    tasks = []
-    for frame, pc, oc in frames:
-        if pink_style:
-            t = lib.FrameTask(frame, position_cost=pc, orientation_cost=oc)
-        else:
-            t = lib.FrameTask(frame, pc, oc)
-        t.set_target(goals[frame])
-        tasks.append(t)
-    if with_com:
-        c = lib.ComTask(cost=1.0)
-        c.set_target(com)
-        tasks.append(c)
-    p = lib.PostureTask(cost=posture_cost)
-    p.set_target(np.array(q_ref))
-    tasks.append(p)
-    return tasks
 
 
 def build_taskik(model, q, frames, with_com, posture_cost):

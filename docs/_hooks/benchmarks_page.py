@@ -29,6 +29,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "QP solver (DAQP) as pink and mink, the configuration moving along a smooth path between "
      "timed steps; mink runs on the same URDF loaded into MuJoCo. "
      "`benchmarks/step_vs_pink.py` (`make bench`)."),
+    ("step_compiled_peers", "One control step against compiled peers",
+     "The same scenes through placo, roboplan-oink, TSID and EmbodiK (C++ libraries with "
+     "Python bindings), each installed from PyPI in its own environment and timed against "
+     "taskik in one process; the velocities compared step by step along a closed loop, and "
+     "where each peer's problem differs from taskik's. "
+     "`benchmarks/step_compiled_peers.py` (`make bench-peers`)."),
     ("step_chains", "Long chains",
      "A frame task on the tip of serial chains of 50 to 200 joints and a posture, with no bound "
      "active and with bounds active. `benchmarks/step_chains.py`."),
