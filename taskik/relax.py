@@ -198,7 +198,7 @@ def record(configuration: Configuration, relaxation: Relaxation | None) -> None:
     """Keep ``relaxation`` as the last step's on ``configuration`` (None: nothing gave way)."""
     if relaxation:
         _LAST[configuration] = relaxation
-    elif _LAST:
+    elif _LAST.data:  # (the underlying dict: cheaper to test than the mapping's length)
         _LAST.pop(configuration, None)
 
 
