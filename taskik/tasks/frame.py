@@ -156,7 +156,7 @@ class FrameTask(Task):
         step's stacked rows: no intermediate arrays)."""
         target = self.target
         if target is None:
-            require_target(target, self)
+            target = require_target(target, self)  # (raises TargetNotSet)
         ref = self._frame  # (its index, resolved once per model)
         fid = ref._id if ref._model is configuration.model else ref.id(configuration)
         M = target.actInv(configuration._oMf[fid])

@@ -15,7 +15,6 @@ from ..configuration import (
     q_shape_message,
 )
 from ..exceptions import InvalidInput, check_finite_array
-from ..limits.limit import as_slice
 from ._frames import require_target, target_alias
 from .task import Task, check_cost
 
@@ -79,6 +78,13 @@ def _layout(
         _LAYOUTS.clear()
     _LAYOUTS[key] = (model, rows, q_rows, selection)  # (the model: its id stays its own)
     return rows, q_rows, selection
+
+
+def _as_slice(indices: np.ndarray | None) -> slice | np.ndarray | None:
+    """``indices`` as a slice when they are a contiguous increasing run, else as they are."""
+    if indices is not None and len(indices) and (np.diff(indices) == 1).all():
+        return slice(int(indices[0]), int(indices[-1]) + 1)
+    return indices
 
 
 def _mink_gains(
@@ -212,7 +218,7 @@ class PostureTask(Task):
         if model is not self._model:
             self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
             # (the q rows as a slice when contiguous: views instead of two gathers a step)
-            self._q_take = None if self._q_rows is None else as_slice(self._q_rows)
+            self._q_take = _as_slice(self._q_rows)
             self._model = model
             self.dim = len(self._rows)
             if self._cost.ndim == 1 and self._cost.shape != (self.dim,):
