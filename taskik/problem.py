@@ -108,11 +108,12 @@ class Assembler:
         self.nv = nv
         dims: list[int] = []
         # The trailing tasks whose Jacobian is a constant selection I[idx] (posture, damping)
-        # are "diagonal": their weighted rows are written once, and they enter P as WᵀW on
-        # its diagonal rather than through the dense AᵀA (most of a step at large nv).
-        n_dense_tasks = len(tasks)
-        trailing = nv >= DIAGONAL_MIN_NV
-        selections: dict[int, np.ndarray] = {}  # velocity indices of the diagonal tasks
+        # are "constant": their weighted rows are written once per weights, not every step.
+        # From DIAGONAL_MIN_NV on they are also "diagonal": they enter P as WᵀW on its
+        # diagonal rather than through the dense AᵀA (most of a step at large nv).
+        n_var_tasks = len(tasks)
+        trailing = True
+        selections: dict[int, np.ndarray] = {}  # velocity indices of the constant tasks
         for k in range(len(tasks) - 1, -1, -1):
             task = tasks[k]
             e, J = task.compute_error_and_jacobian(configuration)
@@ -126,9 +127,10 @@ class Assembler:
                 trailing = idx is not None and np.array_equal(J, np.eye(nv)[idx])
                 if trailing:
                     selections[k] = np.asarray(idx)
-                    n_dense_tasks = k
+                    n_var_tasks = k
 
         dims.reverse()
+        n_dense_tasks = n_var_tasks if nv >= DIAGONAL_MIN_NV else len(tasks)
         offsets = np.concatenate([[0], np.cumsum(dims)]).astype(int)
         m = int(offsets[-1])
         self.A = np.zeros((m, nv))
@@ -136,19 +138,25 @@ class Assembler:
         self.w = np.zeros(m)  # stacked costs W
         self.w_col = self.w[:, None]
         n_dense = int(offsets[n_dense_tasks])
-        self._dense_tasks = n_dense_tasks
         # multiply-adds of the step's largest BLAS product, AᵀA of the dense rows
         self.dense_work = n_dense * nv * nv
         # whether the step holds BLAS to one thread (set by solve_ik on the first step)
         self.blas_heavy: bool | None = None
         self._A_dense, self._c_dense = self.A[:n_dense], self.c[:n_dense]
-        self._w_col_dense = self.w_col[:n_dense]
-        # (idx, W_i, c_i, A_i) of each diagonal task, and Σ W_i² on P's diagonal
-        spans = list(zip(offsets[:-1], offsets[1:], strict=True))[n_dense_tasks:]
-        self._diagonal = [
+        # the rows written at every step (the constant ones are written weighted), weighted
+        # in place unless their weights are all 1 (``_weigh_rows``, set with the weights)
+        self._var_tasks = n_var_tasks
+        n_var = int(offsets[n_var_tasks])
+        self._A_var, self._w_col_var = self.A[:n_var], self.w_col[:n_var]
+        self._weigh_rows = True
+        # (idx, W_i, c_i, A_i) of each constant task; the diagonal ones, and Σ W_i² on P's
+        # diagonal
+        spans = list(zip(offsets[:-1], offsets[1:], strict=True))[n_var_tasks:]
+        self._constant = [
             (as_slice(selections[k]), self.w[a:b], self.c[a:b], self.A[a:b])
-            for k, (a, b) in enumerate(spans, start=n_dense_tasks)
+            for k, (a, b) in enumerate(spans, start=n_var_tasks)
         ]
+        self._diagonal = self._constant if n_dense_tasks < len(tasks) else []
         self._diagonal_P = np.zeros(nv)
         self.wk = np.zeros(m)  # stacked W·Kp (divided by dt at each step)
         self.inv_gain = np.ones(m)  # stacked 1/Kp: W e = c · dt / Kp
@@ -205,7 +213,7 @@ class Assembler:
         self.lb, self.ub = self.bounds[0], self.bounds[1]
         # Fast path: one soft box limit (position limits), hard boxes all static.
         # (limit, indices, covers all of v, raw box, clipped box, hard lb[idx], hard ub[idx],
-        #  [hard lb; hard ub])
+        #  [hard lb; hard ub], [(limit, its box)])
         self._single_soft: tuple[Any, ...] | None = None
         # limits that give rows and never a box (they do not override the box methods): the
         # fast path adds their rows to the one soft box (e.g. the balance limit's)
@@ -220,15 +228,17 @@ class Assembler:
             probe = lim.compute_stacked_box(configuration, 1.0)
             if probe is not None:
                 idx = np.asarray(probe[0])
+                raw = np.empty((2, len(idx)))
                 self._single_soft = (
                     lim,
                     idx,
                     np.array_equal(idx, np.arange(nv)),
-                    np.empty((2, len(idx))),
+                    raw,
                     np.empty((2, len(idx))),
                     np.ascontiguousarray(hard_lb[idx]),
                     np.ascontiguousarray(hard_ub[idx]),
                     np.vstack([hard_lb, hard_ub]),
+                    [(lim, (idx, raw[0], raw[1]))],  # its box, views of the raw bounds
                 )
         self.soft_lb = np.empty(nv)
         self.soft_ub = np.empty(nv)
@@ -290,10 +300,12 @@ class Assembler:
             self.inv_gain[rows] = 1.0 / task._gain
             self._versions[k] = task._version
             self._weights_of[k] = (task._gain, task._lm_damping, task._cost.tolist())
-        self._diagonal_P.fill(0.0)
-        for idx, w_i, _, A_i in self._diagonal:
+        self._weigh_rows = not (self._w_col_var == 1.0).all()
+        for idx, w_i, _, A_i in self._constant:  # (W_i I[idx], the weighted constant rows)
             A_i.fill(0.0)
             A_i[np.arange(len(w_i)), np.arange(self.nv)[idx]] = w_i
+        self._diagonal_P.fill(0.0)
+        for idx, w_i, _, _ in self._diagonal:
             self._diagonal_P[idx] += w_i * w_i  # (no index repeats within one task)
         self._we_dt = 0.0
         self._lm_tasks = [
@@ -324,13 +336,13 @@ class Assembler:
         self.assembles += 1
         versions = self._versions
         stale = False
-        dense = self._dense_tasks
+        var = self._var_tasks
         for k, (task, A_i, c_i, _) in enumerate(self.slices):
-            if k < dense and type(task) in _WRITERS:
+            if k < var and type(task) in _WRITERS:
                 task.write_rows(configuration, A_i, c_i)  # type: ignore[attr-defined]
             else:
                 e, J = task.compute_error_and_jacobian(configuration)
-                if k < dense:
+                if k < var:
                     A_i[:] = J
                 c_i[:] = e
             if task._version != versions[k]:
@@ -339,7 +351,8 @@ class Assembler:
             self._refresh_weights()
         c = self.c
         A_dense = self._A_dense
-        A_dense *= self._w_col_dense  # (the diagonal tasks' rows are written weighted)
+        if self._weigh_rows:  # (the constant tasks' rows are written weighted)
+            self._A_var *= self._w_col_var
         mu = damping
         for lm, c_i, w_i in self._lm_tasks:
             we = c_i * w_i
@@ -362,9 +375,9 @@ class Assembler:
         self.mu = mu - damping
 
         if self._single_soft is not None:
-            lim, idx, full, raw, S, hl, hu, hard = self._single_soft
+            lim, idx, full, raw, S, hl, hu, hard, boxes_ = self._single_soft
             lim.compute_stacked_box(configuration, dt, out=raw)
-            self._dynamic_boxes = [(lim, (idx, raw[0], raw[1]))]
+            self._dynamic_boxes = boxes_
             # clip the soft box into the hard box: the merged box is then never empty
             if full:
                 np.maximum(raw, hl, out=self.bounds)

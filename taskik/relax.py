@@ -185,6 +185,7 @@ class Relaxation:
 
 # ------------------------------------------------------------------ the last relaxation
 _LAST: weakref.WeakKeyDictionary[Configuration, Relaxation] = weakref.WeakKeyDictionary()
+_RECORDED = False  # whether _LAST may hold an entry
 
 
 def last_relaxation(configuration: Configuration) -> Relaxation:
@@ -196,10 +197,13 @@ def last_relaxation(configuration: Configuration) -> Relaxation:
 
 def record(configuration: Configuration, relaxation: Relaxation | None) -> None:
     """Keep ``relaxation`` as the last step's on ``configuration`` (None: nothing gave way)."""
+    global _RECORDED
     if relaxation:
         _LAST[configuration] = relaxation
-    elif _LAST:
+        _RECORDED = True
+    elif _RECORDED:  # (a flag: cheaper to test at every step than the weak mapping's length)
         _LAST.pop(configuration, None)
+        _RECORDED = bool(_LAST)
 
 
 # ------------------------------------------------------------------ the least violation

@@ -135,8 +135,10 @@ def chain(n):
 
 @pytest.mark.parametrize("nv", [DIAGONAL_MIN_NV - 1, DIAGONAL_MIN_NV])
 def test_a_posture_goes_on_the_diagonal_from_diagonal_min_nv(monkeypatch, nv):
-    """From nv = DIAGONAL_MIN_NV on (that value included), a trailing posture is asked for
-    its selection and added to P's diagonal; below, it is a dense task. P is the same."""
+    """A trailing posture is asked for its selection once per plan at any nv (its weighted
+    rows are then written once, not every step); from nv = DIAGONAL_MIN_NV on (that value
+    included) it is added to P's diagonal, below it goes through the dense AᵀA. P is the
+    same."""
     model = chain(nv)
     conf = taskik.Configuration(model, np.full(nv, 0.1))
     posture = taskik.PostureTask(cost=0.5)
@@ -144,9 +146,33 @@ def test_a_posture_goes_on_the_diagonal_from_diagonal_min_nv(monkeypatch, nv):
     asked = counting(monkeypatch, taskik.PostureTask, "selection")
     asm = Assembler(conf, [posture], [])
     P, r, *_ = asm.assemble(conf, DT, 0.0)
-    assert len(asked) == (1 if nv >= DIAGONAL_MIN_NV else 0)
+    assert len(asked) == 1
+    assert bool(asm._diagonal) == (nv >= DIAGONAL_MIN_NV)
     assert np.allclose(P, 0.25 * np.eye(nv))
     assert np.allclose(r, 0.25 * 0.1 / DT)
+
+
+@pytest.mark.parametrize("nv", [6, DIAGONAL_MIN_NV])
+def test_constant_rows_follow_a_new_cost_and_unit_weights_between_steps(nv):
+    """The posture's rows are written weighted once per weights: a new cost between two
+    steps gives the new P (and the frame rows, unit-weighted then weighted, follow a new
+    frame cost), equal to a plan built afresh."""
+    model = chain(nv)
+    conf = taskik.Configuration(model, np.full(nv, 0.1))
+    frame = taskik.FrameTask("tip", 1.0, 1.0)
+    frame.set_target(pin.SE3(np.eye(3), np.array([0.05, 0.0, 0.1 * nv - 0.02])))
+    posture = taskik.PostureTask(cost=0.5)
+    posture.set_target(np.zeros(nv))
+    asm = Assembler(conf, [frame, posture], [])
+    asm.assemble(conf, DT, 1e-12)
+    for position_cost, posture_cost in [(2.0, 0.5), (2.0, 3.0), (1.0, 1.0)]:
+        frame.set_position_cost(position_cost)
+        posture.cost = posture_cost
+        P, r, *_ = asm.assemble(conf, DT, 1e-12)
+        P0, r0, *_ = Assembler(conf, [frame, posture], []).assemble(conf, DT, 1e-12)
+        assert np.allclose(P, P0, rtol=1e-12, atol=1e-9) and np.allclose(r, r0, rtol=1e-12)
+        tail = asm.A[6:]
+        assert np.allclose(tail, posture_cost * np.eye(nv))
 
 
 # -------------------------------------------------------------------- one soft box

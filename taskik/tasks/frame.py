@@ -182,11 +182,17 @@ class FrameTask(Task):
     ) -> None:
         """``compute_error_and_jacobian`` written into ``J_out`` and ``e_out`` (the
         step's stacked rows: no intermediate arrays)."""
-        target = require_target(self.target, self)
-        fid = self.frame.id(configuration)
+        target = self.target
+        if target is None:
+            target = require_target(target, self)  # (raises TargetNotSet)
+        ref = self._frame  # (its index, resolved once per model)
+        fid = ref._id if ref._model is configuration.model else ref.id(configuration)
         M = target.actInv(configuration._oMf[fid])
         np.negative(pin.log6(M).vector, out=e_out)
-        np.dot(pin.Jlog6(M), configuration._local_frame_jacobian(fid), out=J_out)
+        J = configuration._frame_jacobians.get(fid)
+        if J is None:
+            J = configuration._local_frame_jacobian(fid)
+        np.dot(pin.Jlog6(M), J, out=J_out)
 
     def __repr__(self) -> str:
         return f"FrameTask({self.frame.name!r}, cost={self._cost.tolist()}, gain={self.gain})"
