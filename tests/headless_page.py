@@ -9,9 +9,12 @@ the browser. The protocol goes over the ``websockets`` package that the viewer e
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
+import os
 import re
+import signal
 import subprocess
 import tempfile
 import time
@@ -44,12 +47,14 @@ class HeadlessPage:
     ) -> None:
         from websockets.sync.client import connect
 
-        self._profile = tempfile.TemporaryDirectory()
+        # Chromium's helper processes may still be writing the profile while they exit
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         self._browser = subprocess.Popen(
             [chromium, *FLAGS, f"--user-data-dir={self._profile.name}", url],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            start_new_session=True,  # its own process group: close() stops every process of it
         )
         try:
             endpoint = self._endpoint(timeout)
@@ -128,15 +133,20 @@ class HeadlessPage:
         socket = getattr(self, "_socket", None)
         if socket is not None:
             socket.close()
-        self._browser.terminate()
+        self._signal_group(signal.SIGTERM)
         try:
             self._browser.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self._browser.kill()
+            self._signal_group(signal.SIGKILL)
             self._browser.wait(timeout=10)
+        self._signal_group(signal.SIGKILL)  # helper processes that outlived the browser
         if self._browser.stderr is not None:
             self._browser.stderr.close()
         self._profile.cleanup()
+
+    def _signal_group(self, sig: signal.Signals) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the whole group has exited
+            os.killpg(self._browser.pid, sig)
 
     def __enter__(self) -> HeadlessPage:
         return self
