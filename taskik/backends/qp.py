@@ -105,8 +105,14 @@ class DaqpWorkspace:
             return np.zeros(0)
         if not self.bound:
             _, x, info = dposv(P, -r)
-            # (an overflowed P, costs near the float range, is left to the checked path)
-            if info == 0 and (x >= lower).all() and (x <= upper).all() and isfinite(P.trace()):
+            # (an overflowed P, costs near the float range, is left to the checked path; one
+            # reduction for the box, NaN fails it; the diagonal summed as a list, cheaper
+            # than numpy's trace: inf or NaN on it makes either sum non-finite)
+            if (
+                info == 0
+                and ((x >= lower) & (x <= upper)).all()
+                and isfinite(sum(P.diagonal().tolist()))
+            ):
                 return x
         x = self._solve(P, r, lower, upper, None)
         if x is not None:
