@@ -52,6 +52,9 @@ def check_solver(solver: str) -> str:
 PROXIMAL_EPS = 1e-6
 
 
+_maximum, _minimum = np.maximum, np.minimum  # (the projection onto the box, per step)
+
+
 @cache
 def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
@@ -102,20 +105,26 @@ class DaqpWorkspace:
             return np.zeros(0)
         if not self.bound:
             _, x, info = dposv(P, -r)
-            # (an overflowed P, costs near the float range, is left to the checked path)
-            if info == 0 and (x >= lower).all() and (x <= upper).all() and isfinite(P.trace()):
+            # (an overflowed P, costs near the float range, is left to the checked path; one
+            # reduction for the box, NaN fails it; the diagonal summed as a list, cheaper
+            # than numpy's trace: inf or NaN on it makes either sum non-finite)
+            if (
+                info == 0
+                and ((x >= lower) & (x <= upper)).all()
+                and isfinite(sum(P.diagonal().tolist()))
+            ):
                 return x
         x = self._solve(P, r, lower, upper, None)
         if x is not None:
-            # (count_nonzero is cheaper than .any() for small n)
-            self.bound = self.lam is not None and int(np.count_nonzero(self.lam)) > 0
+            # (a multiplier list's truth is cheaper than numpy's reductions for small n;
+            # NaN counts as nonzero, as in count_nonzero)
+            self.bound = any(self.lam.tolist())  # type: ignore[union-attr]
             if not self.bound and not ((x >= lower).all() and (x <= upper).all()):
                 # no bound active, yet outside the box: the bounds cross (a warm DAQP takes a
                 # crossed pair as inactive); the checked path names the conflict
                 self.model = None
                 return None
-            np.maximum(x, lower, out=x)
-            np.minimum(x, upper, out=x)
+            _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x
 
     def solve_rows(
@@ -138,8 +147,7 @@ class DaqpWorkspace:
             G if G.flags.c_contiguous else np.ascontiguousarray(G),
         )
         if x is not None:
-            np.maximum(x, lower, out=x)
-            np.minimum(x, upper, out=x)
+            _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x
 
     def solve(
@@ -165,7 +173,7 @@ class DaqpWorkspace:
     ) -> np.ndarray | None:
         n = len(r)
         rows = _empty_rows(n) if A is None else A
-        shape = (n, len(upper), rows.shape[0])
+        shape = (n, len(upper), len(rows))
         model = self.model
         try:
             if model is None or shape != self.shape:
