@@ -221,3 +221,60 @@ def test_an_obstacle_moving_away_gives_no_room_in_advance():
     static = dict(zip(still.row_names(), h_still, strict=True))
     name = "shoulder_pan_joint_link / ball"
     assert away[name] == pytest.approx(static[name], abs=1e-3)
+
+
+def test_a_pair_beyond_the_detection_distance_cannot_be_crossed_in_one_step():
+    """Talos's hand at rest 7 cm from a ball (beyond d_i = 5 cm), sent through it: within
+    its velocity limits the arm can move 11 cm in one 10 ms step. Without a row for the pair
+    the first step went 45 mm into the ball (no lookahead yet: the arm had not moved); the
+    pairs within d_i plus how far the velocity box lets them approach get rows, and d_s
+    holds."""
+    talos = taskik.robots.load("talos")
+    conf = talos.configuration()
+    frame = talos.end_effectors[3]
+    start = conf.get_transform_frame_to_world(frame).translation
+    way = np.array([0.7, 0.0, -0.3]) / np.linalg.norm([0.7, 0.0, -0.3])
+    hand = taskik.PositionTask(frame, cost=1.0, lm_damping=1.0)
+    hand.set_target(start + way)
+    ball = geometry.sphere("ball", 0.1, start + 0.27 * way)
+    limit = CollisionLimit(talos, self_collision=False, obstacles=[ball])
+    assert limit.clearance(conf) + limit.safety_distance > limit.detection_distance
+    base = taskik.BaseVelocityLimit(talos.model, linear=1.0, angular=2.0)
+    limits = [*taskik.limits.default_limits(talos.model), base, limit]
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(talos.q0)
+    for _ in range(5):
+        conf.integrate_inplace(taskik.solve_ik(conf, [hand, posture], DT, limits), DT)
+        assert limit.clearance(conf) > -1e-4
+
+
+def test_the_approach_bound_covers_every_velocity_in_the_box():
+    """``approach_bounds``: for velocities at the corners of the box, over a short step
+    (first order), no pair's distance (self pairs sharing joints, and an obstacle) falls by
+    more than the bound."""
+    from taskik.geometry.bounds import approach_bounds
+    from taskik.geometry.scene import _joint_jacobians
+
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    ball = geometry.sphere("ball", 0.05, [0.5, 0.1, 0.4])
+    limit = CollisionLimit(robot, obstacles=[ball])
+    scene = limit.scene
+    rng = np.random.default_rng(3)
+    eps = 1e-5
+    travel = robot.model.velocityLimit * eps
+    for _ in range(4):
+        q = pin.randomConfiguration(robot.model)
+        conf.update(q)
+        before = scene.distances(conf.data, 0.0, all_pairs=True)
+        centres, _ = scene._world_centres()
+        support = scene._support[scene._joint_of]
+        J = _joint_jacobians(conf.data, robot.model.nv)
+        bound = approach_bounds(J, centres, scene._radii, support, scene.pairs, travel)
+        assert (bound > 0).all()
+        for _ in range(8):
+            v = robot.model.velocityLimit * rng.choice([-1.0, 1.0], robot.model.nv)
+            conf.update(pin.integrate(robot.model, q, v * eps))
+            after = scene.distances(conf.data, 0.0, all_pairs=True)
+            approach = before.distance - after.distance
+            assert (approach <= bound * 1.01 + 1e-7).all()

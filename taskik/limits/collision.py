@@ -235,7 +235,11 @@ class CollisionLimit(Limit):
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         # above 1e10 (a free-flyer's limit is often the largest float): unbounded, and
         # |G| @ v_max would overflow
-        self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), np.minimum(v_max, 1e10), 1e10)
+        bounded = np.isfinite(v_max) & (v_max > 0) & (v_max < 1e10)
+        self._v_max = np.where(bounded, v_max, 1e10)
+        # the columns' speeds that bound how far a pair can approach in a step (0: unbounded,
+        # left to the lookahead; see compute_inequalities)
+        self._travel = np.where(bounded, v_max, 0.0)
         self._last: PairDistances | None = None
         self._last_names: list[str] = []  # the pair names when _last was computed
         # (scene generation, q, near pairs, their loss) at the last compute_inequalities
@@ -309,6 +313,7 @@ class CollisionLimit(Limit):
             all_pairs=long_step,
             lookahead=True,
             step=step,
+            travel=None if long_step else self._travel * dt,
         )
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near, step)  # over the last step
