@@ -412,25 +412,33 @@ class CollisionLimit(Limit):
         # such a pair is held (h = 0) with its tilt rows; closer than d_s it is pushed out by
         # its damper row alone (one row: always feasible, see below).
         inside = near.distance < self.safety_distance
+        # the tilt rows of a pair closer than d_s hold it where it is (h ≥ 0 before the
+        # obstacle's motion): tilting a face contact must not bring any of its points nearer
+        held = np.maximum(h, 0.0)
         if tilt:
             np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
         if extra is not None:
             h += extra
+            held += extra
         G = -near.gradient
         # a pair closer than it should be separates at most at ξ m/s, and at most at half the
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
         reach = 0.5 * (np.abs(G) @ self._v_max)
-        np.maximum(h, -np.minimum(self.speed, reach), out=h)
+        floor = -np.minimum(self.speed, reach)
+        np.maximum(h, floor, out=h)
+        np.maximum(held, floor, out=held)
         if motion is not None:
             h += motion
-        tilted = np.flatnonzero((near.lever > 0) & ~inside) if tilt else np.zeros(0, dtype=int)
+            held += motion
+        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
         pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
         if not len(tilted):
             return G, h, pair
         T = near.lever[tilted, None, None] * near.turn[tilted]  # t × 2 × nv
         faces = [G[tilted] + s1 * T[:, 0] + s2 * T[:, 1] for s1 in (1, -1) for s2 in (1, -1)]
         rows = np.vstack([G, np.stack(faces, axis=1).reshape(-1, G.shape[1])])
-        return rows, np.concatenate([h, np.repeat(h[tilted], 4)]), pair
+        h_tilt = np.where(inside, held, h)[tilted]
+        return rows, np.concatenate([h, np.repeat(h_tilt, 4)]), pair
 
     def row_names(self) -> list[str]:
         """The pairs of the rows last returned by :meth:`compute_inequalities`."""
