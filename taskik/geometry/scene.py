@@ -408,8 +408,9 @@ class CollisionScene:
         ``travel`` (nv,): per velocity column, the most it can move in the coming step
         (``v_max,j · dt``, m or rad; 0 for a column with no bound): the detection distance
         of a pair grows by how much closer its two shapes can come in that step
-        (:func:`approach_bounds`), so that no step within the velocity box carries a pair from
-        beyond the threshold into contact unseen, whatever the last step did.
+        (``approach_bounds`` in ``geometry/bounds.py``), so that no step within the velocity
+        box carries a pair from beyond the threshold into contact unseen, whatever the last
+        step did.
         """
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)

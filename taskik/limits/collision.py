@@ -1,4 +1,8 @@
-"""Collision avoidance (self-collision and obstacles) as inequality rows of the step."""
+"""Collision avoidance (self-collision and obstacles) as inequality rows of the step.
+
+The module is longer than 500 lines because one class holds the rows and the state one step
+tells the next (motion, loss, the rows a report reads back), with their math in its
+docstrings; the distances and bounds are in :mod:`taskik.geometry`."""
 
 from __future__ import annotations
 
@@ -80,12 +84,13 @@ class CollisionLimit(Limit):
 
     Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
     separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started
-    outside its range, the step pushes out instead of failing, and one pair alone never
-    makes the step infeasible (such a pair has no tilt rows) unless an obstacle comes on
-    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps
-    its tilt rows and is held there (``h = 0``) rather than pushed out: a link that only
-    two joints move cannot separate from a face without a rotation, which its tilt rows
-    forbid at first order. When limits do conflict, the
+    outside its range, the step pushes out instead of failing, and that row alone never
+    makes the step infeasible unless an obstacle comes on faster than that (with the tilt
+    rows that hold a face contact, below, a link that cannot separate without turning the
+    face makes the step relax and names the pair). A face contact inside the buffer
+    (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
+    than pushed out: a link that only two joints move cannot separate from a face without a
+    rotation, which its tilt rows forbid at first order. When limits do conflict, the
     default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
     with ``strict=True``, :class:`NoSolutionFound` names them.
 
@@ -99,6 +104,18 @@ class CollisionLimit(Limit):
     sphere (a point contact) do not need them. They cost about 0.2 ms per Talos step.
 
     A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
+    A pair closer than ``d_s`` keeps its tilt rows, held (``h ≥ 0`` before the obstacle's
+    motion): turning a hull face must not bring another of its vertices nearer while the
+    damper row, at the closest vertex, pushes out.
+
+    Which pairs get rows: those within ``d_i``, widened by the lookahead (twice how far each
+    shape moved in the last step) and by how much closer the velocity box ``|v_j| ≤ v_max,j``
+    lets the two shapes come in this step, ``Σ_j v_max,j dt · (lever of shape a or b about
+    column j)`` from the joint Jacobians
+    (``approach_bounds`` in ``geometry/bounds.py``), so no step within the model's velocity
+    limits carries a pair from beyond its threshold into contact. Columns without a finite
+    velocity limit in the model (a free-flyer's; a ``BaseVelocityLimit`` is not seen here)
+    are left to the lookahead.
 
     A moving obstacle: its closest point's displacement along the normal over the last
     step, ``m = n·δ_b`` (from the pose values between steps), is assumed to repeat at its
@@ -400,7 +417,7 @@ class CollisionLimit(Limit):
         than the robot can escape makes the row infeasible, so that the step relaxes it and
         names the pair, rather than letting the obstacle through unreported.
 
-        Per pair, the damper row and, unless a body is a sphere or the pair is closer than d_s,
+        Per pair, the damper row and, unless a body is a sphere,
         four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
         against each other must be paid for by moving apart, since a rotation of a face
         contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
@@ -409,8 +426,8 @@ class CollisionLimit(Limit):
         h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
         # Inside the buffer (d_s ≤ d < d_s + buffer) the tilt rows, which pay for any rotation
         # of a face contact, may leave no way to separate (a link moved by two joints only):
-        # such a pair is held (h = 0) with its tilt rows; closer than d_s it is pushed out by
-        # its damper row alone (one row: always feasible, see below).
+        # such a pair is held (h = 0) with its tilt rows; closer than d_s its damper row pushes
+        # it out (alone, always feasible, see below) while its tilt rows hold it (``held``).
         inside = near.distance < self.safety_distance
         # the tilt rows of a pair closer than d_s hold it where it is (h ≥ 0 before the
         # obstacle's motion): tilting a face contact must not bring any of its points nearer
