@@ -24,8 +24,10 @@ difference (m) and the steps whose near pairs differ (no timing).
 
 ``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
 capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
-then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, the
-non-finite distances, the exceptions by kind (no timing).
+then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, split
+into reported ones (the step's relaxation named the pair, or an earlier one did and it has not
+come closer since) and not reported ones, the non-finite distances, the exceptions by kind (no
+timing).
 """
 
 from __future__ import annotations
@@ -256,7 +258,15 @@ def soak(steps: int) -> None:
     from taskik.exceptions import NoSolutionFound
 
     rng = np.random.default_rng(0)
-    counts = {"steps": 0, "closer": 0, "nan": 0, "no solution": 0, "other errors": 0}
+    counts = {
+        "steps": 0,
+        "closer": 0,
+        "closer, reported": 0,
+        "closer, NOT reported": 0,
+        "nan": 0,
+        "no solution": 0,
+        "other errors": 0,
+    }
     for robot_name in ("panda", "talos"):
         done = 0
         while done < steps:
@@ -285,6 +295,9 @@ def soak(steps: int) -> None:
             posture = taskik.PostureTask(1e-2)
             posture.set_target(robot.q0)
             limits = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model), limit]
+            names = np.array(limit.pair_names)
+            d_before = np.full(len(names), np.inf)
+            wake = np.zeros(len(names), dtype=bool)  # named by a relaxation, not back at d_s
             for _ in range(200):
                 for obstacle, velocity in zip(obstacles, velocities, strict=True):
                     if velocity.any():
@@ -297,12 +310,28 @@ def soak(steps: int) -> None:
                 except Exception:  # noqa: BLE001 - counted
                     counts["other errors"] += 1
                     break
+                relaxation = taskik.last_relaxation(conf)
+                named = np.isin(names, [r.row for r in relaxation.rows] if relaxation else [])
+                wake |= named
                 conf.integrate_inplace(v, DT)
-                every = limit.distances(conf, all_pairs=True).distance
+                found = limit.distances(conf, all_pairs=True)
+                every = found.distance
+                d_after = np.full(len(names), np.inf)
+                d_after[found.pairs] = every
                 counts["steps"] += 1
                 done += 1
                 counts["nan"] += int(not np.all(np.isfinite(every)))
-                counts["closer"] += int(every.min() < limit.safety_distance - 1e-4)
+                # closer than d_s − 0.1 mm: reported when this step's relaxation named the pair,
+                # or an earlier one did and it has not come closer since (pushed out)
+                close = d_after < limit.safety_distance - 1e-4
+                if close.any():
+                    counts["closer"] += 1
+                    reported = named | (wake & (d_after >= d_before - 1e-4))
+                    counts[
+                        "closer, NOT reported" if (close & ~reported).any() else "closer, reported"
+                    ] += 1
+                wake &= close
+                d_before = d_after
         print(robot_name, counts)
 
 

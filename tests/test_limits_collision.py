@@ -348,13 +348,13 @@ def test_it_composes_with_the_other_limits():
 
 
 def test_a_damper_the_acceleration_limit_cannot_follow_is_a_named_conflict():
-    # the damper asks a fast pair to slow down within a step or two; with 25 rad/s² the
+    # the damper asks a fast pair to slow down within a step or two; with 10 rad/s² the
     # arm cannot brake that hard, and the error says which pair could not be kept (the
-    # lookahead, which counts a link's rotation, gives the pair its row a step early: at
-    # 50 rad/s² the arm now brakes in time; it fails from 40 rad/s² down)
+    # lookahead and the bound on how far the velocity box lets a pair approach give the
+    # pair its row early: at 15 rad/s² and above the arm now brakes in time)
     robot, conf, _, limit, tasks, _ = arm_and_ball(self_collision=False)
     model = robot.model
-    limits = [taskik.VelocityLimit(model), taskik.AccelerationLimit(model, 25.0), limit]
+    limits = [taskik.VelocityLimit(model), taskik.AccelerationLimit(model, 10.0), limit]
     with pytest.raises(NoSolutionFound, match="/ ball"):
         run(conf, tasks, limits, 300, limit, strict=True)
 

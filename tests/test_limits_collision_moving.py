@@ -221,3 +221,119 @@ def test_an_obstacle_moving_away_gives_no_room_in_advance():
     static = dict(zip(still.row_names(), h_still, strict=True))
     name = "shoulder_pan_joint_link / ball"
     assert away[name] == pytest.approx(static[name], abs=1e-3)
+
+
+def test_a_pair_beyond_the_detection_distance_cannot_be_crossed_in_one_step():
+    """Talos's hand at rest 7 cm from a ball (beyond d_i = 5 cm), sent through it: within
+    its velocity limits the arm can move 11 cm in one 10 ms step. Without a row for the pair
+    the first step went 45 mm into the ball (no lookahead yet: the arm had not moved); the
+    pairs within d_i plus how far the velocity box lets them approach get rows, and d_s
+    holds."""
+    talos = taskik.robots.load("talos")
+    conf = talos.configuration()
+    frame = talos.end_effectors[3]
+    start = conf.get_transform_frame_to_world(frame).translation
+    way = np.array([0.7, 0.0, -0.3]) / np.linalg.norm([0.7, 0.0, -0.3])
+    hand = taskik.PositionTask(frame, cost=1.0, lm_damping=1.0)
+    hand.set_target(start + way)
+    ball = geometry.sphere("ball", 0.1, start + 0.27 * way)
+    limit = CollisionLimit(talos, self_collision=False, obstacles=[ball])
+    assert limit.clearance(conf) + limit.safety_distance > limit.detection_distance
+    base = taskik.BaseVelocityLimit(talos.model, linear=1.0, angular=2.0)
+    limits = [*taskik.limits.default_limits(talos.model), base, limit]
+    posture = taskik.PostureTask(cost=1e-2)
+    posture.set_target(talos.q0)
+    for _ in range(5):
+        conf.integrate_inplace(taskik.solve_ik(conf, [hand, posture], DT, limits), DT)
+        assert limit.clearance(conf) > -1e-4
+
+
+def test_the_approach_bound_covers_every_velocity_in_the_box():
+    """``approach_bounds``: for velocities at the corners of the box, over a short step
+    (first order), no pair's distance (self pairs sharing joints, and an obstacle) falls by
+    more than the bound."""
+    from taskik.geometry.bounds import approach_bounds
+    from taskik.geometry.scene import _joint_jacobians
+
+    robot = taskik.robots.load("panda")
+    conf = robot.configuration()
+    ball = geometry.sphere("ball", 0.05, [0.5, 0.1, 0.4])
+    limit = CollisionLimit(robot, obstacles=[ball])
+    scene = limit.scene
+    rng = np.random.default_rng(3)
+    eps = 1e-5
+    travel = robot.model.velocityLimit * eps
+    for _ in range(4):
+        q = pin.randomConfiguration(robot.model)
+        conf.update(q)
+        before = scene.distances(conf.data, 0.0, all_pairs=True)
+        centres, _ = scene._world_centres()
+        support = scene._support[scene._joint_of]
+        J = _joint_jacobians(conf.data, robot.model.nv)
+        bound = approach_bounds(J, centres, scene._radii, support, scene.pairs, travel)
+        assert (bound > 0).all()
+        for _ in range(8):
+            v = robot.model.velocityLimit * rng.choice([-1.0, 1.0], robot.model.nv)
+            conf.update(pin.integrate(robot.model, q, v * eps))
+            after = scene.distances(conf.data, 0.0, all_pairs=True)
+            approach = before.distance - after.distance
+            assert (approach <= bound * 1.01 + 1e-7).all()
+
+
+def test_a_face_contact_inside_d_s_cannot_come_closer_unreported():
+    """A seeded moment of the moving-obstacle soak: a slab coming down at 4 cm/s on the
+    Panda's second link, which only the first two joints move, already inside ``d_s``. The
+    closest point alternates between a hull vertex no joint moves along the normal (its row
+    ``0·v ≤ h < 0`` is relaxed and named) and a neighbour of the same face, whose row the
+    step met at first order while turning the face brought the first vertex nearer: three
+    steps ended closer, unreported. The tilt rows of a pair closer than ``d_s`` now hold it
+    (no point within the lever may approach, beyond what the obstacle's motion forces), so
+    every step that brings it closer names it."""
+    robot = taskik.robots.load("panda")
+    q = [-1.50775559, -1.62975131, 1.53553349, -0.7775728, 2.4796858, 2.04111686, 0.785]
+    conf = robot.configuration(np.array(q))
+    # the slab's centre over the 45 steps (a swing, to 0.014 mm)
+    path = np.array(
+        [
+            [5.03248246e-06, 2.94574741e-06, -4.26654631e-06],
+            [3.59008222e-04, 2.10144307e-04, -3.04367718e-04],
+            [1.83529173e-01, -8.79103681e-02, 4.30201940e-01],
+        ]
+    )
+
+    def at(k: int) -> np.ndarray:
+        return path[0] * k * k + path[1] * k + path[2]
+
+    slab = geometry.box("slab", [0.37035052, 0.3543889, 0.04791242], at(0))
+    table = geometry.halfspace("table", [0.0, 0.0, 1.0], 0.0)
+    limit = CollisionLimit(robot, obstacles=[table, slab])
+    hand = taskik.PositionTask("panda_hand", 1.0)
+    hand.set_target([0.303, 0.7868, 0.2659])
+    posture = taskik.PostureTask(1e-3)
+    posture.set_target(robot.q0)
+    limits = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model), limit]
+    names = limit.pair_names
+
+    def distances() -> np.ndarray:
+        every = limit.distances(conf, all_pairs=True)
+        d = np.full(len(names), np.inf)
+        d[every.pairs] = every.distance
+        return d
+
+    before = distances()
+    closer = unreported = 0
+    for k in range(45):
+        if k == 10:
+            hand.set_target([0.5477, 0.5822, 0.3847])
+        slab.move_to(at(k + 1))
+        v = taskik.solve_ik(conf, [hand, posture], DT, limits)
+        relaxation = taskik.last_relaxation(conf)
+        named = {r.row for r in relaxation.rows} if relaxation else set()
+        conf.integrate_inplace(v, DT)
+        after = distances()
+        for i in np.flatnonzero((after < limit.safety_distance - 1e-4) & (after < before - 1e-4)):
+            closer += 1
+            unreported += names[i] not in named
+        before = after
+    assert closer >= 3  # the slab does push the link in
+    assert unreported == 0

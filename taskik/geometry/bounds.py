@@ -97,3 +97,44 @@ def shape_moves(
     turn = np.sqrt(np.maximum(3.0 - np.einsum("kij,kij->k", R, R0), 0.0))
     shift = centre - centre0
     return np.sqrt(np.einsum("ij,ij->i", shift, shift)) + radii * turn
+
+
+def approach_bounds(
+    J: np.ndarray,
+    centres: np.ndarray,
+    radii: np.ndarray,
+    support: np.ndarray,
+    pairs: np.ndarray,
+    travel: np.ndarray,
+) -> np.ndarray:
+    """Per pair ``(a, b)`` of shapes, a bound on how much closer the two shapes can come in
+    one step whose velocity ``v`` lies in the box ``|v_j| ≤ travel_j / dt`` (``travel``:
+    per velocity column, the most it can move in the step, ``v_max,j · dt``; 0 for a column
+    left out). A point ``p`` of a body moves at ``ṗ = Σ_j (J_v,j + J_ω,j × p) v_j`` over
+    its supporting columns (world-frame joint Jacobian ``J``, 6 × nv); for ``p`` within the
+    bounding sphere (world centre ``c``, radius ``r``), ``|J_v,j + J_ω,j × p| ≤ s_j =
+    |J_v,j + J_ω,j × c| + r |J_ω,j|``. A column that moves one shape only moves the pair
+    apart or together by at most ``s_j travel_j``; one that moves both (their common
+    ancestors) turns the pair as one body, by at most ``|J_ω,j| travel_j (|c_a − c_b| + r_a
+    + r_b)``. Summed over the columns: first order in the step (the Jacobians at its start).
+
+    ``centres`` (n × 3, world), ``radii`` (n,), ``support`` (n × nv, bool: the columns that
+    move each shape; all False for an obstacle), ``pairs`` (k × 2). Returns (k,), m.
+    """
+    Jv, Jw = J[:3], J[3:6]
+    c = centres
+    # J_v,j + J_ω,j × c per shape and column: three n × nv arrays
+    x = Jv[0] + Jw[1] * c[:, 2, None] - Jw[2] * c[:, 1, None]
+    y = Jv[1] + Jw[2] * c[:, 0, None] - Jw[0] * c[:, 2, None]
+    z = Jv[2] + Jw[0] * c[:, 1, None] - Jw[1] * c[:, 0, None]
+    turn = np.sqrt(np.einsum("ij,ij->j", Jw, Jw)) * travel  # |J_ω,j| travel_j
+    per_shape = (np.sqrt(x * x + y * y + z * z) * travel + radii[:, None] * turn) * support
+    a, b = pairs[:, 0], pairs[:, 1]
+    ma, mb = support[a], support[b]
+    both = ma & mb
+    own = np.where(both, 0.0, per_shape[a] + per_shape[b]).sum(axis=1)
+    if not both.any():
+        return own
+    gap = c[a] - c[b]
+    spread = np.sqrt(np.einsum("ij,ij->i", gap, gap)) + radii[a] + radii[b]
+    return own + (both @ turn) * spread

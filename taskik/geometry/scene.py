@@ -35,6 +35,7 @@ from .bounds import (
     _bounding_sphere,
     _cross,
     _segment_distances,
+    approach_bounds,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -389,6 +390,7 @@ class CollisionScene:
         detection_distance: float,
         lookahead: bool = False,
         step: object = None,
+        travel: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Indices (into ``self.pairs``) of the pairs whose bounding spheres are closer than
         their detection distance, and that distance per pair; half-spaces are always near
@@ -402,6 +404,13 @@ class CollisionScene:
         ``step``: the caller's key of the step (its q as bytes; None: every call is a new
         step); a call with the same key and the same placements repeats the last step's
         growth. Obstacles keep their history by name when others are added or removed.
+
+        ``travel`` (nv,): per velocity column, the most it can move in the coming step
+        (``v_max,j · dt``, m or rad; 0 for a column with no bound): the detection distance
+        of a pair grows by how much closer its two shapes can come in that step
+        (``approach_bounds`` in ``geometry/bounds.py``), so that no step within the velocity
+        box carries a pair from beyond the threshold into contact unseen, whatever the last
+        step did.
         """
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
@@ -414,6 +423,10 @@ class CollisionScene:
         if lookahead:
             moved = self._moves(step)
             threshold += 2.0 * (moved[a] + moved[b])
+        if travel is not None and travel.any():
+            support = self._support[self._joint_of]
+            J = _joint_jacobians(data, self.model.nv)
+            threshold += approach_bounds(J, centres, self._radii, support, self.pairs, travel)
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
@@ -431,10 +444,11 @@ class CollisionScene:
         all_pairs: bool = False,
         lookahead: bool = False,
         step: object = None,
+        travel: np.ndarray | None = None,
     ) -> PairDistances:
         """Signed distances, closest points, normals and distance gradients of the pairs
-        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead`` and
-        ``step``: see :meth:`near_pairs`).
+        closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead``,
+        ``step`` and ``travel``: see :meth:`near_pairs`).
 
         ``data`` must hold the joint placements and joint Jacobians of the configuration
         (``Configuration.update`` computes both).
@@ -444,7 +458,9 @@ class CollisionScene:
             candidates = np.arange(len(self.pairs))
             threshold = np.full(len(candidates), np.inf)
         else:
-            candidates, threshold = self.near_pairs(data, detection_distance, lookahead, step)
+            candidates, threshold = self.near_pairs(
+                data, detection_distance, lookahead, step, travel
+            )
             # the pairs whose distance is known to be at least their threshold are skipped:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
             maybe = (self._lower[candidates] < threshold) | self._flat[candidates]

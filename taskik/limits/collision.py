@@ -1,4 +1,8 @@
-"""Collision avoidance (self-collision and obstacles) as inequality rows of the step."""
+"""Collision avoidance (self-collision and obstacles) as inequality rows of the step.
+
+The module is longer than 500 lines because one class holds the rows and the state one step
+tells the next (motion, loss, the rows a report reads back), with their math in its
+docstrings; the distances and bounds are in :mod:`taskik.geometry`."""
 
 from __future__ import annotations
 
@@ -80,12 +84,13 @@ class CollisionLimit(Limit):
 
     Starting closer than ``d_s`` (or in penetration, ``d < 0``), the row asks the pair to
     separate at ``k (d_s + buffer − d)``, at most ``ξ`` m/s: like the position limit started
-    outside its range, the step pushes out instead of failing, and one pair alone never
-    makes the step infeasible (such a pair has no tilt rows) unless an obstacle comes on
-    faster than that. A face contact inside the buffer (``d_s ≤ d < d_s + buffer``) keeps
-    its tilt rows and is held there (``h = 0``) rather than pushed out: a link that only
-    two joints move cannot separate from a face without a rotation, which its tilt rows
-    forbid at first order. When limits do conflict, the
+    outside its range, the step pushes out instead of failing, and that row alone never
+    makes the step infeasible unless an obstacle comes on faster than that (with the tilt
+    rows that hold a face contact, below, a link that cannot separate without turning the
+    face makes the step relax and names the pair). A face contact inside the buffer
+    (``d_s ≤ d < d_s + buffer``) keeps its tilt rows and is held there (``h = 0``) rather
+    than pushed out: a link that only two joints move cannot separate from a face without a
+    rotation, which its tilt rows forbid at first order. When limits do conflict, the
     default step relaxes the rows that give way (:mod:`taskik.relax`) and names the pairs;
     with ``strict=True``, :class:`NoSolutionFound` names them.
 
@@ -99,6 +104,18 @@ class CollisionLimit(Limit):
     sphere (a point contact) do not need them. They cost about 0.2 ms per Talos step.
 
     A pair with a half-space (no bounding sphere) takes the other body's radius as its lever.
+    A pair closer than ``d_s`` keeps its tilt rows, held (``h ≥ 0`` before the obstacle's
+    motion): turning a hull face must not bring another of its vertices nearer while the
+    damper row, at the closest vertex, pushes out.
+
+    Which pairs get rows: those within ``d_i``, widened by the lookahead (twice how far each
+    shape moved in the last step) and by how much closer the velocity box ``|v_j| ≤ v_max,j``
+    lets the two shapes come in this step, ``Σ_j v_max,j dt · (lever of shape a or b about
+    column j)`` from the joint Jacobians
+    (``approach_bounds`` in ``geometry/bounds.py``), so no step within the model's velocity
+    limits carries a pair from beyond its threshold into contact. Columns without a finite
+    velocity limit in the model (a free-flyer's; a ``BaseVelocityLimit`` is not seen here)
+    are left to the lookahead.
 
     A moving obstacle: its closest point's displacement along the normal over the last
     step, ``m = n·δ_b`` (from the pose values between steps), is assumed to repeat at its
@@ -235,7 +252,11 @@ class CollisionLimit(Limit):
         v_max = np.asarray(self.model.velocityLimit, dtype=float)
         # above 1e10 (a free-flyer's limit is often the largest float): unbounded, and
         # |G| @ v_max would overflow
-        self._v_max = np.where(np.isfinite(v_max) & (v_max > 0), np.minimum(v_max, 1e10), 1e10)
+        bounded = np.isfinite(v_max) & (v_max > 0) & (v_max < 1e10)
+        self._v_max = np.where(bounded, v_max, 1e10)
+        # the columns' speeds that bound how far a pair can approach in a step (0: unbounded,
+        # left to the lookahead; see compute_inequalities)
+        self._travel = np.where(bounded, v_max, 0.0)
         self._last: PairDistances | None = None
         self._last_names: list[str] = []  # the pair names when _last was computed
         # (scene generation, q, near pairs, their loss) at the last compute_inequalities
@@ -309,6 +330,7 @@ class CollisionLimit(Limit):
             all_pairs=long_step,
             lookahead=True,
             step=step,
+            travel=None if long_step else self._travel * dt,
         )
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near, step)  # over the last step
@@ -395,7 +417,7 @@ class CollisionLimit(Limit):
         than the robot can escape makes the row infeasible, so that the step relaxes it and
         names the pair, rather than letting the obstacle through unreported.
 
-        Per pair, the damper row and, unless a body is a sphere or the pair is closer than d_s,
+        Per pair, the damper row and, unless a body is a sphere,
         four rows ``(g_a − g_b) v ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel ≤ h``: tilting the two bodies
         against each other must be paid for by moving apart, since a rotation of a face
         contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
@@ -404,28 +426,36 @@ class CollisionLimit(Limit):
         h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
         # Inside the buffer (d_s ≤ d < d_s + buffer) the tilt rows, which pay for any rotation
         # of a face contact, may leave no way to separate (a link moved by two joints only):
-        # such a pair is held (h = 0) with its tilt rows; closer than d_s it is pushed out by
-        # its damper row alone (one row: always feasible, see below).
+        # such a pair is held (h = 0) with its tilt rows; closer than d_s its damper row pushes
+        # it out (alone, always feasible, see below) while its tilt rows hold it (``held``).
         inside = near.distance < self.safety_distance
+        # the tilt rows of a pair closer than d_s hold it where it is (h ≥ 0 before the
+        # obstacle's motion): tilting a face contact must not bring any of its points nearer
+        held = np.maximum(h, 0.0)
         if tilt:
             np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
         if extra is not None:
             h += extra
+            held += extra
         G = -near.gradient
         # a pair closer than it should be separates at most at ξ m/s, and at most at half the
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
         reach = 0.5 * (np.abs(G) @ self._v_max)
-        np.maximum(h, -np.minimum(self.speed, reach), out=h)
+        floor = -np.minimum(self.speed, reach)
+        np.maximum(h, floor, out=h)
+        np.maximum(held, floor, out=held)
         if motion is not None:
             h += motion
-        tilted = np.flatnonzero((near.lever > 0) & ~inside) if tilt else np.zeros(0, dtype=int)
+            held += motion
+        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
         pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
         if not len(tilted):
             return G, h, pair
         T = near.lever[tilted, None, None] * near.turn[tilted]  # t × 2 × nv
         faces = [G[tilted] + s1 * T[:, 0] + s2 * T[:, 1] for s1 in (1, -1) for s2 in (1, -1)]
         rows = np.vstack([G, np.stack(faces, axis=1).reshape(-1, G.shape[1])])
-        return rows, np.concatenate([h, np.repeat(h[tilted], 4)]), pair
+        h_tilt = np.where(inside, held, h)[tilted]
+        return rows, np.concatenate([h, np.repeat(h_tilt, 4)]), pair
 
     def row_names(self) -> list[str]:
         """The pairs of the rows last returned by :meth:`compute_inequalities`."""
