@@ -91,7 +91,7 @@ from .exceptions import InvalidInput, NoSolutionFound, check_bool, check_positiv
 from .limits.limit import Limit
 from .nullspace import LevelSplit, constraint_rows, null_basis
 from .problem import Assembler
-from .relax import Relaxation, record, relaxed_rows, rest_within
+from .relax import Relaxation, record, relaxable, relaxed_rows, rest_within
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
@@ -532,7 +532,7 @@ def solve_hierarchy(
                 relaxation.fallback = True  # (the relaxed rows fail too: least violation)
                 v, shares = v_least, None
                 break
-            if G is None or not all(x is None or np.isfinite(x).all() for x in (h, lb, ub)):
+            if G is None or not relaxable(h, lb, ub):
                 raise  # (no rows to relax, or NaN limits: the error names them)
             h_relaxed, v_least, relaxation = relaxed_rows(G, h, lb, ub, asm.row_limits, dt)
             if h_relaxed is None:  # (even the least violation fails: rest within the box)

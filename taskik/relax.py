@@ -256,6 +256,15 @@ def _tier_qp(
     return None
 
 
+def relaxable(h: np.ndarray | None, lb: np.ndarray | None, ub: np.ndarray | None) -> bool:
+    """Whether the rows ``G v ≤ h`` of a failed QP can be relaxed: no NaN in ``h`` or the box
+    and no row that no ``v`` can meet (``h = −inf``); an unbounded velocity (a floating
+    base's ±inf box) is relaxed like any other."""
+    if h is not None and not bool((h > -np.inf).all()):
+        return False
+    return not any(x is not None and bool(np.isnan(x).any()) for x in (lb, ub))
+
+
 def least_violation(
     G: np.ndarray,
     h: np.ndarray,

@@ -17,7 +17,7 @@ from .hierarchy import solve_hierarchy
 from .limits import default_limits
 from .limits.limit import Limit
 from .problem import MIN_DT, Assembler, QPArrays, check_dt, get_assembler
-from .relax import Relaxation, record, relaxed_rows, rest_within
+from .relax import Relaxation, record, relaxable, relaxed_rows, rest_within
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
 from .validation import check_damping, check_levels, check_tasks, is_hierarchy
@@ -382,7 +382,7 @@ def _relaxed_step(
     best step within the least-relaxed rows (:mod:`taskik.relax`). Raises ``error`` again
     when no row had to give way (the failure was the solver's, not a conflict)."""
     P, r, G, h, lb, ub = qp
-    if not all(x is None or bool(np.isfinite(x).all()) for x in (h, lb, ub)):
+    if not relaxable(h, lb, ub):
         raise error  # (NaN limits: nothing to relax, the error names them)
     h_relaxed, v_least, relaxation = relaxed_rows(G, h, lb, ub, asm.row_limits, dt)
     relaxation.bounds = list(asm.resolved)

@@ -376,3 +376,21 @@ def test_a_joint_outside_its_range_still_returns_while_rows_give_way(ur5):
     assert row.row == "v0 >= 0.1" and row.slack == pytest.approx(0.1 - v[0], abs=1e-7)
     with pytest.raises(NoSolutionFound, match="v0 >= 0.1"):
         taskik.solve_ik(conf, [posture(ur5, 0.0)], DT, limits, strict=True)
+
+
+@pytest.mark.parametrize("levels", [False, True])
+def test_a_floating_base_without_speed_caps_still_gets_a_relaxed_step(levels):
+    """The box of a floating base is unbounded (±inf): the conflicting rows give way as on a
+    fixed base (the relaxation refused any infinite bound, and the loop stopped)."""
+    robot = taskik.robots.load("humanoid")
+    conf = robot.configuration()
+    task = PostureTask()
+    task.set_target(robot.q0)
+    limits = [wall(robot.model.nv), *taskik.limits.default_limits(robot.model)]
+    tasks = [[task]] if levels else [task]
+    v = taskik.solve_ik(conf, tasks, DT, limits)
+    assert np.isfinite(v).all() and abs(v[0]) < 1e-6
+    rows = last_relaxation(conf).rows
+    assert sorted(r.row for r in rows) == ["v0 <= -0.1", "v0 >= 0.1"]
+    with pytest.raises(NoSolutionFound):
+        taskik.solve_ik(conf, tasks, DT, limits, strict=True)
