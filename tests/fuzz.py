@@ -72,6 +72,7 @@ from typing import Any
 
 import numpy as np
 import pinocchio as pin
+from mjcf_models import BALL_ARM, TWO_HINGES
 
 import taskik
 from taskik import metrics, steps
@@ -6661,37 +6662,13 @@ def gen_viewer(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
 
 # --------------------------------------------------------------- taskik.mjcf (MuJoCo)
-#: A free joint, a ball joint and a hinge, a site, a geom, a mocap body and a plain body: the
-#: MJCF model of the mjcf cases (the quaternion order matters for the first two).
-MJCF_BALL_ARM = """<mujoco model="ball_arm">
-  <worldbody>
-    <body name="base" pos="0 0 0.5">
-      <freejoint name="root"/>
-      <geom name="base_geom" type="box" size="0.1 0.1 0.1"/>
-      <body name="upper" pos="0 0 0.2">
-        <joint name="shoulder" type="ball"/>
-        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.03"/>
-        <body name="lower" pos="0 0 0.3">
-          <joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
-          <geom name="forearm" type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-          <site name="tip" pos="0.3 0 0"/>
-        </body>
-      </body>
-    </body>
-    <body name="target" mocap="true" pos="0.2 0.1 0.9" quat="0.9238795 0 0.3826834 0"/>
-    <body name="plain" pos="1 0 0"/>
-  </worldbody>
-</mujoco>
-"""
-
-
 class MjcfWorld:
     """The MJCF model of the mjcf cases: Pinocchio's, and MuJoCo's when MuJoCo is installed
     (``mujoco`` None otherwise: the cases that need it are not generated)."""
 
     def __init__(self, tmp: Path) -> None:
         path = tmp / "mjcf_ball_arm.xml"
-        path.write_text(MJCF_BALL_ARM)
+        path.write_text(BALL_ARM)
         self.path = path
         self.model = pin.buildModelFromMJCF(str(path))
         try:
@@ -7668,24 +7645,6 @@ def _other_name(other: Bot, model: pin.Model) -> str:
 
 # ------------------------------------------------------------------------- running
 # ------------------------------------------------- mink's call shapes, targets, composite joints
-MJCF_TWO_HINGES = """<mujoco model="two_hinges">
-  <compiler angle="radian"/>
-  <worldbody>
-    <body name="link1" pos="0 0 0.1">
-      <joint name="j1" type="hinge" axis="0 0 1" range="-0.5 0.5"/>
-      <joint name="j2" type="hinge" axis="0 1 0" range="-0.3 0.4"/>
-      <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
-      <body name="link2" pos="0 0 0.3">
-        <joint name="j3" type="hinge" axis="0 1 0" range="-1 1"/>
-        <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
-        <site name="tip" pos="0 0 0.3"/>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
-
-
 def _extreme_any(muts: list[Mut]) -> list[Mut]:
     """The accepted mutations of a huge magnitude (±1e300, 2e14) as ``any``: valid, but
     a step at those bounds may fairly be refused."""
@@ -8005,7 +7964,7 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # joint_limits="clip" keeps the hinges of a composite joint in range (once per robot)
     path = w.tmp / "two_hinges.xml"
     if not path.exists():
-        path.write_text(MJCF_TWO_HINGES)
+        path.write_text(TWO_HINGES)
     mjcf_model = pin.buildModelFromMJCF(str(path))
     for k in range(3):
         goal = rng.uniform(-2.0, 2.0, 3)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 import pytest
+from mjcf_models import BALL_ARM
 
 import taskik
 
@@ -97,31 +98,6 @@ def test_mjcf_keyframes_arrive_with_the_quaternion_reordered():
     pin.framesForwardKinematics(model, data, turned)
     yaw = pin.rpy.matrixToRpy(data.oMf[model.getFrameId("pelvis")].rotation)[2]
     assert abs(yaw - np.pi / 4) < 1e-5  # a quarter of a half turn about z, as MuJoCo reads it
-
-
-BALL_ARM = """<mujoco model="ball_arm">
-  <worldbody>
-    <body name="base" pos="0 0 0.5">
-      <freejoint name="root"/>
-      <geom type="box" size="0.1 0.1 0.1"/>
-      <body name="upper" pos="0 0 0.2">
-        <joint name="shoulder" type="ball"/>
-        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.03"/>
-        <body name="lower" pos="0 0 0.3">
-          <joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
-          <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-          <site name="tip" pos="0.3 0 0"/>
-        </body>
-      </body>
-    </body>
-    <body name="target" mocap="true" pos="0.2 0.1 0.9"/>
-    <body name="plain" pos="1 0 0"/>
-  </worldbody>
-  <keyframe>
-    <key name="bent" qpos="0.1 0.2 0.6 0.9238795 0 0.3826834 0  0.8660254 0.5 0 0  0.7"/>
-  </keyframe>
-</mujoco>
-"""
 
 
 @pytest.fixture

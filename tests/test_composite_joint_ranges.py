@@ -6,31 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from mjcf_models import TWO_HINGES
 
 import taskik
 from taskik.configuration import PositionRanges
 from taskik.posture.joint_limits import JointLimits
-
-# link1 holds two hinges (one composite joint in Pinocchio), link2 one more hinge. Angles in
-# radians (MJCF's default unit is the degree).
-TWO_HINGES = """<mujoco model="two_hinges">
-  <compiler angle="radian"/>
-  <worldbody>
-    <body name="base">
-      <body name="link1" pos="0 0 0.1">
-        <joint name="j1" type="hinge" axis="0 0 1" range="-0.5 0.5"/>
-        <joint name="j2" type="hinge" axis="0 1 0" range="-0.3 0.4"/>
-        <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
-        <body name="link2" pos="0 0 0.3">
-          <joint name="j3" type="hinge" axis="0 1 0" range="-1 1"/>
-          <geom type="capsule" size="0.02" fromto="0 0 0 0 0 0.3" mass="1"/>
-          <site name="tip" pos="0 0 0.3"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pinocchio as pin
 import pytest
+from mjcf_models import BALL_ARM
 
 import taskik
 from taskik import mjcf
@@ -211,31 +212,6 @@ def test_move_mocap_to_frame_is_minks_function_at_the_top_level():
 
 
 # ------------------------------------------------------------------ with MuJoCo
-BALL_ARM = """<mujoco model="ball_arm">
-  <worldbody>
-    <body name="base" pos="0 0 0.5">
-      <freejoint name="root"/>
-      <geom name="base_geom" type="box" size="0.1 0.1 0.1"/>
-      <body name="upper" pos="0 0 0.2">
-        <joint name="shoulder" type="ball"/>
-        <geom type="capsule" fromto="0 0 0 0 0 0.3" size="0.03"/>
-        <body name="lower" pos="0 0 0.3">
-          <joint name="elbow" type="hinge" axis="0 1 0" range="-2 2"/>
-          <geom name="forearm" type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
-          <site name="tip" pos="0.3 0 0" quat="0.9238795 0 0.3826834 0"/>
-        </body>
-      </body>
-    </body>
-    <body name="target" mocap="true" pos="0.2 0.1 0.9"/>
-    <body name="plain" pos="1 0 0"/>
-  </worldbody>
-  <keyframe>
-    <key name="bent" qpos="0.1 0.2 0.6 0.9238795 0 0.3826834 0  0.8660254 0.5 0 0  0.7"/>
-  </keyframe>
-</mujoco>
-"""
-
-
 @pytest.fixture
 def ball_arm(tmp_path):
     mujoco = pytest.importorskip("mujoco", reason="MuJoCo (the dev extra) runs the mirror")
