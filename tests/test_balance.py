@@ -337,11 +337,9 @@ def test_status_names_the_closest_edge(talos):
 
 def test_the_balance_page_runs_as_written():
     """The two snippets of docs/concepts/balance.md, run in order, do what the page says."""
-    import re
-    from pathlib import Path
+    from pages import python_blocks
 
-    page = (Path(__file__).resolve().parent.parent / "docs/concepts/balance.md").read_text()
-    snippets = re.findall(r"```python\n(.*?)```", page, flags=re.S)
+    snippets = python_blocks("docs/concepts/balance.md")
     assert len(snippets) == 2
     namespace: dict = {}
     for snippet in snippets:

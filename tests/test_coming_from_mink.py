@@ -7,24 +7,23 @@ the same MJCF file."""
 from __future__ import annotations
 
 import importlib.util
-import re
 from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 import pytest
 from mjcf_models import BALL_ARM
+from pages import python_blocks
 
 import taskik
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "coming_from_mink.md"
 MODELS = ROOT / "benchmarks" / "mink_examples"
-SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
 def snippets() -> list[str]:
-    return SNIPPET.findall(PAGE.read_text())
+    return python_blocks("docs/coming_from_mink.md")
 
 
 def test_the_page_has_snippets_for_each_trip_up():

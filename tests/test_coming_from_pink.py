@@ -5,21 +5,20 @@ mutated in place as pink's examples do, gain < 1 and Levenberg–Marquardt dampi
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
+from pages import python_blocks
 
 import taskik
 from taskik.configuration import custom_configuration_vector
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "coming_from_pink.md"
-SNIPPET = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
 
 
 def snippets() -> list[str]:
-    return SNIPPET.findall(PAGE.read_text())
+    return python_blocks("docs/coming_from_pink.md")
 
 
 def test_the_page_has_snippets_for_each_trip_up():

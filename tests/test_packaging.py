@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
+from pages import python_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,7 +115,7 @@ exec(compile(sys.stdin.read(), "README first loop", "exec"), {})
 
 
 def first_loop_snippet() -> str:
-    snippets = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    snippets = python_blocks("README.md")
     (snippet,) = [s for s in snippets if "taskik.report(configuration, [tool, posture]" in s]
     return snippet
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pages import python_blocks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,8 +28,7 @@ CONCEPT_PAGES = (
 
 def snippets(page: str = "README.md") -> list[str]:
     """The ```python blocks of a page (README.md or a docs page), in order."""
-    text = (ROOT / page).read_text()
-    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    return python_blocks(page)
 
 
 def readme_snippets() -> list[str]:
