@@ -5,28 +5,34 @@ PIP := $(PY) -m pip
 
 .PHONY: demo test lint bench bench-peers docs images dist clean mutate
 
+# Packages go in with uv (installed into the venv itself, nothing global): it fetches and
+# unpacks in parallel, about 5x faster than pip for the test environment. Where uv cannot be
+# had, pip does the same install. uv's cache stays inside the venv, like everything else.
+UV_VERSION := uv>=0.5,<1
+INSTALL = UV_CACHE_DIR=$(VENV)/.uv-cache $(PY) -m uv pip install --quiet --python $(PY)
+
 $(VENV)/bin/activate:
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet "$(UV_VERSION)" || $(PIP) install --quiet --upgrade pip
 
 $(VENV)/.installed: $(VENV)/bin/activate pyproject.toml
-	$(PIP) install --quiet -e .
+	$(INSTALL) -e . || $(PIP) install --quiet -e .
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[dev,viewer,plot,docs]"
+	$(INSTALL) -e ".[dev,viewer,plot,docs]" || $(PIP) install --quiet -e ".[dev,viewer,plot,docs]"
 	touch $@
 
 $(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[docs]"
+	$(INSTALL) -e ".[docs]" || $(PIP) install --quiet -e ".[docs]"
 	touch $@
 
 $(VENV)/.installed-bench: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[bench,robots]"
+	$(INSTALL) -e ".[bench,robots]" || $(PIP) install --quiet -e ".[bench,robots]"
 	touch $@
 
 $(VENV)/.installed-mutate: $(VENV)/.installed pyproject.toml
-	$(PIP) install --quiet -e ".[dev,mutate]"
+	$(INSTALL) -e ".[dev,mutate]" || $(PIP) install --quiet -e ".[dev,mutate]"
 	touch $@
 
 demo: $(VENV)/.installed
