@@ -34,10 +34,22 @@ import fuzz  # noqa: E402
 N_CASES = int(os.environ.get("TASKIK_FUZZ_CASES", "5000"))
 SEED = int(os.environ.get("TASKIK_FUZZ_SEED", "20261123"))
 
-#: The subsample of the generators of the modules added since the first pass (one case in k
-#: of each of their entry points, the first kept): the whole run is the benchmark's.
-#: Plots draw a figure in about a second: one case per entry point.
+#: The subsample (one case in k of each entry point of a generator, the first kept, and every
+#: case compared with an independent answer): a third of the cases or fewer, so that the
+#: suite stays within CI's time; the whole run (35,889 cases) is the benchmark's,
+#: ``benchmarks/fuzz_inputs.py``. Plots draw a figure in about a second: one case per entry
+#: point.
 EVERY = {
+    "gen_tasks": 3,
+    "gen_solve_ik": 3,
+    "gen_balance": 3,
+    "gen_steps": 3,
+    "gen_leftovers": 2,
+    "gen_posture": 3,
+    "gen_configuration_methods": 3,
+    "gen_random_valid": 3,
+    "gen_reports": 2,
+    "gen_metrics": 2,
     "gen_new_tasks": 4,
     "gen_new_limits": 3,
     "gen_collision": 3,
@@ -188,7 +200,7 @@ def test_fuzz_covers_every_entry_point(summary):
     for entry in mjcf_entries:
         assert entry in entries, entry
     balance = [o for o in summary.outcomes if o.case.source == "gen_balance"]
-    assert len(balance) >= 1500  # (every case of the balance generator: no subsample)
+    assert len(balance) >= 900  # (one in three of the balance generator's 3,114)
     print(summary.module_table())
 
 
