@@ -19,6 +19,7 @@ run its kinematics.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any, cast
 
 import numpy as np
@@ -380,6 +381,40 @@ def _write(mujoco: Any, mj_model: Any, mj_data: Any, configuration: Configuratio
         ) from None
 
 
+def _limited_slides(mujoco: Any, mj_model: Any) -> list[tuple[str, float, float]]:
+    """Name and range (m) of every limited slide joint of ``mj_model``."""
+    slides = []
+    for j in range(int(mj_model.njnt)):
+        if int(mj_model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE) and bool(
+            mj_model.jnt_limited[j]
+        ):
+            low, high = (float(x) for x in mj_model.jnt_range[j])
+            slides.append((mj_model.joint(j).name, low, high))
+    return slides
+
+
+def _restore_slide_ranges(model: pin.Model, slides: list[tuple[str, float, float]]) -> None:
+    """Give ``model``'s slide joints MuJoCo's ranges where Pinocchio scaled them by π/180."""
+    fixed = []
+    for name, low, high in slides:
+        if not model.existJointName(name):
+            continue
+        i = model.joints[model.getJointId(name)].idx_q
+        got = (model.lowerPositionLimit[i], model.upperPositionLimit[i])
+        scaled = (low * np.pi / 180.0, high * np.pi / 180.0)
+        if got != (low, high) and np.allclose(got, scaled, rtol=1e-9, atol=0.0):
+            model.lowerPositionLimit[i], model.upperPositionLimit[i] = low, high
+            fixed.append(f"{name} [{low:g}, {high:g}] m (was [{got[0]:.4g}, {got[1]:.4g}])")
+    if fixed:
+        warnings.warn(
+            "the Pinocchio model's slide joint ranges were MuJoCo's times pi/180 "
+            "(pinocchio.buildModelFromMJCF reads them as angles under "
+            '<compiler angle="degree"/>): restored from the MuJoCo model: ' + "; ".join(fixed),
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 class MujocoMirror:
     """MuJoCo's model and data kept at a taskik configuration's q: give it to
     ``taskik.Configuration(robot, mirror=MujocoMirror(mj_model, mj_data))``.
@@ -427,13 +462,22 @@ class MujocoMirror:
         self.model = mj_model
         #: MuJoCo's ``MjData``, at the configuration's q after every update.
         self.data = mj_data
+        self._slides = _limited_slides(self._mujoco, mj_model)
 
     def write(self, configuration: Configuration) -> None:
         """Put ``self.data`` at the configuration's q: :func:`write_configuration`.
 
+        First, where a limited slide joint's range in the Pinocchio model is MuJoCo's range
+        times π/180 (``pinocchio.buildModelFromMJCF`` 4.1 converts slide ranges as angles
+        under ``<compiler angle="degree"/>``, MuJoCo's default), the Pinocchio model gets
+        MuJoCo's range (m) back, with a :class:`UserWarning` naming the joints. Build limits
+        (``ConfigurationLimit(model)``) after the configuration, as mink's examples do.
+
         Raises:
             InvalidInput: the MuJoCo model has not the configuration's number of coordinates.
         """
+        if self._slides:
+            _restore_slide_ranges(configuration.model, self._slides)
         _write(self._mujoco, self.model, self.data, configuration)
 
     def __repr__(self) -> str:

@@ -457,3 +457,43 @@ def test_damping_with_a_model_gives_minks_step():
     v_mink = np.concatenate([R.T @ v_mink[:3], v_mink[3:]])
     assert np.abs(v_mink[:6]).max() > 0.1  # the base moves: it is not damped
     assert np.abs(v - v_mink).max() <= 1e-7 * max(1.0, np.abs(v_mink).max())
+
+
+SLIDE_ON_A_HINGE = """<mujoco><compiler angle="{angle}"/><worldbody>
+<body name="cart"><joint name="rail" type="slide" axis="1 0 0" range="-0.5 0.5"/>
+<geom type="box" size="0.1 0.1 0.05" mass="1"/>
+<body name="pole" pos="0 0 0.1"><joint name="hinge" type="hinge" axis="0 1 0" range="{hinge}"/>
+<geom type="capsule" fromto="0 0 0 0 0 0.5" size="0.02" mass="0.1"/>
+<site name="tip" pos="0 0 0.5"/></body></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize(("angle", "hinge"), [("degree", "-90 90"), ("radian", "-1.5708 1.5708")])
+def test_a_mirror_gives_slide_joints_mujocos_range_in_metres(tmp_path, angle, hinge):
+    """pinocchio.buildModelFromMJCF 4.1 reads a slide's range as an angle under MuJoCo's default
+    ``angle="degree"``: ±0.5 m became ±0.0087 m and a ported loop could not move the cart. The
+    mirror restores MuJoCo's range (with a warning); hinges and radian files are left alone."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "cart.xml"
+    path.write_text(SLIDE_ON_A_HINGE.format(angle=angle, hinge=hinge))
+    model = pin.buildModelFromMJCF(str(path))
+    mj_model = mujoco.MjModel.from_xml_path(str(path))
+    hinge_range = (model.lowerPositionLimit[1], model.upperPositionLimit[1])
+    scaled = model.upperPositionLimit[0] < 0.1
+    if scaled:
+        with pytest.warns(UserWarning, match=r"rail \[-0.5, 0.5\] m"):
+            conf = taskik.Configuration(model, mirror=mjcf.MujocoMirror(mj_model))
+    else:  # a Pinocchio that reads slides right, or a radian file: nothing to restore
+        conf = taskik.Configuration(model, mirror=mjcf.MujocoMirror(mj_model))
+    assert model.lowerPositionLimit[0] == pytest.approx(-0.5, abs=1e-12)
+    assert model.upperPositionLimit[0] == pytest.approx(0.5, abs=1e-12)
+    assert (model.lowerPositionLimit[1], model.upperPositionLimit[1]) == hinge_range
+    # the cart now follows a target 0.4 m along the rail under the configuration limit
+    tip = taskik.PositionTask("tip")
+    target = conf.get_transform_frame_to_world("tip").translation + [0.4, 0.0, 0.0]
+    tip.set_target(target)
+    limits = [taskik.ConfigurationLimit(model)]
+    for _ in range(300):
+        v = taskik.solve_ik(conf, [tip], 0.01, limits=limits)
+        conf.integrate_inplace(v, 0.01)
+    assert conf.q[0] > 0.35
+    assert np.linalg.norm(conf.get_transform_frame_to_world("tip").translation - target) < 0.02
