@@ -470,7 +470,7 @@ class MujocoMirror:
         First, where a limited slide joint's range in the Pinocchio model is MuJoCo's range
         times π/180 (``pinocchio.buildModelFromMJCF`` 4.1 converts slide ranges as angles
         under ``<compiler angle="degree"/>``, MuJoCo's default), the Pinocchio model gets
-        MuJoCo's range (m) back, with a :class:`UserWarning` naming the joints. Build limits
+        MuJoCo's range (m) back, with a ``UserWarning`` naming the joints. Build limits
         (``ConfigurationLimit(model)``) after the configuration, as mink's examples do.
 
         Raises:

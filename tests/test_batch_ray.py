@@ -157,7 +157,20 @@ def cluster(tmp_path_factory) -> Iterator[tuple[str, set[int]]]:
         )  # fmt: skip
         for key, value in ENV.items():
             os.environ[key] = value
-        ray.init(address=address, log_to_driver=False)
+        # The GCS port opens before the head node has registered itself: on a loaded machine
+        # ray.init can find no node yet ("No node info found"). Try again for up to 60 s.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                ray.init(address=address, log_to_driver=False)
+                break
+            except (ConnectionError, RuntimeError):
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                assert head.poll() is None, "ray start --head exited"
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(1.0)
         deadline = time.monotonic() + 30
         while len([n for n in ray.nodes() if n["Alive"]]) < 2:
             assert time.monotonic() < deadline, "the second node did not join in 30 s"
