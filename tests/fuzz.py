@@ -586,6 +586,12 @@ def merge(*lists: Iterable[Mut]) -> list[Mut]:
     return out
 
 
+def option_muts(valid: Iterable[Any], invalid: Iterable[Any]) -> list[tuple[str, Any, str]]:
+    """(label, value, expect) of the ``valid`` choices of an option (accepted), then of the
+    ``invalid`` ones (rejected), each labelled by its ``repr``."""
+    return [(repr(v), v, ACCEPT) for v in valid] + [(repr(v), v, REJECT) for v in invalid]
+
+
 def name_muts(valid: str, *, int_ok: int | None = None, nframes: int = 0) -> list[Mut]:
     """Mutations of a frame (or joint) name; ``int_ok`` is a valid index when ints are allowed."""
     out = [
@@ -784,21 +790,54 @@ def generator(fn: Gen) -> Gen:
 def _cases(
     entry: str,
     bot: Bot,
-    muts: Iterable[Mut],
+    muts: Iterable[Mut | tuple[str, Any, str]],
     make: Callable[[Any], Callable[[], Any]],
     check: Callable[[Any], str | None] | None,
     names: tuple[str, ...],
     prefix: str = "",
 ) -> list[Case]:
-    return [
-        Case(entry, f"{prefix}{m.label}", make(m.value), m.expect, check, names, bot.name)
-        for m in muts
-    ]
+    """One case of ``entry`` a mutation (a :class:`Mut` or its (label, value, expect)), in
+    order: ``make(value)`` is the call (made at once), labelled ``prefix + label``."""
+    out = []
+    for m in muts:
+        label, value, expect = (m.label, m.value, m.expect) if isinstance(m, Mut) else m
+        out.append(Case(entry, f"{prefix}{label}", make(value), expect, check, names, bot.name))
+    return out
 
 
 POSITIVE = lambda x: 0.0 < x < math.inf  # noqa: E731
 NONNEG = lambda x: 0.0 <= x < math.inf  # noqa: E731
 UNIT = lambda x: 0.0 < x <= 1.0  # noqa: E731
+
+#: A task's gain and Levenberg-Marquardt damping: the valid value mutated, and its range.
+TASK_GAIN_RANGES: dict[str, tuple[float, Callable[[float], bool]]] = {
+    "gain": (0.5, UNIT),
+    "lm_damping": (0.0, NONNEG),
+}
+TASK_GAINS = tuple(TASK_GAIN_RANGES)
+
+
+def _task_param_cases(
+    entry: str,
+    bot: Bot,
+    params: Iterable[str],
+    frame: str | None,
+    make: Callable[[dict[str, Any]], Callable[[], Any]],
+    check: Callable[[Any], str | None],
+) -> list[Case]:
+    """The cases of a task builder's ``params`` (among :data:`TASK_GAINS`), then of its frame
+    when ``frame`` (the valid one) is given: ``make({name: value})`` is the call."""
+    out: list[Case] = []
+    for pname in params:
+        base, valid = TASK_GAIN_RANGES[pname]
+        muts = scalar_muts(base, valid)
+        out += _cases(
+            entry, bot, muts, lambda v, p=pname: make({p: v}), check, (pname,), f"{pname}="
+        )
+    if frame is not None:
+        muts = name_muts(frame, nframes=bot.model.nframes)
+        out += _cases(entry, bot, muts, lambda v: make({"frame": v}), check, ("frame",), "frame=")
+    return out
 
 
 @generator
@@ -826,40 +865,32 @@ def gen_configuration(w: World, bot: Bot, rng: np.random.Generator) -> list[Case
             )
         )
     other = w.other(bot)
-    for label, mdl, exp in (
-        ("model=None", None, REJECT),
-        ("model='ur5'", "ur5", REJECT),
-        ("model=Data", model.createData(), REJECT),
-        ("model=Configuration", conf_of(bot), REJECT),
-    ):
-        out.append(
-            Case(
-                "Configuration",
-                label,
-                (lambda mm=mdl: taskik.Configuration(mm, q)),
-                exp,
-                None,
-                ("model",),
-                bot.name,
-            )
-        )
-    for label, data, exp in (
-        ("data=own createData()", model.createData(), ACCEPT),
-        ("data of another model", other.model.createData(), REJECT),
-        ("data='abc'", "abc", REJECT),
-        ("data=model", model, REJECT),
-    ):
-        out.append(
-            Case(
-                "Configuration",
-                label,
-                (lambda d=data: taskik.Configuration(model, q, data=d)),
-                exp,
-                check_configuration(model, q),
-                ("data",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "Configuration",
+        bot,
+        (
+            ("model=None", None, REJECT),
+            ("model='ur5'", "ur5", REJECT),
+            ("model=Data", model.createData(), REJECT),
+            ("model=Configuration", conf_of(bot), REJECT),
+        ),
+        lambda v: lambda: taskik.Configuration(v, q),
+        None,
+        ("model",),
+    )
+    out += _cases(
+        "Configuration",
+        bot,
+        (
+            ("data=own createData()", model.createData(), ACCEPT),
+            ("data of another model", other.model.createData(), REJECT),
+            ("data='abc'", "abc", REJECT),
+            ("data=model", model, REJECT),
+        ),
+        lambda v: lambda: taskik.Configuration(model, q, data=v),
+        check_configuration(model, q),
+        ("data",),
+    )
     # update
     for m in [m for m in qm if m.label != "None"] + [Mut("None (recompute)", None, ACCEPT)]:
 
@@ -1055,18 +1086,15 @@ def gen_configuration_methods(w: World, bot: Bot, rng: np.random.Generator) -> l
             )
         )
     # check_limits
-    for m in scalar_muts(1e-6, NONNEG):
-        out.append(
-            Case(
-                "Configuration.check_limits",
-                f"tol={m.label}",
-                (lambda t=m.value: conf.check_limits(t)),
-                m.expect,
-                None,
-                ("tol",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "Configuration.check_limits",
+        bot,
+        scalar_muts(1e-6, NONNEG),
+        lambda v: lambda: conf.check_limits(v),
+        None,
+        ("tol",),
+        "tol=",
+    )
     out.append(
         Case(
             "Configuration.copy",
@@ -1079,6 +1107,18 @@ def gen_configuration_methods(w: World, bot: Bot, rng: np.random.Generator) -> l
         )
     )
     return out
+
+
+def _odd_configurations(q: np.ndarray, model: pin.Model, other: Bot) -> list[tuple[str, Any]]:
+    """Odd arguments of ``set_target_from_configuration``, (label, value): the last one is a
+    configuration (of another model), the others are not configurations at all."""
+    return [
+        ("None", None),
+        ("'abc'", "abc"),
+        ("q vector", q),
+        ("model", model),
+        ("Configuration of another model", conf_of(other)),
+    ]
 
 
 def _frame_goal(bot: Bot, rng: np.random.Generator, frame: str) -> pin.SE3:
@@ -1208,76 +1248,43 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                         bot.name,
                     )
                 )
-        if cls != "DampingTask":
-            for pname, valid in (("gain", UNIT), ("lm_damping", NONNEG)):
-                base = 0.5 if pname == "gain" else 0.0
-                for m in scalar_muts(base, valid):
-                    out.append(
-                        Case(
-                            entry,
-                            f"{pname}={m.label}",
-                            _solve_after(bot, q, builder(**{pname: m.value})),
-                            m.expect,
-                            vcheck,
-                            (pname,),
-                            bot.name,
-                        )
-                    )
-        if cls in ("FrameTask", "PositionTask", "OrientationTask", "RelativeFrameTask"):
-            for m in name_muts(frame, nframes=model.nframes):
-                out.append(
-                    Case(
-                        entry,
-                        f"frame={m.label}",
-                        _solve_after(bot, q, builder(frame=m.value)),
-                        m.expect,
-                        vcheck,
-                        ("frame",),
-                        bot.name,
-                    )
-                )
-    for m in name_muts(root, nframes=model.nframes):
-        out.append(
-            Case(
-                "RelativeFrameTask()",
-                f"root={m.label}",
-                _solve_after(bot, q, relative_task(root=m.value)),
-                m.expect,
-                vcheck,
-                ("frame", "root"),
-                bot.name,
-            )
+        out += _task_param_cases(
+            entry,
+            bot,
+            TASK_GAINS if cls != "DampingTask" else (),
+            frame
+            if cls in ("FrameTask", "PositionTask", "OrientationTask", "RelativeFrameTask")
+            else None,
+            lambda kw, b=builder: _solve_after(bot, q, b(**kw)),
+            vcheck,
         )
-    for m in vector_muts(np.array([0.0, 0.0, 0.05]), allow_none=True):
-        out.append(
-            Case(
-                "PositionTask()",
-                f"offset={m.label}",
-                _solve_after(bot, q, position_task(offset=m.value)),
-                m.expect,
-                vcheck,
-                ("offset",),
-                bot.name,
-            )
-        )
-    for label, val, exp in (
-        ("'end'", "end", ACCEPT),
-        ("'target'", "target", ACCEPT),
-        ("'END'", "END", REJECT),
-        ("None", None, REJECT),
-        ("['end']", ["end"], REJECT),
-    ):
-        out.append(
-            Case(
-                "PositionTask()",
-                f"jacobian={label}",
-                _solve_after(bot, q, position_task(jacobian=val)),
-                exp,
-                vcheck,
-                ("jacobian",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "RelativeFrameTask()",
+        bot,
+        name_muts(root, nframes=model.nframes),
+        lambda v: _solve_after(bot, q, relative_task(root=v)),
+        vcheck,
+        ("frame", "root"),
+        "root=",
+    )
+    out += _cases(
+        "PositionTask()",
+        bot,
+        vector_muts(np.array([0.0, 0.0, 0.05]), allow_none=True),
+        lambda v: _solve_after(bot, q, position_task(offset=v)),
+        vcheck,
+        ("offset",),
+        "offset=",
+    )
+    out += _cases(
+        "PositionTask()",
+        bot,
+        option_muts(("end", "target"), ("END", None, ["end"])),
+        lambda v: _solve_after(bot, q, position_task(jacobian=v)),
+        vcheck,
+        ("jacobian",),
+        "jacobian=",
+    )
 
     # ---- set_target
     def frame_target_check(asked):
@@ -1408,32 +1415,20 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 )
             )
     # set_target_from_configuration with odd arguments
-    for label, arg in (
-        ("None", None),
-        ("'abc'", "abc"),
-        ("q vector", q),
-        ("model", model),
-        ("Configuration of another model", conf_of(other)),
-    ):
+    target_tasks: dict[str, Callable[[], Any]] = {
+        "FrameTask": lambda: taskik.FrameTask(frame),
+        "PositionTask": lambda: taskik.PositionTask(frame),
+        "OrientationTask": lambda: taskik.OrientationTask(frame),
+        "ComTask": lambda: taskik.ComTask(),
+        "PostureTask": lambda: taskik.PostureTask(),
+        "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
+    }
+    for label, arg in _odd_configurations(q, model, other):
         exp_from = ANY if label.startswith("Configuration") else REJECT
-        for cls in (
-            "FrameTask",
-            "PositionTask",
-            "OrientationTask",
-            "ComTask",
-            "PostureTask",
-            "RelativeFrameTask",
-        ):
+        for cls in target_tasks:
 
             def run_from(arg=arg, cls=cls):
-                t = {
-                    "FrameTask": lambda: taskik.FrameTask(frame),
-                    "PositionTask": lambda: taskik.PositionTask(frame),
-                    "OrientationTask": lambda: taskik.OrientationTask(frame),
-                    "ComTask": lambda: taskik.ComTask(),
-                    "PostureTask": lambda: taskik.PostureTask(),
-                    "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
-                }[cls]()
+                t = target_tasks[cls]()
                 t.set_target_from_configuration(arg)
                 return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
@@ -1448,25 +1443,11 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for cls in (
-        "FrameTask",
-        "PositionTask",
-        "OrientationTask",
-        "ComTask",
-        "PostureTask",
-        "RelativeFrameTask",
-    ):
+    for cls in target_tasks:
 
         def run_valid(cls=cls):
             conf = conf_of(bot, q)
-            t = {
-                "FrameTask": lambda: taskik.FrameTask(frame),
-                "PositionTask": lambda: taskik.PositionTask(frame),
-                "OrientationTask": lambda: taskik.OrientationTask(frame),
-                "ComTask": lambda: taskik.ComTask(),
-                "PostureTask": lambda: taskik.PostureTask(),
-                "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
-            }[cls]()
+            t = target_tasks[cls]()
             t.set_target_from_configuration(conf)
             v = taskik.solve_ik(conf, [t], 0.01)
             if not np.allclose(v, 0.0, atol=1e-6):
@@ -1553,18 +1534,15 @@ def gen_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         return run
 
     vcheck = check_velocity(model.nv)
-    for m in scalar_muts(0.5, UNIT):
-        out.append(
-            Case(
-                "ConfigurationLimit",
-                f"gain={m.label}",
-                run_with(lambda g=m.value: taskik.ConfigurationLimit(model, g)),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "ConfigurationLimit",
+        bot,
+        scalar_muts(0.5, UNIT),
+        lambda v: run_with(lambda g=v: taskik.ConfigurationLimit(model, g)),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
     for label, mdl, exp in (
         ("model=None", None, REJECT),
         ("model='ur5'", "ur5", REJECT),
@@ -1630,27 +1608,23 @@ def gen_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, lims, exp in (
-        ("limits={'nope': 1}", {"nope": 1.0}, REJECT),
-        ("limits={'universe': 1}", {"universe": 1.0}, REJECT),
-        ("limits={3: 1}", {3: 1.0}, REJECT),
-        ("limits=[1, 2]", [1.0, 2.0], ACCEPT if model.nv == 2 else REJECT),
-        ("limits=nv+1 array", np.ones(model.nv + 1), REJECT),
-        ("limits='abc'", "abc", REJECT),
-        ("limits={}", {}, ACCEPT),
-        ("limits=model.velocityLimit array", np.array(model.velocityLimit), ACCEPT),
-    ):
-        out.append(
-            Case(
-                "VelocityLimit",
-                label,
-                run_with(lambda ll=lims: taskik.VelocityLimit(model, ll)),
-                exp,
-                vcheck,
-                ("limit", "joint", "mapping"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "VelocityLimit",
+        bot,
+        (
+            ("limits={'nope': 1}", {"nope": 1.0}, REJECT),
+            ("limits={'universe': 1}", {"universe": 1.0}, REJECT),
+            ("limits={3: 1}", {3: 1.0}, REJECT),
+            ("limits=[1, 2]", [1.0, 2.0], ACCEPT if model.nv == 2 else REJECT),
+            ("limits=nv+1 array", np.ones(model.nv + 1), REJECT),
+            ("limits='abc'", "abc", REJECT),
+            ("limits={}", {}, ACCEPT),
+            ("limits=model.velocityLimit array", np.array(model.velocityLimit), ACCEPT),
+        ),
+        lambda v: run_with(lambda ll=v: taskik.VelocityLimit(model, ll)),
+        vcheck,
+        ("limit", "joint", "mapping"),
+    )
     return out
 
 
@@ -1672,30 +1646,24 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # dt
     for entry, fn in (("solve_ik", taskik.solve_ik), ("build_ik", taskik.build_ik)):
         chk = vdefault if entry == "solve_ik" else check_problem(nv)
-        for m in scalar_muts(0.01, POSITIVE):
-            out.append(
-                Case(
-                    entry,
-                    f"dt={m.label}",
-                    (lambda d=m.value, fn=fn: call(fn, dt=d)),
-                    m.expect,
-                    chk,
-                    ("dt",),
-                    bot.name,
-                )
-            )
-        for m in scalar_muts(1e-12, NONNEG):
-            out.append(
-                Case(
-                    entry,
-                    f"damping={m.label}",
-                    (lambda d=m.value, fn=fn: call(fn, damping=d)),
-                    m.expect,
-                    chk,
-                    ("damping",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            entry,
+            bot,
+            scalar_muts(0.01, POSITIVE),
+            lambda v, fn=fn: lambda d=v: call(fn, dt=d),
+            chk,
+            ("dt",),
+            "dt=",
+        )
+        out += _cases(
+            entry,
+            bot,
+            scalar_muts(1e-12, NONNEG),
+            lambda v, fn=fn: lambda d=v: call(fn, damping=d),
+            chk,
+            ("damping",),
+            "damping=",
+        )
     # levels dt
     for m in scalar_muts(0.01, POSITIVE):
 
@@ -1829,23 +1797,19 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("method='cascade'", "cascade", ACCEPT),
-        ("method='nullspace' (with limits)", "nullspace", REJECT),
-        ("method='x'", "x", REJECT),
-        ("method=None", None, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_ik (levels)",
-                label,
-                levels_run(lambda t: [t[:1], t[1:]], method=val),
-                exp,
-                vdefault,
-                ("method", "nullspace", "limit"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_ik (levels)",
+        bot,
+        (
+            ("method='cascade'", "cascade", ACCEPT),
+            ("method='nullspace' (with limits)", "nullspace", REJECT),
+            ("method='x'", "x", REJECT),
+            ("method=None", None, REJECT),
+        ),
+        lambda v: levels_run(lambda t: [t[:1], t[1:]], method=v),
+        vdefault,
+        ("method", "nullspace", "limit"),
+    )
 
     # limits argument
     def limits_run(mk, fn=taskik.solve_ik, levels=False):
@@ -2016,18 +1980,15 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                         bot.name,
                     )
                 )
-        for m in scalar_muts(0.01, POSITIVE):
-            out.append(
-                Case(
-                    f"solve_ik backend={backend}",
-                    f"dt={m.label}",
-                    (lambda d=m.value, backend=backend: call(backend=backend, limits=[], dt=d)),
-                    m.expect,
-                    vfree,
-                    ("dt",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"solve_ik backend={backend}",
+            bot,
+            scalar_muts(0.01, POSITIVE),
+            lambda v, b=backend: lambda d=v: call(backend=b, limits=[], dt=d),
+            vfree,
+            ("dt",),
+            "dt=",
+        )
     for label, kw, exp in (
         ("damping_kind='x'", {"damping_kind": "x"}, REJECT),
         ("damping_kind=None", {"damping_kind": None}, REJECT),
@@ -2048,21 +2009,17 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, kw, exp in (
-        ("branch='x'", {"branch": "x"}, REJECT),
-        ("branch=None", {"branch": None}, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_ik backend=regularized",
-                label,
-                (lambda kw=kw: call(backend="regularized", limits=[], **kw)),
-                exp,
-                vfree,
-                ("branch",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_ik backend=regularized",
+        bot,
+        (
+            ("branch='x'", {"branch": "x"}, REJECT),
+            ("branch=None", {"branch": None}, REJECT),
+        ),
+        lambda v: lambda: call(backend="regularized", limits=[], **v),
+        vfree,
+        ("branch",),
+    )
     return out
 
 
@@ -2236,18 +2193,15 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for m in scalar_muts(1e-6, POSITIVE):
-        out.append(
-            Case(
-                "solve_posture",
-                f"tol={m.label}",
-                run_with(tol=m.value),
-                m.expect,
-                check_result,
-                ("tol",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1e-6, POSITIVE),
+        lambda v: run_with(tol=v),
+        check_result,
+        ("tol",),
+        "tol=",
+    )
     for pname in ("max_iterations", "max_searches"):
         for m in scalar_muts(1.0, lambda x: x >= 1 and float(x).is_integer() and x < math.inf):
             exp = m.expect
@@ -2269,18 +2223,15 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for m in scalar_muts(1e-3, lambda x: 0.0 <= x < 1.0, extremes_any=False):
-        out.append(
-            Case(
-                "solve_posture",
-                f"stagnation={m.label}",
-                run_with(stagnation=m.value),
-                m.expect,
-                check_result,
-                ("stagnation",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1e-3, lambda x: 0.0 <= x < 1.0, extremes_any=False),
+        lambda v: run_with(stagnation=v),
+        check_result,
+        ("stagnation",),
+        "stagnation=",
+    )
     for m in scalar_muts(
         3.0, lambda x: x >= 1 and float(x).is_integer() and x < 1e6, extremes_any=False
     ):
@@ -2296,42 +2247,33 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for m in scalar_muts(1.0, POSITIVE, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"time_budget={m.label}",
-                run_with(time_budget=m.value),
-                m.expect,
-                check_q_result(model),
-                ("time_budget",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.1, NONNEG, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"damping={m.label}",
-                run_with(damping=m.value),
-                m.expect,
-                check_result,
-                ("damping",),
-                bot.name,
-            )
-        )
-    for m in vector_muts(q0, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"q0={m.label}",
-                run_with(q0=m.value),
-                m.expect,
-                check_result,
-                ("q",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1.0, POSITIVE, allow_none=True),
+        lambda v: run_with(time_budget=v),
+        check_q_result(model),
+        ("time_budget",),
+        "time_budget=",
+    )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(0.1, NONNEG, allow_none=True),
+        lambda v: run_with(damping=v),
+        check_result,
+        ("damping",),
+        "damping=",
+    )
+    out += _cases(
+        "solve_posture",
+        bot,
+        vector_muts(q0, allow_none=True),
+        lambda v: run_with(q0=v),
+        check_result,
+        ("q",),
+        "q0=",
+    )
     for pname, valid_vals in (
         ("method", ("gn", "lm-chan", "lm-wampler", "lm-sugihara", "qp")),
         ("starts", ("memory", "random")),
@@ -2381,27 +2323,23 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for label, val, exp in (
-        ("rng=0", 0, ACCEPT),
-        ("rng=np.int64(0)", np.int64(0), ACCEPT),
-        ("rng=Generator", np.random.default_rng(0), ACCEPT),
-        ("rng=-1", -1, REJECT),
-        ("rng=1.5", 1.5, REJECT),
-        ("rng='a'", "a", REJECT),
-        ("rng=RandomState", np.random.RandomState(0), ANY),
-        ("rng=True", True, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_with(rng=val, q0=None, starts="random"),
-                exp,
-                check_result,
-                ("rng", "seed"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("rng=0", 0, ACCEPT),
+            ("rng=np.int64(0)", np.int64(0), ACCEPT),
+            ("rng=Generator", np.random.default_rng(0), ACCEPT),
+            ("rng=-1", -1, REJECT),
+            ("rng=1.5", 1.5, REJECT),
+            ("rng='a'", "a", REJECT),
+            ("rng=RandomState", np.random.RandomState(0), ANY),
+            ("rng=True", True, REJECT),
+        ),
+        lambda v: run_with(rng=v, q0=None, starts="random"),
+        check_result,
+        ("rng", "seed"),
+    )
 
     def tasks_of(kind):
         t = taskik.FrameTask(frame)
@@ -2542,97 +2480,80 @@ def gen_metrics(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     ]
     for entry, (fn, chk) in fns.items():
         chk = chk or sv_check
-        for m in jm:
-            out.append(
-                Case(
-                    entry,
-                    f"J={m.label}",
-                    (lambda val=m.value, fn=fn: fn(val)),
-                    m.expect,
-                    chk,
-                    ("J", "matrix", "jacobian"),
-                    bot.name,
-                )
-            )
-        for label, part, exp in (
-            ("'translation'", "translation", ACCEPT),
-            ("'rotation'", "rotation", ACCEPT),
-            ("'all'", "all", ACCEPT),
-            ("None", None, ACCEPT),
-            ("[0, 1]", [0, 1], ACCEPT),
-            ("'x'", "x", REJECT),
-            ("[]", [], REJECT),
-            ("[10]", [10], REJECT),
-            ("[-1]", [-1], REJECT),
-            ("[0.5]", [0.5], REJECT),
-            ("[True]", [True], REJECT),
-            ("[[0, 1]]", [[0, 1]], REJECT),
-            ("['a']", ["a"], REJECT),
-            ("np.array([0, 1])", np.array([0, 1]), ACCEPT),
-            ("slice(0, 3)", slice(0, 3), REJECT),
-            ("3", 3, REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    f"part={label}",
-                    (lambda p=part, fn=fn: fn(J, p)),
-                    exp,
-                    chk,
-                    ("part", "row", "indices"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            entry,
+            bot,
+            jm,
+            lambda v, fn=fn: lambda: fn(v),
+            chk,
+            ("J", "matrix", "jacobian"),
+            "J=",
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("'translation'", "translation", ACCEPT),
+                ("'rotation'", "rotation", ACCEPT),
+                ("'all'", "all", ACCEPT),
+                ("None", None, ACCEPT),
+                ("[0, 1]", [0, 1], ACCEPT),
+                ("'x'", "x", REJECT),
+                ("[]", [], REJECT),
+                ("[10]", [10], REJECT),
+                ("[-1]", [-1], REJECT),
+                ("[0.5]", [0.5], REJECT),
+                ("[True]", [True], REJECT),
+                ("[[0, 1]]", [[0, 1]], REJECT),
+                ("['a']", ["a"], REJECT),
+                ("np.array([0, 1])", np.array([0, 1]), ACCEPT),
+                ("slice(0, 3)", slice(0, 3), REJECT),
+                ("3", 3, REJECT),
+            ),
+            lambda v, fn=fn: lambda: fn(J, v),
+            chk,
+            ("part", "row", "indices"),
+            "part=",
+        )
     fid = model.getFrameId(frame)
     for entry, fn in (
         ("metrics.frame_manipulability", metrics.frame_manipulability),
         ("metrics.frame_condition_number", metrics.frame_condition_number),
     ):
         chk = check_scalar(0.0, allow_inf=True)
-        for m in name_muts(frame, int_ok=fid, nframes=model.nframes):
-            out.append(
-                Case(
-                    entry,
-                    f"frame={m.label}",
-                    (lambda f=m.value, fn=fn: fn(conf, f)),
-                    m.expect,
-                    chk,
-                    ("frame",),
-                    bot.name,
-                )
-            )
-        for label, c, exp in (
-            ("configuration=None", None, REJECT),
-            ("configuration=model", model, REJECT),
-            ("configuration='a'", "a", REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    label,
-                    (lambda c=c, fn=fn: fn(c, frame)),
-                    exp,
-                    chk,
-                    ("configuration",),
-                    bot.name,
-                )
-            )
-        for label, part, exp in (
-            ("part='x'", "x", REJECT),
-            ("part=[7]", [7], REJECT),
-            ("part='rotation'", "rotation", ACCEPT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    label,
-                    (lambda p=part, fn=fn: fn(conf, frame, p)),
-                    exp,
-                    chk,
-                    ("part", "row"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            entry,
+            bot,
+            name_muts(frame, int_ok=fid, nframes=model.nframes),
+            lambda v, fn=fn: lambda: fn(conf, v),
+            chk,
+            ("frame",),
+            "frame=",
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("configuration=None", None, REJECT),
+                ("configuration=model", model, REJECT),
+                ("configuration='a'", "a", REJECT),
+            ),
+            lambda v, fn=fn: lambda: fn(v, frame),
+            chk,
+            ("configuration",),
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("part='x'", "x", REJECT),
+                ("part=[7]", [7], REJECT),
+                ("part='rotation'", "rotation", ACCEPT),
+            ),
+            lambda v, fn=fn: lambda: fn(conf, frame, v),
+            chk,
+            ("part", "row"),
+        )
     return out
 
 
@@ -2710,22 +2631,18 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for label, d, exp in (
-        ("d per joint", np.full(n, 0.3), ACCEPT),
-        ("d per joint, wrong length", np.full(n + 1, 0.3), REJECT),
-        ("d per joint with 0", np.where(np.arange(n) == 0, 0.0, 0.3), REJECT),
-    ):
-        out.append(
-            Case(
-                "steps.clip_joint_step",
-                label,
-                (lambda d=d: steps.clip_joint_step(wv, d)),
-                exp,
-                bounded("max", 0.3),
-                ("d",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.clip_joint_step",
+        bot,
+        (
+            ("d per joint", np.full(n, 0.3), ACCEPT),
+            ("d per joint, wrong length", np.full(n + 1, 0.3), REJECT),
+            ("d per joint with 0", np.where(np.arange(n) == 0, 0.0, 0.3), REJECT),
+        ),
+        lambda v: lambda: steps.clip_joint_step(wv, v),
+        bounded("max", 0.3),
+        ("d",),
+    )
     err = rng.uniform(-0.2, 0.2, 6)
 
     def servo_check(res):
@@ -2738,18 +2655,15 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             return "stopped is not a bool"
         return None
 
-    for m in vector_muts(err):
-        out.append(
-            Case(
-                "steps.servo_velocity",
-                f"error={m.label}",
-                (lambda e=m.value: steps.servo_velocity(e, 1.0, 1.0)),
-                m.expect,
-                servo_check,
-                ("error",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.servo_velocity",
+        bot,
+        vector_muts(err),
+        lambda v: lambda: steps.servo_velocity(v, 1.0, 1.0),
+        servo_check,
+        ("error",),
+        "error=",
+    )
     for pname, base, valid in (
         ("gain_translation", 1.0, POSITIVE),
         ("gain_rotation", 1.0, POSITIVE),
@@ -2814,18 +2728,15 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for m in scalar_muts(1e-6, POSITIVE):
-        out.append(
-            Case(
-                "steps.PoseChangeConvergence",
-                f"epsilon={m.label}",
-                pcc_run(frame, m.value),
-                m.expect,
-                is_true,
-                ("epsilon",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.PoseChangeConvergence",
+        bot,
+        scalar_muts(1e-6, POSITIVE),
+        lambda v: pcc_run(frame, v),
+        is_true,
+        ("epsilon",),
+        "epsilon=",
+    )
     T = conf.get_transform_frame_to_world(frame)
     for m in se3_muts(T):
         exp = m.expect
@@ -2858,18 +2769,9 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         return check
 
     if bot.name in ("ur5", "planar_2r"):  # loading is slowish: two rounds only
-        for label, name, exp in (
-            ("'ur5'", "ur5", ACCEPT),
-            ("'planar_2r'", "planar_2r", ACCEPT),
-            ("'buss_y'", "buss_y", ACCEPT),
-            ("'UR5'", "UR5", REJECT),
-            ("''", "", REJECT),
-            ("None", None, REJECT),
-            ("3", 3, REJECT),
-            ("['ur5']", ["ur5"], REJECT),
-            ("b'ur5'", b"ur5", REJECT),
-            ("'erd:nonexistent'", "erd:nonexistent", REJECT),
-            ("' ur5'", " ur5", REJECT),
+        for label, name, exp in option_muts(
+            ("ur5", "planar_2r", "buss_y"),
+            ("UR5", "", None, 3, ["ur5"], b"ur5", "erd:nonexistent", " ur5"),
         ):
             out.append(
                 Case(
@@ -2918,44 +2820,38 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, path, exp in (
-        ("str path", str(w.urdf), ACCEPT),
-        ("missing file", str(w.tmp / "missing.urdf"), REJECT),
-        ("directory", str(w.tmp), REJECT),
-        ("malformed URDF", w.bad_urdf, REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-        ("''", "", REJECT),
-        ("bytes path", str(w.urdf).encode(), ANY),
-    ):
-        out.append(
-            Case(
-                "robots.load_urdf",
-                f"path={label}",
-                (lambda p=path: taskik.robots.load_urdf(p)),
-                exp,
-                urdf_check(False),
-                ("urdf", "path", "file"),
-                bot.name,
-            )
-        )
-    for label, dirs, exp in (
-        ("None", None, ACCEPT),
-        ("[tmp]", [str(w.tmp)], ACCEPT),
-        ("'tmp' (a string)", str(w.tmp), ANY),
-        ("[3]", [3], ANY),
-    ):
-        out.append(
-            Case(
-                "robots.load_urdf",
-                f"package_dirs={label}",
-                (lambda d=dirs: taskik.robots.load_urdf(w.urdf, package_dirs=d)),
-                exp,
-                urdf_check(False),
-                ("package_dirs",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "robots.load_urdf",
+        bot,
+        (
+            ("str path", str(w.urdf), ACCEPT),
+            ("missing file", str(w.tmp / "missing.urdf"), REJECT),
+            ("directory", str(w.tmp), REJECT),
+            ("malformed URDF", w.bad_urdf, REJECT),
+            ("None", None, REJECT),
+            ("3", 3, REJECT),
+            ("''", "", REJECT),
+            ("bytes path", str(w.urdf).encode(), ANY),
+        ),
+        lambda v: lambda: taskik.robots.load_urdf(v),
+        urdf_check(False),
+        ("urdf", "path", "file"),
+        "path=",
+    )
+    out += _cases(
+        "robots.load_urdf",
+        bot,
+        (
+            ("None", None, ACCEPT),
+            ("[tmp]", [str(w.tmp)], ACCEPT),
+            ("'tmp' (a string)", str(w.tmp), ANY),
+            ("[3]", [3], ANY),
+        ),
+        lambda v: lambda: taskik.robots.load_urdf(w.urdf, package_dirs=v),
+        urdf_check(False),
+        ("package_dirs",),
+        "package_dirs=",
+    )
 
     def solver_check(s):
         if not isinstance(s, str) or s not in (
@@ -2980,23 +2876,19 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     def random_q_check(q):
         return check_q(bot.model)(q)
 
-    for label, r, exp in (
-        ("rng=None", None, ACCEPT),
-        ("rng=Generator", np.random.default_rng(0), ACCEPT),
-        ("rng=0", 0, ANY),
-        ("rng='a'", "a", REJECT),
-    ):
-        out.append(
-            Case(
-                "robots.random_configuration",
-                label,
-                (lambda r=r: taskik.robots.random_configuration(bot.model, bot.q0, r)),
-                exp,
-                random_q_check,
-                ("rng",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "robots.random_configuration",
+        bot,
+        (
+            ("rng=None", None, ACCEPT),
+            ("rng=Generator", np.random.default_rng(0), ACCEPT),
+            ("rng=0", 0, ANY),
+            ("rng='a'", "a", REJECT),
+        ),
+        lambda v: lambda: taskik.robots.random_configuration(bot.model, bot.q0, v),
+        random_q_check,
+        ("rng",),
+    )
     return out
 
 
@@ -3290,7 +3182,6 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         "ManipulabilityTask": manip_task,
         "RelativeComTask": relcom_task,
     }
-    gains = ("gain", "lm_damping")
     for cls, maker in makers.items():
         entry = f"{cls}()"
         one_row = cls in ("DistanceTask", "JointCouplingTask", "ManipulabilityTask") or (
@@ -3310,73 +3201,47 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        params = gains if cls not in ("KineticEnergyTask", "LowAccelerationTask") else ()
+        params = TASK_GAINS if cls not in ("KineticEnergyTask", "LowAccelerationTask") else ()
         if cls == "LowAccelerationTask":
             params = ("gain",)
-        for pname in params:
-            base, valid = (0.5, UNIT) if pname == "gain" else (0.0, NONNEG)
-            for m in scalar_muts(base, valid):
-                out.append(
-                    Case(
-                        entry,
-                        f"{pname}={m.label}",
-                        _step_run(bot, q, with_reg(maker(**{pname: m.value}))),
-                        m.expect,
-                        vcheck,
-                        (pname,),
-                        bot.name,
-                    )
-                )
-        if cls in ("AxisAlignmentTask", "LookAtTask", "ManipulabilityTask", "RelativeComTask"):
-            for m in name_muts(frame, nframes=model.nframes):
-                out.append(
-                    Case(
-                        entry,
-                        f"frame={m.label}",
-                        _step_run(bot, q, with_reg(maker(frame=m.value))),
-                        m.expect,
-                        vcheck,
-                        ("frame",),
-                        bot.name,
-                    )
-                )
+        out += _task_param_cases(
+            entry,
+            bot,
+            params,
+            frame
+            if cls in ("AxisAlignmentTask", "LookAtTask", "ManipulabilityTask", "RelativeComTask")
+            else None,
+            lambda kw, mk=maker: _step_run(bot, q, with_reg(mk(**kw))),
+            vcheck,
+        )
     for cls, maker in (("AxisAlignmentTask", axis_task), ("LookAtTask", look_task)):
-        for m in [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)]:
-            out.append(
-                Case(
-                    f"{cls}()",
-                    f"axis={m.label}",
-                    _step_run(bot, q, with_reg(maker(axis=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("axis",),
-                    bot.name,
-                )
-            )
-    for m in [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)]:
-        out.append(
-            Case(
-                "AxisAlignmentTask()",
-                f"direction={m.label}",
-                _step_run(bot, q, with_reg(axis_task(direction=m.value))),
-                m.expect,
-                vcheck,
-                ("direction", "target"),
-                bot.name,
-            )
+        out += _cases(
+            f"{cls}()",
+            bot,
+            [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)],
+            lambda v, mk=maker: _step_run(bot, q, with_reg(mk(axis=v))),
+            vcheck,
+            ("axis",),
+            "axis=",
         )
-    for m in vector_muts(point):
-        out.append(
-            Case(
-                "LookAtTask()",
-                f"target={m.label}",
-                _step_run(bot, q, with_reg(look_task(target=m.value))),
-                m.expect,
-                vcheck,
-                ("target", "point"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "AxisAlignmentTask()",
+        bot,
+        [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)],
+        lambda v: _step_run(bot, q, with_reg(axis_task(direction=v))),
+        vcheck,
+        ("direction", "target"),
+        "direction=",
+    )
+    out += _cases(
+        "LookAtTask()",
+        bot,
+        vector_muts(point),
+        lambda v: _step_run(bot, q, with_reg(look_task(target=v))),
+        vcheck,
+        ("target", "point"),
+        "target=",
+    )
     here = conf_of(bot, q).get_transform_frame_to_world(frame).translation
     out.append(
         Case(
@@ -3389,32 +3254,26 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for m in scalar_muts(0.3, NONNEG):
-        out.append(
-            Case(
-                "DistanceTask()",
-                f"distance={m.label}",
-                _step_run(bot, q, with_reg(distance_task(distance=m.value))),
-                m.expect,
-                vcheck,
-                ("distance", "target"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "DistanceTask()",
+        bot,
+        scalar_muts(0.3, NONNEG),
+        lambda v: _step_run(bot, q, with_reg(distance_task(distance=v))),
+        vcheck,
+        ("distance", "target"),
+        "distance=",
+    )
     for which in ("frame_a", "frame_b"):
         valid = frame if which == "frame_a" else frame_b
-        for m in name_muts(valid, nframes=model.nframes):
-            out.append(
-                Case(
-                    "DistanceTask()",
-                    f"{which}={m.label}",
-                    _step_run(bot, q, with_reg(distance_task(**{which: m.value}))),
-                    m.expect,
-                    vcheck,
-                    ("frame",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "DistanceTask()",
+            bot,
+            name_muts(valid, nframes=model.nframes),
+            lambda v, w=which: _step_run(bot, q, with_reg(distance_task(**{w: v}))),
+            vcheck,
+            ("frame",),
+            f"{which}=",
+        )
     out.append(
         Case(
             "DistanceTask()",
@@ -3443,18 +3302,15 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             ("[unknown, ...]", [j0 + "_x", *cjoints[1:]], REJECT),
             ("one joint too few", list(cjoints[:-1]) or [], REJECT),
         ]
-        for label, val, exp in jm:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"joints={label}",
-                    _step_run(bot, q, with_reg(coupling_task(joints=val))),
-                    exp,
-                    vcheck,
-                    ("joint",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "JointCouplingTask()",
+            bot,
+            jm,
+            lambda v: _step_run(bot, q, with_reg(coupling_task(joints=v))),
+            vcheck,
+            ("joint",),
+            "joints=",
+        )
         k = A0.shape[1]
         am = [
             Mut("valid (1, k)", A0.copy(), ACCEPT),
@@ -3471,46 +3327,37 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             Mut("bool matrix", A0 != 0, REJECT),
             Mut("zeros", np.zeros_like(A0), ANY),
         ]
-        for m in am:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"A={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(A=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
-                    bot.name,
-                )
-            )
-        for m in vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True):
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"b={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(b=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("b", "target"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "JointCouplingTask()",
+            bot,
+            am,
+            lambda v: _step_run(bot, q, with_reg(coupling_task(A=v))),
+            vcheck,
+            ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
+            "A=",
+        )
+        out += _cases(
+            "JointCouplingTask()",
+            bot,
+            vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True),
+            lambda v: _step_run(bot, q, with_reg(coupling_task(b=v))),
+            vcheck,
+            ("b", "target"),
+            "b=",
+        )
         other = w.other(bot)
-        for m in [
-            *vector_muts(bot.q0, allow_none=True),
-            Mut("q0 of another model", other.q0.copy(), REJECT),
-        ]:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"q_ref={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(q_ref=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("q_ref", "q", "configuration"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "JointCouplingTask()",
+            bot,
+            [
+                *vector_muts(bot.q0, allow_none=True),
+                Mut("q0 of another model", other.q0.copy(), REJECT),
+            ],
+            lambda v: _step_run(bot, q, with_reg(coupling_task(q_ref=v))),
+            vcheck,
+            ("q_ref", "q", "configuration"),
+            "q_ref=",
+        )
 
         # coupling held: alone, gain 1, no limits: one step lands on A d = b
         for i in range(3):
@@ -3567,39 +3414,24 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 )
             )
     # ---- ManipulabilityTask rows and target
-    for label, val, exp in (
-        ("'all'", "all", ACCEPT),
-        ("'position'", "position", ACCEPT),
-        ("'orientation'", "orientation", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("['all']", ["all"], REJECT),
-        ("3", 3, REJECT),
-        ("'ALL'", "ALL", REJECT),
-    ):
-        out.append(
-            Case(
-                "ManipulabilityTask()",
-                f"rows={label}",
-                _step_run(bot, q, with_reg(manip_task(rows=val))),
-                exp,
-                vcheck,
-                ("rows",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.5, NONNEG):
-        out.append(
-            Case(
-                "ManipulabilityTask()",
-                f"target={m.label}",
-                _step_run(bot, q, with_reg(manip_task(target=m.value))),
-                m.expect,
-                vcheck,
-                ("target",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "ManipulabilityTask()",
+        bot,
+        option_muts(("all", "position", "orientation"), ("x", None, ["all"], 3, "ALL")),
+        lambda v: _step_run(bot, q, with_reg(manip_task(rows=v))),
+        vcheck,
+        ("rows",),
+        "rows=",
+    )
+    out += _cases(
+        "ManipulabilityTask()",
+        bot,
+        scalar_muts(0.5, NONNEG),
+        lambda v: _step_run(bot, q, with_reg(manip_task(target=v))),
+        vcheck,
+        ("target",),
+        "target=",
+    )
     if bot.name in ("ur5", "panda"):  # at an exact singularity the step must leave it
         qs = np.zeros(model.nq)
 
@@ -3680,13 +3512,7 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         froms["JointCouplingTask"] = lambda: taskik.JointCouplingTask(list(cjoints), A0)
     other = w.other(bot)
     for cls, make in froms.items():
-        for label, arg in (
-            ("None", None),
-            ("'abc'", "abc"),
-            ("q vector", q),
-            ("model", model),
-            ("Configuration of another model", conf_of(other)),
-        ):
+        for label, arg in _odd_configurations(q, model, other):
             exp = ANY if label.startswith("Configuration") else REJECT
             if cls in ("LowAccelerationTask", "KineticEnergyTask"):
                 exp = ANY  # no target: documented to accept anything (a no-op)
@@ -3828,23 +3654,19 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for label, mdl, exp in (
-        ("model=None", None, REJECT),
-        ("model='ur5'", "ur5", REJECT),
-        ("model of another robot", other.model, REJECT),
-        ("model=Data", model.createData(), REJECT),
-    ):
-        out.append(
-            Case(
-                "FrozenJoints",
-                label,
-                _step_run(bot, q, tasks, lambda c, mdl=mdl: [taskik.FrozenJoints(mdl, frozen)]),
-                exp,
-                check_velocity(nv),
-                ("model", "joint", "limit"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "FrozenJoints",
+        bot,
+        (
+            ("model=None", None, REJECT),
+            ("model='ur5'", "ur5", REJECT),
+            ("model of another robot", other.model, REJECT),
+            ("model=Data", model.createData(), REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c: [taskik.FrozenJoints(v, frozen)]),
+        check_velocity(nv),
+        ("model", "joint", "limit"),
+    )
     # ---- AccelerationLimit
     dt = 0.01
 
@@ -3899,50 +3721,44 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
     jn = joints[0]
-    for label, val, exp in (
-        ("{joint: 2.0}", {jn: 2.0}, ACCEPT),
-        ("{unknown: 2.0}", {jn + "_x": 2.0}, REJECT),
-        ("{joint: -1}", {jn: -1.0}, REJECT),
-        ("{joint: nan}", {jn: math.nan}, REJECT),
-        ("{joint: 'a'}", {jn: "a"}, REJECT),
-        ("{}", {}, ANY),
-        ("{3: 2.0}", {3: 2.0}, REJECT),
-    ):
-        out.append(
-            Case(
-                "AccelerationLimit",
-                f"a_max={label}",
-                _step_run(bot, q, tasks, lambda c, a=val: [taskik.AccelerationLimit(model, a)]),
-                exp,
-                check_velocity(nv),
-                ("a_max", "acceleration", "joint"),
-                bot.name,
-            )
-        )
-    for label, val, exp in (
-        ("True", True, ACCEPT),
-        ("False", False, ACCEPT),
-        ("np.True_", np.True_, ACCEPT),
-        ("'yes'", "yes", REJECT),
-        ("None", None, REJECT),
-        ("1", 1, REJECT),
-    ):
-        out.append(
-            Case(
-                "AccelerationLimit",
-                f"braking={label}",
-                _step_run(
-                    bot,
-                    q,
-                    tasks,
-                    lambda c, b=val: [taskik.AccelerationLimit(model, 2.0, braking=b)],
-                ),
-                exp,
-                acc_check(2.0),
-                ("braking",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "AccelerationLimit",
+        bot,
+        (
+            ("{joint: 2.0}", {jn: 2.0}, ACCEPT),
+            ("{unknown: 2.0}", {jn + "_x": 2.0}, REJECT),
+            ("{joint: -1}", {jn: -1.0}, REJECT),
+            ("{joint: nan}", {jn: math.nan}, REJECT),
+            ("{joint: 'a'}", {jn: "a"}, REJECT),
+            ("{}", {}, ANY),
+            ("{3: 2.0}", {3: 2.0}, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c, a=v: [taskik.AccelerationLimit(model, a)]),
+        check_velocity(nv),
+        ("a_max", "acceleration", "joint"),
+        "a_max=",
+    )
+    out += _cases(
+        "AccelerationLimit",
+        bot,
+        (
+            ("True", True, ACCEPT),
+            ("False", False, ACCEPT),
+            ("np.True_", np.True_, ACCEPT),
+            ("'yes'", "yes", REJECT),
+            ("None", None, REJECT),
+            ("1", 1, REJECT),
+        ),
+        lambda v: _step_run(
+            bot,
+            q,
+            tasks,
+            lambda c, b=v: [taskik.AccelerationLimit(model, 2.0, braking=b)],
+        ),
+        acc_check(2.0),
+        ("braking",),
+        "braking=",
+    )
     v_prev = rng.uniform(-0.1, 0.1, nv)
     for m in vector_muts(v_prev, allow_none=True):
 
@@ -4081,40 +3897,34 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
          ("direction",)),
         ("frame", name_muts(frame, nframes=model.nframes), ("frame",)),
     ):  # fmt: skip
-        for m in muts:
-            out.append(
-                Case(
-                    "ConeLimit",
-                    f"{pname}={m.label}",
-                    _step_run(bot, q, tasks, cone(**{pname: m.value})),
-                    m.expect,
-                    check_velocity(nv),
-                    names,
-                    bot.name,
-                )
-            )
-    for label, val, exp in (
-        ("8", 8, ACCEPT),
-        ("3", 3, ACCEPT),
-        ("2", 2, REJECT),
-        ("0", 0, REJECT),
-        ("4.5", 4.5, REJECT),
-        ("True", True, REJECT),
-        ("'8'", "8", REJECT),
-        ("np.int64(8)", np.int64(8), ACCEPT),
-        ("None", None, REJECT),
-    ):
-        out.append(
-            Case(
-                "ConeLimit",
-                f"faces={label}",
-                _step_run(bot, q, tasks, cone(faces=val)),
-                exp,
-                check_velocity(nv),
-                ("faces",),
-                bot.name,
-            )
+        out += _cases(
+            "ConeLimit",
+            bot,
+            muts,
+            lambda v, p=pname: _step_run(bot, q, tasks, cone(**{p: v})),
+            check_velocity(nv),
+            names,
+            f"{pname}=",
         )
+    out += _cases(
+        "ConeLimit",
+        bot,
+        (
+            ("8", 8, ACCEPT),
+            ("3", 3, ACCEPT),
+            ("2", 2, REJECT),
+            ("0", 0, REJECT),
+            ("4.5", 4.5, REJECT),
+            ("True", True, REJECT),
+            ("'8'", "8", REJECT),
+            ("np.int64(8)", np.int64(8), ACCEPT),
+            ("None", None, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, cone(faces=v)),
+        check_velocity(nv),
+        ("faces",),
+        "faces=",
+    )
     # alone, near the opposite direction: never infeasible (its docstring)
     for k, tilt in enumerate((0.0, 1e-3, 0.05)):
         d = -axis_world + np.array([tilt, -tilt, 0.0])
@@ -4273,98 +4083,83 @@ def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ("gain", 0.5, UNIT),
         ("buffer", 0.002, lambda x: 0.0 <= x < 0.04),
     ):
-        for m in scalar_muts(base, valid):
-            out.append(
-                Case(
-                    "CollisionLimit",
-                    f"{pname}={m.label}",
-                    _step_run(bot, q, tasks, limit(**{pname: m.value})),
-                    m.expect,
-                    vcheck,
-                    (pname, "distance", "buffer"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "CollisionLimit",
+            bot,
+            scalar_muts(base, valid),
+            lambda v, p=pname: _step_run(bot, q, tasks, limit(**{p: v})),
+            vcheck,
+            (pname, "distance", "buffer"),
+            f"{pname}=",
+        )
     names = [o.name for o in caps.geometryObjects]
     pair = (names[0], names[-1]) if len(names) > 1 else (names[0], names[0])
-    for label, val, exp in (
-        ("True", True, ACCEPT),
-        ("False", False, ACCEPT),
-        ("[pair of names]", [pair], ACCEPT if pair[0] != pair[1] else REJECT),
-        ("[('x', 'y')]", [("x", "y")], REJECT),
-        ("[(a, a)]", [(names[0], names[0])], REJECT),
-        ("[(a,)]", [(names[0],)], REJECT),
-        ("'abc'", "abc", REJECT),
-        ("None", None, REJECT),
-        ("[3]", [3], REJECT),
-        ("1", 1, REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"self_collision={label}",
-                _step_run(bot, q, tasks, limit(self_collision=val)),
-                exp,
-                vcheck,
-                ("self_collision", "pair", "geometry", "collision"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("True", True, ACCEPT),
+            ("False", False, ACCEPT),
+            ("[pair of names]", [pair], ACCEPT if pair[0] != pair[1] else REJECT),
+            ("[('x', 'y')]", [("x", "y")], REJECT),
+            ("[(a, a)]", [(names[0], names[0])], REJECT),
+            ("[(a,)]", [(names[0],)], REJECT),
+            ("'abc'", "abc", REJECT),
+            ("None", None, REJECT),
+            ("[3]", [3], REJECT),
+            ("1", 1, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, limit(self_collision=v)),
+        vcheck,
+        ("self_collision", "pair", "geometry", "collision"),
+        "self_collision=",
+    )
     sph = geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])
-    for label, val, exp in (
-        ("[sphere]", lambda: [geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])], ACCEPT),
-        ("one of each shape", lambda: _shapes(np.random.default_rng(3), tip), ACCEPT),
-        ("[]", lambda: [], ACCEPT),
-        ("[None]", lambda: [None], REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-        ("[two obstacles of one name]", lambda: [sph, geo.sphere("ball", 0.1)], REJECT),
-        ("[the same obstacle twice]", lambda: [sph, sph], REJECT),
-        ("a sphere (not a list)", lambda: sph, ANY),
-        ("[model]", lambda: [model], REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"obstacles={label}",
-                _step_run(bot, q, tasks, lambda c, val=val: limit(obstacles=val())(c)),
-                exp,
-                vcheck,
-                ("obstacle",),
-                bot.name,
-            )
-        )
-    for m in [*vector_muts(bot.q0, allow_none=True), Mut("q0 of another model", other.q0, REJECT)]:
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"q_reference={m.label}",
-                _step_run(bot, q, tasks, limit(q_reference=m.value)),
-                m.expect,
-                vcheck,
-                ("q_reference", "q", "configuration"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("[sphere]", lambda: [geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])], ACCEPT),
+            ("one of each shape", lambda: _shapes(np.random.default_rng(3), tip), ACCEPT),
+            ("[]", lambda: [], ACCEPT),
+            ("[None]", lambda: [None], REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+            ("[two obstacles of one name]", lambda: [sph, geo.sphere("ball", 0.1)], REJECT),
+            ("[the same obstacle twice]", lambda: [sph, sph], REJECT),
+            ("a sphere (not a list)", lambda: sph, ANY),
+            ("[model]", lambda: [model], REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c: limit(obstacles=v())(c)),
+        vcheck,
+        ("obstacle",),
+        "obstacles=",
+    )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        [*vector_muts(bot.q0, allow_none=True), Mut("q0 of another model", other.q0, REJECT)],
+        lambda v: _step_run(bot, q, tasks, limit(q_reference=v)),
+        vcheck,
+        ("q_reference", "q", "configuration"),
+        "q_reference=",
+    )
     srdf_bad = w.tmp / "broken.srdf"
     srdf_bad.write_text("<robot name='x'><disable_collisions link1=")
-    for label, val, exp in (
-        ("None", None, ACCEPT),
-        ("missing file", str(w.tmp / "missing.srdf"), REJECT),
-        ("a directory", str(w.tmp), REJECT),
-        ("malformed file", str(srdf_bad), REJECT),
-        ("3", 3, REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"srdf={label}",
-                _step_run(bot, q, tasks, limit(srdf=val)),
-                exp,
-                vcheck,
-                ("srdf", "file", "path"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("None", None, ACCEPT),
+            ("missing file", str(w.tmp / "missing.srdf"), REJECT),
+            ("a directory", str(w.tmp), REJECT),
+            ("malformed file", str(srdf_bad), REJECT),
+            ("3", 3, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, limit(srdf=v)),
+        vcheck,
+        ("srdf", "file", "path"),
+        "srdf=",
+    )
     other_caps = geo.fit_capsules(other.model, 0.03)
     rob_cases: list[tuple[str, Any, Any, str]] = [
         ("robot=model, geometry_model=capsules", model, caps, ACCEPT),
@@ -4494,12 +4289,7 @@ def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, name, exp in (
-        ("'ball'", "ball", ACCEPT),
-        ("'nope'", "nope", REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-    ):
+    for label, name, exp in option_muts(("ball",), ("nope", None, 3)):
 
         def run_rm(name=name):
             lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
@@ -4651,49 +4441,34 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, nm, exp in (
-            ("'obs'", "obs", ACCEPT),
-            ("''", "", REJECT),
-            ("None", None, REJECT),
-            ("3", 3, REJECT),
-            ("b'obs'", b"obs", REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    f"name={label}",
-                    (lambda fn=fn, nm=nm, args=args: fn(nm, pose=T, **args)),
-                    exp,
-                    check_obstacle(kind, T),
-                    ("name",),
-                    bot.name,
-                )
-            )
-    for m in [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero normal", np.zeros(3), REJECT)]:
-        out.append(
-            Case(
-                "geometry.halfspace",
-                f"normal={m.label}",
-                (lambda val=m.value: geo.halfspace("h", val, -1.0)),
-                m.expect,
-                check_obstacle("halfspace"),
-                ("normal",),
-                bot.name,
-            )
+        out += _cases(
+            entry,
+            bot,
+            option_muts(("obs",), ("", None, 3, b"obs")),
+            lambda v, fn=fn, args=args: lambda: fn(v, pose=T, **args),
+            check_obstacle(kind, T),
+            ("name",),
+            "name=",
         )
+    out += _cases(
+        "geometry.halfspace",
+        bot,
+        [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero normal", np.zeros(3), REJECT)],
+        lambda v: lambda: geo.halfspace("h", v, -1.0),
+        check_obstacle("halfspace"),
+        ("normal",),
+        "normal=",
+    )
     # an offset is bounded like every obstacle's extent (geometry.MAX_EXTENT, 1e6 m)
-    for m in scalar_muts(-1.0, lambda x: math.isfinite(x) and abs(x) <= 1e6):
-        out.append(
-            Case(
-                "geometry.halfspace",
-                f"offset={m.label}",
-                (lambda val=m.value: geo.halfspace("h", [0.0, 0.0, 1.0], val)),
-                m.expect,
-                check_obstacle("halfspace"),
-                ("offset",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.halfspace",
+        bot,
+        scalar_muts(-1.0, lambda x: math.isfinite(x) and abs(x) <= 1e6),
+        lambda v: lambda: geo.halfspace("h", [0.0, 0.0, 1.0], v),
+        check_obstacle("halfspace"),
+        ("offset",),
+        "offset=",
+    )
     cube = np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)])
     tris = np.array(
         [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
@@ -4764,52 +4539,43 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 return "geometry on a joint the model lacks"
         return None
 
-    for m in scalar_muts(0.03, POSITIVE):
-        out.append(
-            Case(
-                "geometry.fit_capsules",
-                f"radius={m.label}",
-                (lambda r=m.value: geo.fit_capsules(model, r)),
-                m.expect,
-                caps_check,
-                ("radius",),
-                bot.name,
-            )
-        )
-    for label, mdl, exp in (
-        ("None", None, REJECT),
-        ("'ur5'", "ur5", REJECT),
-        ("Data", model.createData(), REJECT),
-    ):
-        out.append(
-            Case(
-                "geometry.fit_capsules",
-                f"model={label}",
-                (lambda mdl=mdl: geo.fit_capsules(mdl, 0.03)),
-                exp,
-                caps_check,
-                ("model",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.fit_capsules",
+        bot,
+        scalar_muts(0.03, POSITIVE),
+        lambda v: lambda: geo.fit_capsules(model, v),
+        caps_check,
+        ("radius",),
+        "radius=",
+    )
+    out += _cases(
+        "geometry.fit_capsules",
+        bot,
+        (
+            ("None", None, REJECT),
+            ("'ur5'", "ur5", REJECT),
+            ("Data", model.createData(), REJECT),
+        ),
+        lambda v: lambda: geo.fit_capsules(v, 0.03),
+        caps_check,
+        ("model",),
+        "model=",
+    )
     caps = geo.fit_capsules(model, 0.03)
-    for label, gm, exp in (
-        ("capsules", caps, ACCEPT),
-        ("None", None, REJECT),
-        ("model", model, REJECT),
-        ("'abc'", "abc", REJECT),
-    ):
-        out.append(
-            Case(
-                "geometry.convexify",
-                f"geometry_model={label}",
-                (lambda gm=gm: geo.convexify(gm)),
-                exp,
-                caps_check,
-                ("geometry",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.convexify",
+        bot,
+        (
+            ("capsules", caps, ACCEPT),
+            ("None", None, REJECT),
+            ("model", model, REJECT),
+            ("'abc'", "abc", REJECT),
+        ),
+        lambda v: lambda: geo.convexify(v),
+        caps_check,
+        ("geometry",),
+        "geometry_model=",
+    )
     other = w.other(bot)
 
     def pairs_check(sel: Any) -> str | None:
@@ -5026,41 +4792,29 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for label, val, exp in (
-        ("'threshold'", "threshold", ACCEPT),
-        ("'damped'", "damped", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("['damped']", ["damped"], REJECT),
-    ):
-        out.append(
-            Case(
-                "JointLimitMap",
-                f"inversion={label}",
-                jlm_run(inversion=val),
-                exp,
-                check_velocity(nv),
-                ("inversion",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "JointLimitMap",
+        bot,
+        option_muts(("threshold", "damped"), ("x", None, ["damped"])),
+        lambda v: jlm_run(inversion=v),
+        check_velocity(nv),
+        ("inversion",),
+        "inversion=",
+    )
     for pname, base, valid in (
         ("threshold", 1e-8, lambda x: 0.0 < x <= 1.0),
         ("damping", 1e-2, POSITIVE),
         ("z_max", 1e8, lambda x: 1.0 < x < math.inf),
     ):
-        for m in scalar_muts(base, valid):
-            out.append(
-                Case(
-                    "JointLimitMap",
-                    f"{pname}={m.label}",
-                    jlm_run(**{pname: m.value}),
-                    m.expect,
-                    check_velocity(nv),
-                    (pname,),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "JointLimitMap",
+            bot,
+            scalar_muts(base, valid),
+            lambda v, p=pname: jlm_run(**{p: v}),
+            check_velocity(nv),
+            (pname,),
+            f"{pname}=",
+        )
     for label, val, exp in (
         ("joint_limit_map='threshold'", "threshold", REJECT),
         ("joint_limit_map=None", None, ANY),
@@ -5202,23 +4956,19 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, args, exp in (
-            ("lm-wampler", ("lm-wampler", 0.5, nv, 1e-3), ACCEPT),
-            ("method='x'", ("x", 0.5, nv, 1e-3), REJECT),
-            ("nv=-1", ("lm-chan", 0.5, -1, 1e-3), REJECT),
-            ("damping=None", ("lm-chan", 0.5, nv, None), REJECT),
-        ):
-            out.append(
-                Case(
-                    "posture.damping_matrix",
-                    label,
-                    (lambda args=args: damping_matrix(*args)),
-                    exp,
-                    finite_array((nv, nv)),
-                    ("method", "nv", "damping"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "posture.damping_matrix",
+            bot,
+            (
+                ("lm-wampler", ("lm-wampler", 0.5, nv, 1e-3), ACCEPT),
+                ("method='x'", ("x", 0.5, nv, 1e-3), REJECT),
+                ("nv=-1", ("lm-chan", 0.5, -1, 1e-3), REJECT),
+                ("damping=None", ("lm-chan", 0.5, nv, None), REJECT),
+            ),
+            lambda v: lambda: damping_matrix(*v),
+            finite_array((nv, nv)),
+            ("method", "nv", "damping"),
+        )
 
     # ---- report and hierarchy_report with the new tasks and limits
     def new_tasks(conf: taskik.Configuration) -> list[Any]:
@@ -5324,22 +5074,18 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, srdf, exp in (
-            ("srdf missing", str(w.tmp / "missing.srdf"), REJECT),
-            ("srdf=3", 3, REJECT),
-            ("srdf malformed", str(w.bad_urdf), REJECT),
-        ):
-            out.append(
-                Case(
-                    "robots.load_urdf",
-                    label,
-                    (lambda s=srdf: taskik.robots.load_urdf(urdf, srdf=s)),
-                    exp,
-                    None,
-                    ("srdf", "file", "path"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "robots.load_urdf",
+            bot,
+            (
+                ("srdf missing", str(w.tmp / "missing.srdf"), REJECT),
+                ("srdf=3", 3, REJECT),
+                ("srdf malformed", str(w.bad_urdf), REJECT),
+            ),
+            lambda v: lambda: taskik.robots.load_urdf(urdf, srdf=v),
+            None,
+            ("srdf", "file", "path"),
+        )
     return out
 
 
@@ -5485,12 +5231,7 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
          REJECT, None),
     ):  # fmt: skip
         add(f"targets={label}", solve(targets=tg), exp, chk, ("target", "pose", "index"))
-    for label, val, exp in (
-        ("'local'", "local", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("'LOCAL'", "LOCAL", REJECT),
-    ):
+    for label, val, exp in option_muts(("local",), ("x", None, "LOCAL")):
         add(f"engine={label}", solve(engine=val), exp, ok, ("engine",))
     for label, val, exp in (
         ("np.int64(1)", np.int64(1), ACCEPT),
@@ -5713,31 +5454,28 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, args, exp in (
-        ("(0, 0)", (0, 0), ACCEPT),
-        ("(7, 5)", (7, 5), ACCEPT),
-        ("(-1, 0)", (-1, 0), REJECT),
-        ("(0, -1)", (0, -1), REJECT),
-        ("(1.5, 0)", (1.5, 0), REJECT),
-        ("('a', 0)", ("a", 0), REJECT),
-        ("(None, 0)", (None, 0), REJECT),
-        ("(0, 2**40)", (0, 2**40), ANY),
-    ):
-        out.append(
-            Case(
-                "batch.problem_seed",
-                f"seed, index={label}",
-                (lambda a=args: taskik.batch.problem_seed(*a)),
-                exp,
-                lambda s: (
-                    None
-                    if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
-                    else f"not a seed: {s!r}"
-                ),
-                ("seed", "index"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "batch.problem_seed",
+        bot,
+        (
+            ("(0, 0)", (0, 0), ACCEPT),
+            ("(7, 5)", (7, 5), ACCEPT),
+            ("(-1, 0)", (-1, 0), REJECT),
+            ("(0, -1)", (0, -1), REJECT),
+            ("(1.5, 0)", (1.5, 0), REJECT),
+            ("('a', 0)", ("a", 0), REJECT),
+            ("(None, 0)", (None, 0), REJECT),
+            ("(0, 2**40)", (0, 2**40), ANY),
+        ),
+        lambda v: lambda: taskik.batch.problem_seed(*v),
+        lambda s: (
+            None
+            if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
+            else f"not a seed: {s!r}"
+        ),
+        ("seed", "index"),
+        "seed, index=",
+    )
     return out
 
 
@@ -5895,12 +5633,7 @@ def gen_retarget(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     for m in vector_muts(robot.q0, allow_none=True):
         add("retarget.retarget", f"q_start={m.label}", run_rt(q_start=m.value), m.expect, ok,
             ("q_start", "q"))  # fmt: skip
-    for label, val, exp in (
-        ("'daqp'", "daqp", ACCEPT),
-        ("None", None, ACCEPT),
-        ("'nope'", "nope", REJECT),
-        ("3", 3, REJECT),
-    ):
+    for label, val, exp in option_muts(("daqp", None), ("nope", 3)):
         add("retarget.retarget", f"solver={label}", run_rt(solver=val), exp, ok, ("solver",))
     seen: list[tuple[int, int]] = []
     for label, val, exp in (
@@ -7729,33 +7462,27 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # VelocityLimit(model=..., velocities=...)
     joint = next((n for n in model.names[1:] if model.joints[model.getJointId(n)].nv == 1), None)
     if joint is not None:
-        for label, velocities, expect in (
-            ("{joint: 1.0}", {joint: 1.0}, ACCEPT),
-            ("{joint: np.float32(0.5)}", {joint: np.float32(0.5)}, ACCEPT),
-            ("{} (no caps)", {}, ACCEPT),
-            ("None (the model's)", None, ACCEPT),
-            ("{joint: -1.0}", {joint: -1.0}, REJECT),
-            ("{joint: nan}", {joint: math.nan}, REJECT),
-            ("{joint: [1, 2]}", {joint: [1.0, 2.0]}, REJECT),
-            ("{'nope': 1.0}", {"nope": 1.0}, REJECT),
-            ("{'universe': 1.0}", {"universe": 1.0}, REJECT),
-            ("a vector of nv caps", np.ones(model.nv), REJECT),
-            ("a list of names", [joint], REJECT),
-            ("'abc'", "abc", REJECT),
-        ):
-            out.append(
-                Case(
-                    "VelocityLimit(velocities=)",
-                    label,
-                    step(
-                        hand, lambda v=velocities: [taskik.VelocityLimit(model=model, velocities=v)]
-                    ),
-                    expect,
-                    vcheck,
-                    ("velocit", "joint", "nope", "universe", "mapping"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "VelocityLimit(velocities=)",
+            bot,
+            (
+                ("{joint: 1.0}", {joint: 1.0}, ACCEPT),
+                ("{joint: np.float32(0.5)}", {joint: np.float32(0.5)}, ACCEPT),
+                ("{} (no caps)", {}, ACCEPT),
+                ("None (the model's)", None, ACCEPT),
+                ("{joint: -1.0}", {joint: -1.0}, REJECT),
+                ("{joint: nan}", {joint: math.nan}, REJECT),
+                ("{joint: [1, 2]}", {joint: [1.0, 2.0]}, REJECT),
+                ("{'nope': 1.0}", {"nope": 1.0}, REJECT),
+                ("{'universe': 1.0}", {"universe": 1.0}, REJECT),
+                ("a vector of nv caps", np.ones(model.nv), REJECT),
+                ("a list of names", [joint], REJECT),
+                ("'abc'", "abc", REJECT),
+            ),
+            lambda val: step(hand, lambda v=val: [taskik.VelocityLimit(model=model, velocities=v)]),
+            vcheck,
+            ("velocit", "joint", "nope", "universe", "mapping"),
+        )
         out.append(
             Case(
                 "VelocityLimit(velocities=)",
@@ -7768,40 +7495,27 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
     # ComTask(cost, gain, lm_damping) by position
-    for m in scalar_muts(0.5, UNIT):
-        out.append(
-            Case(
-                "ComTask(cost, gain, lm_damping)",
-                f"gain={m.label}",
-                step(lambda c, g=m.value: [taskik.ComTask(1.0, g, 0.1)]),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.1, NONNEG):
-        out.append(
-            Case(
-                "ComTask(cost, gain, lm_damping)",
-                f"lm_damping={m.label}",
-                step(lambda c, d=m.value: [taskik.ComTask(1.0, 0.5, d)]),
-                m.expect,
-                vcheck,
-                ("lm_damping",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "ComTask(cost, gain, lm_damping)",
+        bot,
+        scalar_muts(0.5, UNIT),
+        lambda v: step(lambda c, g=v: [taskik.ComTask(1.0, g, 0.1)]),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
+    out += _cases(
+        "ComTask(cost, gain, lm_damping)",
+        bot,
+        scalar_muts(0.1, NONNEG),
+        lambda v: step(lambda c, d=v: [taskik.ComTask(1.0, 0.5, d)]),
+        vcheck,
+        ("lm_damping",),
+        "lm_damping=",
+    )
     # FrameTask and RelativeFrameTask in mink's positional order
     root = _other_frame(bot, frame)
-    for label, frame_type, expect in (
-        ("'site'", "site", ACCEPT),
-        ("'body'", "body", ACCEPT),
-        ("'geom'", "geom", REJECT),
-        ("'joint'", "joint", REJECT),
-        ("None", None, REJECT),
-        ("1.0", 1.0, REJECT),
-    ):
+    for label, frame_type, expect in option_muts(("site", "body"), ("geom", "joint", None, 1.0)):
         out.append(
             Case(
                 "FrameTask(frame_name, frame_type, ...)",
@@ -7828,18 +7542,15 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for m in scalar_muts(0.8, UNIT):
-        out.append(
-            Case(
-                "FrameTask(frame_name, frame_type, ...)",
-                f"gain={m.label}",
-                step(lambda c, g=m.value: [taskik.FrameTask(frame, "site", 1.0, 1.0, g)]),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "FrameTask(frame_name, frame_type, ...)",
+        bot,
+        scalar_muts(0.8, UNIT),
+        lambda v: step(lambda c, g=v: [taskik.FrameTask(frame, "site", 1.0, 1.0, g)]),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
     # targets assigned as attributes, then a step
     conf0 = conf_of(bot, q)
     T = conf0.get_transform_frame_to_world(frame)
@@ -7879,18 +7590,14 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for m in vector_muts(bot.q0.copy()):
-        out.append(
-            Case(
-                "PostureTask.target_q =",
-                m.label,
-                assigned(lambda: taskik.PostureTask(1e-2), "target_q", m.value),
-                m.expect,
-                vcheck,
-                ("target", "quaternion", "configuration"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "PostureTask.target_q =",
+        bot,
+        vector_muts(bot.q0.copy()),
+        lambda v: assigned(lambda: taskik.PostureTask(1e-2), "target_q", v),
+        vcheck,
+        ("target", "quaternion", "configuration"),
+    )
 
     # mink's DampingTask is (model, cost) only: a third argument by position is refused
     out.append(
