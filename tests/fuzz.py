@@ -1121,6 +1121,29 @@ def _odd_configurations(q: np.ndarray, model: pin.Model, other: Bot) -> list[tup
     ]
 
 
+def _from_odd_configuration(
+    bot: Bot,
+    q: np.ndarray,
+    cls: str,
+    make: Callable[[], Any],
+    label: str,
+    arg: Any,
+    expect: str,
+    names: tuple[str, ...],
+) -> Case:
+    """``make()`` (a task of class ``cls``) given ``arg`` (one of
+    :func:`_odd_configurations`) by ``set_target_from_configuration``, then a step at ``q``."""
+
+    def run() -> Any:
+        t = make()
+        t.set_target_from_configuration(arg)
+        return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+
+    entry = f"{cls}.set_target_from_configuration"
+    vcheck = check_velocity(bot.model.nv, -bot.vmax, bot.vmax)
+    return Case(entry, f"configuration={label}", run, expect, vcheck, names, bot.name)
+
+
 def _frame_goal(bot: Bot, rng: np.random.Generator, frame: str) -> pin.SE3:
     return conf_of(bot, bot.random_q(rng)).get_transform_frame_to_world(frame)
 
@@ -1425,24 +1448,9 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     }
     for label, arg in _odd_configurations(q, model, other):
         exp_from = ANY if label.startswith("Configuration") else REJECT
-        for cls in target_tasks:
-
-            def run_from(arg=arg, cls=cls):
-                t = target_tasks[cls]()
-                t.set_target_from_configuration(arg)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-            out.append(
-                Case(
-                    f"{cls}.set_target_from_configuration",
-                    f"configuration={label}",
-                    run_from,
-                    exp_from,
-                    vcheck,
-                    ("configuration", "frame", "posture", "target", "q"),
-                    bot.name,
-                )
-            )
+        for cls, make in target_tasks.items():
+            names = ("configuration", "frame", "posture", "target", "q")
+            out.append(_from_odd_configuration(bot, q, cls, make, label, arg, exp_from, names))
     for cls in target_tasks:
 
         def run_valid(cls=cls):
@@ -2410,9 +2418,7 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         def run_reg(val=val):
             if val == "posture":
-                p = taskik.PostureTask(cost=1e-3)
-                p.set_target(bot.q0)
-                val = [p]
+                val = [_posture_task(bot)]
             return run_with(regularization=val)()
 
         out.append(
@@ -3104,6 +3110,16 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     def with_reg(make: Callable[[taskik.Configuration], Any]):
         return lambda conf: [make(conf), _posture_task(bot)]
 
+    def task_cases(
+        entry: str, make: Callable[..., Any], kw: str, muts: Iterable[Any], names: tuple[str, ...]
+    ) -> list[Case]:
+        """A step with the task ``make(kw=value)`` (and the regulariser), a mutation each."""
+
+        def run(v: Any) -> Callable[[], Any]:
+            return _step_run(bot, q, with_reg(make(**{kw: v})))
+
+        return _cases(entry, bot, muts, run, vcheck, names, f"{kw}=")
+
     makers: dict[str, Callable[..., Callable[[taskik.Configuration], Any]]] = {}
 
     def axis_task(**kw: Any):
@@ -3215,33 +3231,21 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             vcheck,
         )
     for cls, maker in (("AxisAlignmentTask", axis_task), ("LookAtTask", look_task)):
-        out += _cases(
+        out += task_cases(
             f"{cls}()",
-            bot,
+            maker,
+            "axis",
             [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)],
-            lambda v, mk=maker: _step_run(bot, q, with_reg(mk(axis=v))),
-            vcheck,
             ("axis",),
-            "axis=",
         )
-    out += _cases(
+    out += task_cases(
         "AxisAlignmentTask()",
-        bot,
+        axis_task,
+        "direction",
         [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)],
-        lambda v: _step_run(bot, q, with_reg(axis_task(direction=v))),
-        vcheck,
         ("direction", "target"),
-        "direction=",
     )
-    out += _cases(
-        "LookAtTask()",
-        bot,
-        vector_muts(point),
-        lambda v: _step_run(bot, q, with_reg(look_task(target=v))),
-        vcheck,
-        ("target", "point"),
-        "target=",
-    )
+    out += task_cases("LookAtTask()", look_task, "target", vector_muts(point), ("target", "point"))
     here = conf_of(bot, q).get_transform_frame_to_world(frame).translation
     out.append(
         Case(
@@ -3254,14 +3258,12 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    out += _cases(
+    out += task_cases(
         "DistanceTask()",
-        bot,
+        distance_task,
+        "distance",
         scalar_muts(0.3, NONNEG),
-        lambda v: _step_run(bot, q, with_reg(distance_task(distance=v))),
-        vcheck,
         ("distance", "target"),
-        "distance=",
     )
     for which in ("frame_a", "frame_b"):
         valid = frame if which == "frame_a" else frame_b
@@ -3302,15 +3304,7 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             ("[unknown, ...]", [j0 + "_x", *cjoints[1:]], REJECT),
             ("one joint too few", list(cjoints[:-1]) or [], REJECT),
         ]
-        out += _cases(
-            "JointCouplingTask()",
-            bot,
-            jm,
-            lambda v: _step_run(bot, q, with_reg(coupling_task(joints=v))),
-            vcheck,
-            ("joint",),
-            "joints=",
-        )
+        out += task_cases("JointCouplingTask()", coupling_task, "joints", jm, ("joint",))
         k = A0.shape[1]
         am = [
             Mut("valid (1, k)", A0.copy(), ACCEPT),
@@ -3327,36 +3321,30 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             Mut("bool matrix", A0 != 0, REJECT),
             Mut("zeros", np.zeros_like(A0), ANY),
         ]
-        out += _cases(
+        out += task_cases(
             "JointCouplingTask()",
-            bot,
+            coupling_task,
+            "A",
             am,
-            lambda v: _step_run(bot, q, with_reg(coupling_task(A=v))),
-            vcheck,
             ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
-            "A=",
         )
-        out += _cases(
+        out += task_cases(
             "JointCouplingTask()",
-            bot,
+            coupling_task,
+            "b",
             vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True),
-            lambda v: _step_run(bot, q, with_reg(coupling_task(b=v))),
-            vcheck,
             ("b", "target"),
-            "b=",
         )
         other = w.other(bot)
-        out += _cases(
+        out += task_cases(
             "JointCouplingTask()",
-            bot,
+            coupling_task,
+            "q_ref",
             [
                 *vector_muts(bot.q0, allow_none=True),
                 Mut("q0 of another model", other.q0.copy(), REJECT),
             ],
-            lambda v: _step_run(bot, q, with_reg(coupling_task(q_ref=v))),
-            vcheck,
             ("q_ref", "q", "configuration"),
-            "q_ref=",
         )
 
         # coupling held: alone, gain 1, no limits: one step lands on A d = b
@@ -3414,23 +3402,15 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 )
             )
     # ---- ManipulabilityTask rows and target
-    out += _cases(
+    out += task_cases(
         "ManipulabilityTask()",
-        bot,
+        manip_task,
+        "rows",
         option_muts(("all", "position", "orientation"), ("x", None, ["all"], 3, "ALL")),
-        lambda v: _step_run(bot, q, with_reg(manip_task(rows=v))),
-        vcheck,
         ("rows",),
-        "rows=",
     )
-    out += _cases(
-        "ManipulabilityTask()",
-        bot,
-        scalar_muts(0.5, NONNEG),
-        lambda v: _step_run(bot, q, with_reg(manip_task(target=v))),
-        vcheck,
-        ("target",),
-        "target=",
+    out += task_cases(
+        "ManipulabilityTask()", manip_task, "target", scalar_muts(0.5, NONNEG), ("target",)
     )
     if bot.name in ("ur5", "panda"):  # at an exact singularity the step must leave it
         qs = np.zeros(model.nq)
@@ -3517,22 +3497,8 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             if cls in ("LowAccelerationTask", "KineticEnergyTask"):
                 exp = ANY  # no target: documented to accept anything (a no-op)
 
-            def run_f(make=make, arg=arg):
-                t = make()
-                t.set_target_from_configuration(arg)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-            out.append(
-                Case(
-                    f"{cls}.set_target_from_configuration",
-                    f"configuration={label}",
-                    run_f,
-                    exp,
-                    vcheck,
-                    ("configuration", "frame", "model", "q", "joint"),
-                    bot.name,
-                )
-            )
+            names = ("configuration", "frame", "model", "q", "joint")
+            out.append(_from_odd_configuration(bot, q, cls, make, label, arg, exp, names))
 
         def run_zero(make=make):
             conf = conf_of(bot, q)
@@ -4876,9 +4842,7 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             if val == "posture":
                 val = _posture_task(bot)
             elif val == "other":
-                p = taskik.PostureTask(cost=1e-3)
-                p.set_target(other.q0)
-                val = [p]
+                val = [_posture_task(other)]
             t = taskik.FrameTask(frame)
             t.set_target(goal)
             return taskik.solve_posture(
@@ -7368,6 +7332,14 @@ def gen_balance(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     return out
 
 
+def _float32_any(muts: Iterable[Mut]) -> list[Mut]:
+    """``muts`` with the valid float32 array made an ``any`` case (accepted or refused)."""
+    return [
+        Mut(m.label, m.value, ANY) if m.expect == ACCEPT and m.label == "float32 array" else m
+        for m in muts
+    ]
+
+
 def _other_name(other: Bot, model: pin.Model) -> str:
     """A frame of ``other`` that ``model`` does not have."""
     for f in reversed(other.model.frames):
@@ -7578,18 +7550,14 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for m in vector_muts(p):
-        out.append(
-            Case(
-                "PositionTask.target =",
-                m.label,
-                assigned(lambda: taskik.PositionTask(frame), "target", m.value),
-                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
-                vcheck,
-                ("target",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "PositionTask.target =",
+        bot,
+        _float32_any(vector_muts(p)),
+        lambda v: assigned(lambda: taskik.PositionTask(frame), "target", v),
+        vcheck,
+        ("target",),
+    )
     out += _cases(
         "PostureTask.target_q =",
         bot,
@@ -7623,18 +7591,14 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for m in vector_muts(np.array([0.0, 0.0, 0.1]), allow_none=True):
-        out.append(
-            Case(
-                "PositionTask.offset =",
-                m.label,
-                reassigned(lambda: taskik.PositionTask(frame), "offset", m.value),
-                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
-                vcheck,
-                ("offset",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "PositionTask.offset =",
+        bot,
+        _float32_any(vector_muts(np.array([0.0, 0.0, 0.1]), allow_none=True)),
+        lambda v: reassigned(lambda: taskik.PositionTask(frame), "offset", v),
+        vcheck,
+        ("offset",),
+    )
     for m in vector_muts(np.array([0.0, 1.0, 0.0])):
         zero = isinstance(m.value, np.ndarray) and m.value.size == 3 and not np.any(m.value)
         out.append(
