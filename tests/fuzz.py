@@ -67,6 +67,7 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -1475,17 +1476,21 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         )
 
     # ---- cost setters on an existing task
-    for m in merge(scalar_muts(1.0, NONNEG), vector_muts(np.ones(3), scalar_ok=True)):
+    def run_cost(val):
+        t = taskik.PositionTask(frame)
+        t.set_target(goal.translation)
+        t.cost = val
+        return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-        def run_cost(val=m.value):
-            t = taskik.PositionTask(frame)
-            t.set_target(goal.translation)
-            t.cost = val
-            return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-        out.append(
-            Case("Task.cost =", f"cost={m.label}", run_cost, m.expect, vcheck, ("cost",), bot.name)
-        )
+    out += _cases(
+        "Task.cost =",
+        bot,
+        merge(scalar_muts(1.0, NONNEG), vector_muts(np.ones(3), scalar_ok=True)),
+        lambda v: partial(run_cost, v),
+        vcheck,
+        ("cost",),
+        "cost=",
+    )
     for pname, valid, base in (("gain", UNIT, 0.5), ("lm_damping", NONNEG, 0.0)):
         for m in scalar_muts(base, valid):
 
@@ -1672,19 +1677,22 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             ("damping",),
             "damping=",
         )
+
     # levels dt
-    for m in scalar_muts(0.01, POSITIVE):
+    def run_lv(d):
+        c = conf_of(bot, q)
+        t = base_tasks(bot, c, target_q)
+        return taskik.solve_ik(c, [t[:1], t[1:]], d)
 
-        def run_lv(d=m.value):
-            c = conf_of(bot, q)
-            t = base_tasks(bot, c, target_q)
-            return taskik.solve_ik(c, [t[:1], t[1:]], d)
-
-        out.append(
-            Case(
-                "solve_ik (levels)", f"dt={m.label}", run_lv, m.expect, vdefault, ("dt",), bot.name
-            )
-        )
+    out += _cases(
+        "solve_ik (levels)",
+        bot,
+        scalar_muts(0.01, POSITIVE),
+        lambda v: partial(run_lv, v),
+        vdefault,
+        ("dt",),
+        "dt=",
+    )
 
     # configuration argument
     for label, make_conf, exp in (
@@ -2095,27 +2103,38 @@ def gen_reports(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             out.append(
                 Case(entry, f"dt={m.label}", run_dt, m.expect, finite_report(), ("dt",), bot.name)
             )
-    for m in scalar_muts(1e-6, NONNEG):
 
-        def run_tol(val=m.value):
-            c, t = step()
-            return taskik.report(c, t, 0.01, v0, tol=val)
+    def run_tol(val):
+        c, t = step()
+        return taskik.report(c, t, 0.01, v0, tol=val)
 
-        out.append(
-            Case("report", f"tol={m.label}", run_tol, m.expect, finite_report(), ("tol",), bot.name)
-        )
-    for label, mk, exp in (
-        ("tasks=None", lambda t: None, REJECT),
-        ("tasks=[Task()]", lambda t: [taskik.Task()], REJECT),
-        ("tasks=levels", lambda t: [t[:1], t[1:]], REJECT),
-        ("tasks=[]", lambda t: [], ANY),
-    ):
+    out += _cases(
+        "report",
+        bot,
+        scalar_muts(1e-6, NONNEG),
+        lambda v: partial(run_tol, v),
+        finite_report(),
+        ("tol",),
+        "tol=",
+    )
 
-        def run_t(mk=mk):
-            c, t = step()
-            return taskik.report(c, mk(t), 0.01, v0)
+    def run_t(mk):
+        c, t = step()
+        return taskik.report(c, mk(t), 0.01, v0)
 
-        out.append(Case("report", label, run_t, exp, finite_report(), ("task",), bot.name))
+    out += _cases(
+        "report",
+        bot,
+        (
+            ("tasks=None", lambda t: None, REJECT),
+            ("tasks=[Task()]", lambda t: [taskik.Task()], REJECT),
+            ("tasks=levels", lambda t: [t[:1], t[1:]], REJECT),
+            ("tasks=[]", lambda t: [], ANY),
+        ),
+        lambda v: partial(run_t, v),
+        finite_report(),
+        ("task",),
+    )
     for label, mk, exp, n in (
         ("levels [[a], [], [b]]", lambda t: [t[:1], [], t[1:]], ANY, 3),
         ("levels flat list (not levels)", lambda t: t, REJECT, None),
@@ -2408,30 +2427,26 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("regularization=[PostureTask]", "posture", ACCEPT),
-        ("regularization=[None]", [None], REJECT),
-        ("regularization='abc'", "abc", REJECT),
-        ("regularization=[Task()]", [taskik.Task()], REJECT),
-        ("regularization=[PostureTask without target]", [taskik.PostureTask()], REJECT),
-    ):
 
-        def run_reg(val=val):
-            if val == "posture":
-                val = [_posture_task(bot)]
-            return run_with(regularization=val)()
+    def run_reg(val):
+        if val == "posture":
+            val = [_posture_task(bot)]
+        return run_with(regularization=val)()
 
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_reg,
-                exp,
-                check_result,
-                ("regularization", "task", "target"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("regularization=[PostureTask]", "posture", ACCEPT),
+            ("regularization=[None]", [None], REJECT),
+            ("regularization='abc'", "abc", REJECT),
+            ("regularization=[Task()]", [taskik.Task()], REJECT),
+            ("regularization=[PostureTask without target]", [taskik.PostureTask()], REJECT),
+        ),
+        lambda v: partial(run_reg, v),
+        check_result,
+        ("regularization", "task", "target"),
+    )
     return out
 
 
@@ -3726,25 +3741,22 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         "braking=",
     )
     v_prev = rng.uniform(-0.1, 0.1, nv)
-    for m in vector_muts(v_prev, allow_none=True):
 
-        def run_prev(val=m.value):
-            conf = conf_of(bot, q)
-            lim = taskik.AccelerationLimit(model, 2.0)
-            lim.set_previous_velocity(val)
-            return taskik.solve_ik(conf, tasks(conf), dt, limits=[lim])
+    def run_prev(val):
+        conf = conf_of(bot, q)
+        lim = taskik.AccelerationLimit(model, 2.0)
+        lim.set_previous_velocity(val)
+        return taskik.solve_ik(conf, tasks(conf), dt, limits=[lim])
 
-        out.append(
-            Case(
-                "AccelerationLimit.set_previous_velocity",
-                f"v={m.label}",
-                run_prev,
-                m.expect,
-                check_velocity(nv),
-                ("v", "velocity"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "AccelerationLimit.set_previous_velocity",
+        bot,
+        vector_muts(v_prev, allow_none=True),
+        lambda v: partial(run_prev, v),
+        check_velocity(nv),
+        ("v", "velocity"),
+        "v=",
+    )
     # ---- BaseVelocityLimit
     floating = bot.floating
 
@@ -3910,30 +3922,27 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
+
     # ---- default_limits
-    for label, mdl, exp in (
-        ("model", model, ACCEPT),
-        ("None", None, REJECT),
-        ("'ur5'", "ur5", REJECT),
-        ("Configuration", conf_of(bot), REJECT),
-    ):
+    def run_dl(mdl):
+        lims = taskik.limits.default_limits(mdl)
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(conf, tasks(conf), dt, limits=lims)
 
-        def run_dl(mdl=mdl):
-            lims = taskik.limits.default_limits(mdl)
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(conf, tasks(conf), dt, limits=lims)
-
-        out.append(
-            Case(
-                "limits.default_limits",
-                f"model={label}",
-                run_dl,
-                exp,
-                check_velocity(nv, -bot.vmax, bot.vmax),
-                ("model",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "limits.default_limits",
+        bot,
+        (
+            ("model", model, ACCEPT),
+            ("None", None, REJECT),
+            ("'ur5'", "ur5", REJECT),
+            ("Configuration", conf_of(bot), REJECT),
+        ),
+        lambda v: partial(run_dl, v),
+        check_velocity(nv, -bot.vmax, bot.vmax),
+        ("model",),
+        "model=",
+    )
     return out
 
 
@@ -4204,76 +4213,67 @@ def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("SE3", pin.SE3(np.eye(3), tip + 0.1), ACCEPT),
-        ("position", tip + 0.1, ACCEPT),
-        ("NaN position", np.array([math.nan, 0.0, 0.0]), REJECT),
-        ("'abc'", "abc", REJECT),
-        ("None", None, ANY),
-        ("4x4 with a scaled rotation", np.diag([2.0, 2.0, 2.0, 1.0]), REJECT),
-    ):
 
-        def run_move(val=val):
-            obs = geo.sphere("ball", 0.05, tip + 0.3)
-            lim = taskik.CollisionLimit(model, caps, obstacles=[obs])
-            obs.move_to(val)
-            conf = conf_of(bot, q)
-            return lim.distances(conf, all_pairs=True), conf.data, lim
+    def run_move(val):
+        obs = geo.sphere("ball", 0.05, tip + 0.3)
+        lim = taskik.CollisionLimit(model, caps, obstacles=[obs])
+        obs.move_to(val)
+        conf = conf_of(bot, q)
+        return lim.distances(conf, all_pairs=True), conf.data, lim
 
-        out.append(
-            Case(
-                "geometry.Obstacle.move_to",
-                f"pose={label}",
-                run_move,
-                exp,
-                check_distances(nv),
-                ("pose",),
-                bot.name,
-            )
-        )
-    for label, make_obs, exp in (
-        ("a new sphere", lambda: geo.sphere("new", 0.05, tip), ACCEPT),
-        ("None", lambda: None, REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-        ("a name already there", lambda: geo.sphere("ball", 0.05, tip), REJECT),
-    ):
+    out += _cases(
+        "geometry.Obstacle.move_to",
+        bot,
+        (
+            ("SE3", pin.SE3(np.eye(3), tip + 0.1), ACCEPT),
+            ("position", tip + 0.1, ACCEPT),
+            ("NaN position", np.array([math.nan, 0.0, 0.0]), REJECT),
+            ("'abc'", "abc", REJECT),
+            ("None", None, ANY),
+            ("4x4 with a scaled rotation", np.diag([2.0, 2.0, 2.0, 1.0]), REJECT),
+        ),
+        lambda v: partial(run_move, v),
+        check_distances(nv),
+        ("pose",),
+        "pose=",
+    )
 
-        def run_add(make_obs=make_obs):
-            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
-            lim.add_obstacle(make_obs())
-            conf = conf_of(bot, q)
-            return lim.distances(conf, all_pairs=True), conf.data, lim
+    def run_add(make_obs):
+        lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+        lim.add_obstacle(make_obs())
+        conf = conf_of(bot, q)
+        return lim.distances(conf, all_pairs=True), conf.data, lim
 
-        out.append(
-            Case(
-                "CollisionLimit.add_obstacle",
-                f"obstacle={label}",
-                run_add,
-                exp,
-                check_distances(nv),
-                ("obstacle", "name"),
-                bot.name,
-            )
-        )
-    for label, name, exp in option_muts(("ball",), ("nope", None, 3)):
+    out += _cases(
+        "CollisionLimit.add_obstacle",
+        bot,
+        (
+            ("a new sphere", lambda: geo.sphere("new", 0.05, tip), ACCEPT),
+            ("None", lambda: None, REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+            ("a name already there", lambda: geo.sphere("ball", 0.05, tip), REJECT),
+        ),
+        lambda v: partial(run_add, v),
+        check_distances(nv),
+        ("obstacle", "name"),
+        "obstacle=",
+    )
 
-        def run_rm(name=name):
-            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
-            lim.remove_obstacle(name)
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(conf, tasks(conf), 0.01, limits=[lim])
+    def run_rm(name):
+        lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+        lim.remove_obstacle(name)
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(conf, tasks(conf), 0.01, limits=[lim])
 
-        out.append(
-            Case(
-                "CollisionLimit.remove_obstacle",
-                f"name={label}",
-                run_rm,
-                exp,
-                vcheck,
-                ("obstacle", "name"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit.remove_obstacle",
+        bot,
+        option_muts(("ball",), ("nope", None, 3)),
+        lambda v: partial(run_rm, v),
+        vcheck,
+        ("obstacle", "name"),
+        "name=",
+    )
     return out
 
 
@@ -4567,104 +4567,91 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         (f"contact_distance={m.label}", {"contact_distance": m.value}, m.expect)
         for m in scalar_muts(0.0, NONNEG)
     ]
-    for label, kw, exp in sc_cases:
 
-        def run_sc(kw=kw):
-            args: dict[str, Any] = {
-                "model": model,
-                "geometry_model": caps,
-                "q_reference": bot.q0,
-                "srdf": None,
-                "contact_distance": 0.0,
-            }
-            args.update(kw)
-            return geo.self_collision_pairs(
-                args["model"], args["geometry_model"], args["q_reference"], args["srdf"],
-                args["contact_distance"],
-            )  # fmt: skip
+    def run_sc(kw):
+        args: dict[str, Any] = {
+            "model": model,
+            "geometry_model": caps,
+            "q_reference": bot.q0,
+            "srdf": None,
+            "contact_distance": 0.0,
+        }
+        args.update(kw)
+        return geo.self_collision_pairs(
+            args["model"], args["geometry_model"], args["q_reference"], args["srdf"],
+            args["contact_distance"],
+        )  # fmt: skip
 
-        out.append(
-            Case(
-                "geometry.self_collision_pairs",
-                label,
-                run_sc,
-                exp,
-                pairs_check,
-                ("q_reference", "contact_distance", "srdf", "geometry", "model", "q"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.self_collision_pairs",
+        bot,
+        sc_cases,
+        lambda v: partial(run_sc, v),
+        pairs_check,
+        ("q_reference", "contact_distance", "srdf", "geometry", "model", "q"),
+    )
     n = len(caps.geometryObjects)
     q = bot.random_q(rng)
     tip = conf_of(bot, q).get_transform_frame_to_world(bot.frames[0]).translation
-    for label, pairs, exp in (
-        ("[(0, n-1)]", [(0, n - 1)], ACCEPT if n > 1 else REJECT),
-        ("[]", [], ACCEPT),
-        ("[(0, 0)]", [(0, 0)], REJECT),
-        ("[(0, n)]", [(0, n)], REJECT),
-        ("[(-1, 0)]", [(-1, 0)], REJECT),
-        ("[(0.5, 1)]", [(0.5, 1)], REJECT),
-        ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
-        ("'ab'", "ab", REJECT),
-        ("None", None, REJECT),
-        ("[(True, False)]", [(True, False)], REJECT),
-    ):
 
-        def run_scene(pairs=pairs):
-            scene = geo.CollisionScene(model, caps, pairs, [geo.sphere("s", 0.05, tip)])
-            conf = conf_of(bot, q)
-            return scene.distances(conf.data, 0.05, all_pairs=True), conf.data, scene
+    def run_scene(pairs):
+        scene = geo.CollisionScene(model, caps, pairs, [geo.sphere("s", 0.05, tip)])
+        conf = conf_of(bot, q)
+        return scene.distances(conf.data, 0.05, all_pairs=True), conf.data, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene",
-                f"self_pairs={label}",
-                run_scene,
-                exp,
-                check_distances(nv),
-                ("pair", "geometr"),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.05, NONNEG):
+    out += _cases(
+        "geometry.CollisionScene",
+        bot,
+        (
+            ("[(0, n-1)]", [(0, n - 1)], ACCEPT if n > 1 else REJECT),
+            ("[]", [], ACCEPT),
+            ("[(0, 0)]", [(0, 0)], REJECT),
+            ("[(0, n)]", [(0, n)], REJECT),
+            ("[(-1, 0)]", [(-1, 0)], REJECT),
+            ("[(0.5, 1)]", [(0.5, 1)], REJECT),
+            ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
+            ("'ab'", "ab", REJECT),
+            ("None", None, REJECT),
+            ("[(True, False)]", [(True, False)], REJECT),
+        ),
+        lambda v: partial(run_scene, v),
+        check_distances(nv),
+        ("pair", "geometr"),
+        "self_pairs=",
+    )
 
-        def run_dd(val=m.value):
-            scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
-            conf = conf_of(bot, q)
-            return scene.distances(conf.data, val), conf.data, scene
+    def run_dd(val):
+        scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
+        conf = conf_of(bot, q)
+        return scene.distances(conf.data, val), conf.data, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene.distances",
-                f"detection_distance={m.label}",
-                run_dd,
-                m.expect,
-                check_distances(nv),
-                ("detection_distance", "distance"),
-                bot.name,
-            )
-        )
-    for label, mk, exp in (
-        ("data of another model", lambda: other.model.createData(), REJECT),
-        ("None", lambda: None, REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-    ):
+    out += _cases(
+        "geometry.CollisionScene.distances",
+        bot,
+        scalar_muts(0.05, NONNEG),
+        lambda v: partial(run_dd, v),
+        check_distances(nv),
+        ("detection_distance", "distance"),
+        "detection_distance=",
+    )
 
-        def run_data(mk=mk):
-            scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
-            return scene.distances(mk(), 0.05, all_pairs=True), None, scene
+    def run_data(mk):
+        scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
+        return scene.distances(mk(), 0.05, all_pairs=True), None, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene.distances",
-                f"data={label}",
-                run_data,
-                exp,
-                None,
-                ("data", "model"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.CollisionScene.distances",
+        bot,
+        (
+            ("data of another model", lambda: other.model.createData(), REJECT),
+            ("None", lambda: None, REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+        ),
+        lambda v: partial(run_data, v),
+        None,
+        ("data", "model"),
+        "data=",
+    )
     return out
 
 
@@ -4781,30 +4768,26 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             (pname,),
             f"{pname}=",
         )
-    for label, val, exp in (
-        ("joint_limit_map='threshold'", "threshold", REJECT),
-        ("joint_limit_map=None", None, ANY),
-        ("joint_limit_map=3", 3, REJECT),
-    ):
 
-        def run_jl(val=val):
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(
-                conf, base_tasks(bot, conf, target_q), 0.01,
-                limits=[taskik.ConfigurationLimit(model)], backend="dls", joint_limit_map=val,
-            )  # fmt: skip
+    def run_jl(val):
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(
+            conf, base_tasks(bot, conf, target_q), 0.01,
+            limits=[taskik.ConfigurationLimit(model)], backend="dls", joint_limit_map=val,
+        )  # fmt: skip
 
-        out.append(
-            Case(
-                "solve_ik backend=dls",
-                label,
-                run_jl,
-                exp,
-                check_velocity(nv),
-                ("joint_limit_map",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_ik backend=dls",
+        bot,
+        (
+            ("joint_limit_map='threshold'", "threshold", REJECT),
+            ("joint_limit_map=None", None, ANY),
+            ("joint_limit_map=3", 3, REJECT),
+        ),
+        lambda v: partial(run_jl, v),
+        check_velocity(nv),
+        ("joint_limit_map",),
+    )
 
     # ---- solve_ik / build_ik leftovers
     def call(fn: Callable[..., Any], dt: Any = 0.01, **kw: Any) -> Callable[[], Any]:
@@ -4830,63 +4813,55 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # ---- solve_posture regularization given as a task, a number
     frame = bot.frames[0]
     goal = conf_of(bot, target_q).get_transform_frame_to_world(frame)
-    for label, val, exp in (
-        ("regularization=<a PostureTask> (not a list)", "posture", ANY),
-        ("regularization=5", 5, REJECT),
-        ("regularization=[]", [], ACCEPT),
-        ("regularization=None", None, ACCEPT),
-        ("regularization=[PostureTask of another model]", "other", REJECT),
-    ):
 
-        def run_reg(val=val):
-            if val == "posture":
-                val = _posture_task(bot)
-            elif val == "other":
-                val = [_posture_task(other)]
-            t = taskik.FrameTask(frame)
-            t.set_target(goal)
-            return taskik.solve_posture(
-                model, [t], regularization=val, max_iterations=3, max_searches=1, rng=0
-            )
-
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_reg,
-                exp,
-                check_q_result(model),
-                ("regularization", "task", "posture", "target", "q"),
-                bot.name,
-            )
+    def run_reg(val):
+        if val == "posture":
+            val = _posture_task(bot)
+        elif val == "other":
+            val = [_posture_task(other)]
+        t = taskik.FrameTask(frame)
+        t.set_target(goal)
+        return taskik.solve_posture(
+            model, [t], regularization=val, max_iterations=3, max_searches=1, rng=0
         )
+
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("regularization=<a PostureTask> (not a list)", "posture", ANY),
+            ("regularization=5", 5, REJECT),
+            ("regularization=[]", [], ACCEPT),
+            ("regularization=None", None, ACCEPT),
+            ("regularization=[PostureTask of another model]", "other", REJECT),
+        ),
+        lambda v: partial(run_reg, v),
+        check_q_result(model),
+        ("regularization", "task", "posture", "target", "q"),
+    )
+
     # ---- select= with more values
-    for label, val, exp in (
-        ("select='nearest' with q0", "nearest", ACCEPT),
-        ("select=np.str_('first')", np.str_("first"), ACCEPT),
-        ("select=b'first'", b"first", REJECT),
-        ("select=np.array(['first'])", np.array(["first"]), REJECT),
-        ("select=lambda", lambda q: 0.0, REJECT),
-    ):
-
-        def run_sel(val=val):
-            t = taskik.FrameTask(frame)
-            t.set_target(goal)
-            return taskik.solve_posture(
-                model, [t], q0=q, select=val, max_iterations=3, max_searches=2, rng=0
-            )
-
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_sel,
-                exp,
-                check_q_result(model),
-                ("select",),
-                bot.name,
-            )
+    def run_sel(val):
+        t = taskik.FrameTask(frame)
+        t.set_target(goal)
+        return taskik.solve_posture(
+            model, [t], q0=q, select=val, max_iterations=3, max_searches=2, rng=0
         )
+
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("select='nearest' with q0", "nearest", ACCEPT),
+            ("select=np.str_('first')", np.str_("first"), ACCEPT),
+            ("select=b'first'", b"first", REJECT),
+            ("select=np.array(['first'])", np.array(["first"]), REJECT),
+            ("select=lambda", lambda q: 0.0, REJECT),
+        ),
+        lambda v: partial(run_sel, v),
+        check_q_result(model),
+        ("select",),
+    )
 
     # ---- posture.damping_matrix / step_direction (the formulas of solve_posture's methods)
     if bot.name in ("ur5", "planar_2r"):
@@ -5366,58 +5341,51 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         if not good.exists():
             taskik.batch.solve_poses(robot, frame, targets[:1], workers=1, **opts).save(good)
 
-    for label, path, exp in (
-        ("a saved result", good, ACCEPT),
-        ("missing file", tmp / "missing.npz", REJECT),
-        ("a directory", tmp, REJECT),
-        ("garbage bytes", a_file, REJECT),
-        ("an npz of other arrays", npz_other, REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-    ):
+    def run_load(path):
+        make_good()
+        return taskik.batch.BatchResult.load(path)
 
-        def run_load(path=path):
-            make_good()
-            return taskik.batch.BatchResult.load(path)
+    out += _cases(
+        "batch.BatchResult.load",
+        bot,
+        (
+            ("a saved result", good, ACCEPT),
+            ("missing file", tmp / "missing.npz", REJECT),
+            ("a directory", tmp, REJECT),
+            ("garbage bytes", a_file, REJECT),
+            ("an npz of other arrays", npz_other, REJECT),
+            ("None", None, REJECT),
+            ("3", 3, REJECT),
+        ),
+        lambda v: partial(run_load, v),
+        lambda r: (
+            None
+            if isinstance(r, taskik.batch.BatchResult) and len(r) == 1
+            else "not the saved result"
+        ),
+        ("path", "file", "result", "read", "npz"),
+        "path=",
+    )
 
-        out.append(
-            Case(
-                "batch.BatchResult.load",
-                f"path={label}",
-                run_load,
-                exp,
-                lambda r: (
-                    None
-                    if isinstance(r, taskik.batch.BatchResult) and len(r) == 1
-                    else "not the saved result"
-                ),
-                ("path", "file", "result", "read", "npz"),
-                bot.name,
-            )
-        )
-    for label, path, exp in (
-        ("a new path", "fresh", ACCEPT),
-        ("under /proc (unwritable)", "/proc/taskik_fuzz/r.npz", REJECT),
-        ("a directory", str(tmp), REJECT),
-        ("None", None, REJECT),
-    ):
+    def run_save(path):
+        make_good()
+        r = taskik.batch.BatchResult.load(good)
+        return r.save(fresh() if path == "fresh" else path)
 
-        def run_save(path=path):
-            make_good()
-            r = taskik.batch.BatchResult.load(good)
-            return r.save(fresh() if path == "fresh" else path)
-
-        out.append(
-            Case(
-                "batch.BatchResult.save",
-                f"path={label}",
-                run_save,
-                exp,
-                lambda p: None if Path(p).is_file() else "no file written",
-                ("path", "file", "write", "save", "director"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "batch.BatchResult.save",
+        bot,
+        (
+            ("a new path", "fresh", ACCEPT),
+            ("under /proc (unwritable)", "/proc/taskik_fuzz/r.npz", REJECT),
+            ("a directory", str(tmp), REJECT),
+            ("None", None, REJECT),
+        ),
+        lambda v: partial(run_save, v),
+        lambda p: None if Path(p).is_file() else "no file written",
+        ("path", "file", "write", "save", "director"),
+        "path=",
+    )
     out += _cases(
         "batch.problem_seed",
         bot,
