@@ -1416,28 +1416,25 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     other = w.other(bot)
     pm.append(Mut("q0 of another model", other.q0.copy(), REJECT))
     for with_conf in (False, True):
-        for m in pm:
 
-            def run_post(val=m.value, with_conf=with_conf):
-                conf = conf_of(bot, q)
-                t = taskik.PostureTask()
-                if with_conf:
-                    t.set_target(val, conf)
-                else:
-                    t.set_target(val)
-                return taskik.solve_ik(conf, [t], 0.01)
+        def run_post(val, with_conf=with_conf):
+            conf = conf_of(bot, q)
+            t = taskik.PostureTask()
+            if with_conf:
+                t.set_target(val, conf)
+            else:
+                t.set_target(val)
+            return taskik.solve_ik(conf, [t], 0.01)
 
-            out.append(
-                Case(
-                    "PostureTask.set_target",
-                    f"{'(with configuration) ' if with_conf else ''}q={m.label}",
-                    run_post,
-                    m.expect,
-                    vcheck,
-                    ("target", "q", "posture", "quaternion"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "PostureTask.set_target",
+            bot,
+            pm,
+            lambda v: partial(run_post, v),
+            vcheck,
+            ("target", "q", "posture", "quaternion"),
+            f"{'(with configuration) ' if with_conf else ''}q=",
+        )
     # set_target_from_configuration with odd arguments
     target_tasks: dict[str, Callable[[], Any]] = {
         "FrameTask": lambda: taskik.FrameTask(frame),
@@ -1492,39 +1489,40 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         "cost=",
     )
     for pname, valid, base in (("gain", UNIT, 0.5), ("lm_damping", NONNEG, 0.0)):
-        for m in scalar_muts(base, valid):
 
-            def run_attr(val=m.value, pname=pname):
-                t = taskik.PositionTask(frame)
-                t.set_target(goal.translation)
-                setattr(t, pname, val)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+        def run_attr(val, pname=pname):
+            t = taskik.PositionTask(frame)
+            t.set_target(goal.translation)
+            setattr(t, pname, val)
+            return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-            out.append(
-                Case(f"Task.{pname} =", m.label, run_attr, m.expect, vcheck, (pname,), bot.name)
-            )
+        out += _cases(
+            f"Task.{pname} =",
+            bot,
+            scalar_muts(base, valid),
+            lambda v: partial(run_attr, v),
+            vcheck,
+            (pname,),
+        )
     for which in ("position_cost", "orientation_cost"):
-        for m in merge(
-            scalar_muts(1.0, NONNEG, allow_none=True), vector_muts(np.ones(3), scalar_ok=True)
-        ):
 
-            def run_set(val=m.value, which=which):
-                t = taskik.FrameTask(frame)
-                t.set_target(goal)
-                t.set_costs(**{which: val})
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+        def run_set(val, which=which):
+            t = taskik.FrameTask(frame)
+            t.set_target(goal)
+            t.set_costs(**{which: val})
+            return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-            out.append(
-                Case(
-                    "FrameTask.set_costs",
-                    f"{which}={m.label}",
-                    run_set,
-                    m.expect,
-                    vcheck,
-                    ("cost",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "FrameTask.set_costs",
+            bot,
+            merge(
+                scalar_muts(1.0, NONNEG, allow_none=True), vector_muts(np.ones(3), scalar_ok=True)
+            ),
+            lambda v: partial(run_set, v),
+            vcheck,
+            ("cost",),
+            f"{which}=",
+        )
     # (a bare Task() goes through solve_ik, build_ik, report and solve_posture in task lists;
     # calling its abstract compute_error directly may raise NotImplementedError)
     return out
@@ -1933,49 +1931,45 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ],
     }
     for backend, opts in backend_opts.items():
-        for label, kw, exp in (
-            ("valid", {}, ACCEPT),
-            ("unknown option foo=1", {"foo": 1}, REJECT),
-            ("max_task_error=nan", {"max_task_error": math.nan}, REJECT),
-            ("max_task_error=0.1", {"max_task_error": 0.1}, ACCEPT),
-            ("max_task_error=-1", {"max_task_error": -1.0}, REJECT),
-            ("max_task_error='a'", {"max_task_error": "a"}, REJECT),
-            ("max_joint_step=0", {"max_joint_step": 0.0}, REJECT),
-            ("max_joint_step=0.01", {"max_joint_step": 0.01}, ACCEPT),
-            ("max_joint_step=nan", {"max_joint_step": math.nan}, REJECT),
-            ("damping=nan", {"damping": math.nan}, REJECT),
-            ("solver='daqp' (ignored?)", {"solver": "daqp"}, ANY),
-            ("limits=[VelocityLimit]", {"limits": "velocity"}, ACCEPT),  # scaled into the box
-        ):
 
-            def run_b(kw=kw, backend=backend):
-                kw = dict(kw)
-                if kw.get("limits") == "velocity":
-                    kw["limits"] = [taskik.VelocityLimit(model)]
-                else:
-                    kw.setdefault("limits", [])
-                return call(backend=backend, **kw)
+        def run_b(kw, backend=backend):
+            kw = dict(kw)
+            if kw.get("limits") == "velocity":
+                kw["limits"] = [taskik.VelocityLimit(model)]
+            else:
+                kw.setdefault("limits", [])
+            return call(backend=backend, **kw)
 
-            out.append(
-                Case(
-                    f"solve_ik backend={backend}",
-                    label,
-                    run_b,
-                    exp,
-                    vfree,
-                    (
-                        "max_task_error",
-                        "max_joint_step",
-                        "foo",
-                        "option",
-                        "damping",
-                        "limit",
-                        "solver",
-                        "backend",
-                    ),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"solve_ik backend={backend}",
+            bot,
+            (
+                ("valid", {}, ACCEPT),
+                ("unknown option foo=1", {"foo": 1}, REJECT),
+                ("max_task_error=nan", {"max_task_error": math.nan}, REJECT),
+                ("max_task_error=0.1", {"max_task_error": 0.1}, ACCEPT),
+                ("max_task_error=-1", {"max_task_error": -1.0}, REJECT),
+                ("max_task_error='a'", {"max_task_error": "a"}, REJECT),
+                ("max_joint_step=0", {"max_joint_step": 0.0}, REJECT),
+                ("max_joint_step=0.01", {"max_joint_step": 0.01}, ACCEPT),
+                ("max_joint_step=nan", {"max_joint_step": math.nan}, REJECT),
+                ("damping=nan", {"damping": math.nan}, REJECT),
+                ("solver='daqp' (ignored?)", {"solver": "daqp"}, ANY),
+                ("limits=[VelocityLimit]", {"limits": "velocity"}, ACCEPT),  # scaled into the box
+            ),
+            lambda v: partial(run_b, v),
+            vfree,
+            (
+                "max_task_error",
+                "max_joint_step",
+                "foo",
+                "option",
+                "damping",
+                "limit",
+                "solver",
+                "backend",
+            ),
+        )
         for oname, base, valid in opts:
             for m in scalar_muts(base, valid):
                 if oname == "w_bar" and m.label in ("[0.001]",):
@@ -3475,24 +3469,21 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             vector_muts(np.array([0.1])),
         )
     for cls, (make, muts) in targets.items():
-        for m in muts:
 
-            def run_t(make=make, val=m.value):
-                t = make()
-                t.set_target(val)
-                return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
+        def run_t(val, make=make):
+            t = make()
+            t.set_target(val)
+            return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
 
-            out.append(
-                Case(
-                    f"{cls}.set_target",
-                    f"target={m.label}",
-                    run_t,
-                    m.expect,
-                    vcheck,
-                    ("target", "direction", "distance", "point", "b"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"{cls}.set_target",
+            bot,
+            muts,
+            lambda v: partial(run_t, v),
+            vcheck,
+            ("target", "direction", "distance", "point", "b"),
+            "target=",
+        )
     # ---- set_target_from_configuration: odd arguments, then a valid one gives a zero step
     froms: dict[str, Callable[[], Any]] = {
         "AxisAlignmentTask": lambda: taskik.AxisAlignmentTask(frame),
@@ -4472,29 +4463,23 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     ]
     for entry in ("geometry.mesh", "geometry.convex_hull"):
         for pname, muts in (("vertices", vm), ("triangles", tm)):
-            for m in muts:
 
-                def run_mesh(entry=entry, pname=pname, val=m.value):
-                    kw = {"vertices": cube, "triangles": tris}
-                    kw[pname] = val
-                    if entry == "geometry.mesh":
-                        return geo.mesh("m", kw["vertices"], kw["triangles"], T)
-                    return geo.Obstacle("m", geo.convex_hull(kw["vertices"], kw["triangles"]), T)
+            def run_mesh(val, entry=entry, pname=pname):
+                kw = {"vertices": cube, "triangles": tris}
+                kw[pname] = val
+                if entry == "geometry.mesh":
+                    return geo.mesh("m", kw["vertices"], kw["triangles"], T)
+                return geo.Obstacle("m", geo.convex_hull(kw["vertices"], kw["triangles"]), T)
 
-                out.append(
-                    Case(
-                        entry,
-                        f"{pname}={m.label}",
-                        run_mesh,
-                        m.expect,
-                        # Obstacle.kind of a mesh is "mesh" (its documented name: the
-                        # constructor's, and the viewer's); distances are its convex hull's,
-                        # which check_obstacle measures against coal
-                        check_obstacle("mesh", T) if entry == "geometry.mesh" else None,
-                        (pname, "vertex", "vertices", "triangle", "mesh", "hull"),
-                        bot.name,
-                    )
-                )
+            out += _cases(
+                entry,
+                bot,
+                muts,
+                lambda v: partial(run_mesh, v),
+                check_obstacle("mesh", T) if entry == "geometry.mesh" else None,
+                (pname, "vertex", "vertices", "triangle", "mesh", "hull"),
+                f"{pname}=",
+            )
 
     # ---- robot geometry
     def caps_check(gm: Any) -> str | None:
