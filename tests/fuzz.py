@@ -67,6 +67,7 @@ import warnings
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -586,6 +587,12 @@ def merge(*lists: Iterable[Mut]) -> list[Mut]:
     return out
 
 
+def option_muts(valid: Iterable[Any], invalid: Iterable[Any]) -> list[tuple[str, Any, str]]:
+    """(label, value, expect) of the ``valid`` choices of an option (accepted), then of the
+    ``invalid`` ones (rejected), each labelled by its ``repr``."""
+    return [(repr(v), v, ACCEPT) for v in valid] + [(repr(v), v, REJECT) for v in invalid]
+
+
 def name_muts(valid: str, *, int_ok: int | None = None, nframes: int = 0) -> list[Mut]:
     """Mutations of a frame (or joint) name; ``int_ok`` is a valid index when ints are allowed."""
     out = [
@@ -784,21 +791,54 @@ def generator(fn: Gen) -> Gen:
 def _cases(
     entry: str,
     bot: Bot,
-    muts: Iterable[Mut],
+    muts: Iterable[Mut | tuple[str, Any, str]],
     make: Callable[[Any], Callable[[], Any]],
     check: Callable[[Any], str | None] | None,
     names: tuple[str, ...],
     prefix: str = "",
 ) -> list[Case]:
-    return [
-        Case(entry, f"{prefix}{m.label}", make(m.value), m.expect, check, names, bot.name)
-        for m in muts
-    ]
+    """One case of ``entry`` a mutation (a :class:`Mut` or its (label, value, expect)), in
+    order: ``make(value)`` is the call (made at once), labelled ``prefix + label``."""
+    out = []
+    for m in muts:
+        label, value, expect = (m.label, m.value, m.expect) if isinstance(m, Mut) else m
+        out.append(Case(entry, f"{prefix}{label}", make(value), expect, check, names, bot.name))
+    return out
 
 
 POSITIVE = lambda x: 0.0 < x < math.inf  # noqa: E731
 NONNEG = lambda x: 0.0 <= x < math.inf  # noqa: E731
 UNIT = lambda x: 0.0 < x <= 1.0  # noqa: E731
+
+#: A task's gain and Levenberg-Marquardt damping: the valid value mutated, and its range.
+TASK_GAIN_RANGES: dict[str, tuple[float, Callable[[float], bool]]] = {
+    "gain": (0.5, UNIT),
+    "lm_damping": (0.0, NONNEG),
+}
+TASK_GAINS = tuple(TASK_GAIN_RANGES)
+
+
+def _task_param_cases(
+    entry: str,
+    bot: Bot,
+    params: Iterable[str],
+    frame: str | None,
+    make: Callable[[dict[str, Any]], Callable[[], Any]],
+    check: Callable[[Any], str | None],
+) -> list[Case]:
+    """The cases of a task builder's ``params`` (among :data:`TASK_GAINS`), then of its frame
+    when ``frame`` (the valid one) is given: ``make({name: value})`` is the call."""
+    out: list[Case] = []
+    for pname in params:
+        base, valid = TASK_GAIN_RANGES[pname]
+        muts = scalar_muts(base, valid)
+        out += _cases(
+            entry, bot, muts, lambda v, p=pname: make({p: v}), check, (pname,), f"{pname}="
+        )
+    if frame is not None:
+        muts = name_muts(frame, nframes=bot.model.nframes)
+        out += _cases(entry, bot, muts, lambda v: make({"frame": v}), check, ("frame",), "frame=")
+    return out
 
 
 @generator
@@ -826,40 +866,32 @@ def gen_configuration(w: World, bot: Bot, rng: np.random.Generator) -> list[Case
             )
         )
     other = w.other(bot)
-    for label, mdl, exp in (
-        ("model=None", None, REJECT),
-        ("model='ur5'", "ur5", REJECT),
-        ("model=Data", model.createData(), REJECT),
-        ("model=Configuration", conf_of(bot), REJECT),
-    ):
-        out.append(
-            Case(
-                "Configuration",
-                label,
-                (lambda mm=mdl: taskik.Configuration(mm, q)),
-                exp,
-                None,
-                ("model",),
-                bot.name,
-            )
-        )
-    for label, data, exp in (
-        ("data=own createData()", model.createData(), ACCEPT),
-        ("data of another model", other.model.createData(), REJECT),
-        ("data='abc'", "abc", REJECT),
-        ("data=model", model, REJECT),
-    ):
-        out.append(
-            Case(
-                "Configuration",
-                label,
-                (lambda d=data: taskik.Configuration(model, q, data=d)),
-                exp,
-                check_configuration(model, q),
-                ("data",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "Configuration",
+        bot,
+        (
+            ("model=None", None, REJECT),
+            ("model='ur5'", "ur5", REJECT),
+            ("model=Data", model.createData(), REJECT),
+            ("model=Configuration", conf_of(bot), REJECT),
+        ),
+        lambda v: lambda: taskik.Configuration(v, q),
+        None,
+        ("model",),
+    )
+    out += _cases(
+        "Configuration",
+        bot,
+        (
+            ("data=own createData()", model.createData(), ACCEPT),
+            ("data of another model", other.model.createData(), REJECT),
+            ("data='abc'", "abc", REJECT),
+            ("data=model", model, REJECT),
+        ),
+        lambda v: lambda: taskik.Configuration(model, q, data=v),
+        check_configuration(model, q),
+        ("data",),
+    )
     # update
     for m in [m for m in qm if m.label != "None"] + [Mut("None (recompute)", None, ACCEPT)]:
 
@@ -1055,18 +1087,15 @@ def gen_configuration_methods(w: World, bot: Bot, rng: np.random.Generator) -> l
             )
         )
     # check_limits
-    for m in scalar_muts(1e-6, NONNEG):
-        out.append(
-            Case(
-                "Configuration.check_limits",
-                f"tol={m.label}",
-                (lambda t=m.value: conf.check_limits(t)),
-                m.expect,
-                None,
-                ("tol",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "Configuration.check_limits",
+        bot,
+        scalar_muts(1e-6, NONNEG),
+        lambda v: lambda: conf.check_limits(v),
+        None,
+        ("tol",),
+        "tol=",
+    )
     out.append(
         Case(
             "Configuration.copy",
@@ -1079,6 +1108,41 @@ def gen_configuration_methods(w: World, bot: Bot, rng: np.random.Generator) -> l
         )
     )
     return out
+
+
+def _odd_configurations(q: np.ndarray, model: pin.Model, other: Bot) -> list[tuple[str, Any]]:
+    """Odd arguments of ``set_target_from_configuration``, (label, value): the last one is a
+    configuration (of another model), the others are not configurations at all."""
+    return [
+        ("None", None),
+        ("'abc'", "abc"),
+        ("q vector", q),
+        ("model", model),
+        ("Configuration of another model", conf_of(other)),
+    ]
+
+
+def _from_odd_configuration(
+    bot: Bot,
+    q: np.ndarray,
+    cls: str,
+    make: Callable[[], Any],
+    label: str,
+    arg: Any,
+    expect: str,
+    names: tuple[str, ...],
+) -> Case:
+    """``make()`` (a task of class ``cls``) given ``arg`` (one of
+    :func:`_odd_configurations`) by ``set_target_from_configuration``, then a step at ``q``."""
+
+    def run() -> Any:
+        t = make()
+        t.set_target_from_configuration(arg)
+        return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+
+    entry = f"{cls}.set_target_from_configuration"
+    vcheck = check_velocity(bot.model.nv, -bot.vmax, bot.vmax)
+    return Case(entry, f"configuration={label}", run, expect, vcheck, names, bot.name)
 
 
 def _frame_goal(bot: Bot, rng: np.random.Generator, frame: str) -> pin.SE3:
@@ -1208,76 +1272,43 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                         bot.name,
                     )
                 )
-        if cls != "DampingTask":
-            for pname, valid in (("gain", UNIT), ("lm_damping", NONNEG)):
-                base = 0.5 if pname == "gain" else 0.0
-                for m in scalar_muts(base, valid):
-                    out.append(
-                        Case(
-                            entry,
-                            f"{pname}={m.label}",
-                            _solve_after(bot, q, builder(**{pname: m.value})),
-                            m.expect,
-                            vcheck,
-                            (pname,),
-                            bot.name,
-                        )
-                    )
-        if cls in ("FrameTask", "PositionTask", "OrientationTask", "RelativeFrameTask"):
-            for m in name_muts(frame, nframes=model.nframes):
-                out.append(
-                    Case(
-                        entry,
-                        f"frame={m.label}",
-                        _solve_after(bot, q, builder(frame=m.value)),
-                        m.expect,
-                        vcheck,
-                        ("frame",),
-                        bot.name,
-                    )
-                )
-    for m in name_muts(root, nframes=model.nframes):
-        out.append(
-            Case(
-                "RelativeFrameTask()",
-                f"root={m.label}",
-                _solve_after(bot, q, relative_task(root=m.value)),
-                m.expect,
-                vcheck,
-                ("frame", "root"),
-                bot.name,
-            )
+        out += _task_param_cases(
+            entry,
+            bot,
+            TASK_GAINS if cls != "DampingTask" else (),
+            frame
+            if cls in ("FrameTask", "PositionTask", "OrientationTask", "RelativeFrameTask")
+            else None,
+            lambda kw, b=builder: _solve_after(bot, q, b(**kw)),
+            vcheck,
         )
-    for m in vector_muts(np.array([0.0, 0.0, 0.05]), allow_none=True):
-        out.append(
-            Case(
-                "PositionTask()",
-                f"offset={m.label}",
-                _solve_after(bot, q, position_task(offset=m.value)),
-                m.expect,
-                vcheck,
-                ("offset",),
-                bot.name,
-            )
-        )
-    for label, val, exp in (
-        ("'end'", "end", ACCEPT),
-        ("'target'", "target", ACCEPT),
-        ("'END'", "END", REJECT),
-        ("None", None, REJECT),
-        ("['end']", ["end"], REJECT),
-    ):
-        out.append(
-            Case(
-                "PositionTask()",
-                f"jacobian={label}",
-                _solve_after(bot, q, position_task(jacobian=val)),
-                exp,
-                vcheck,
-                ("jacobian",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "RelativeFrameTask()",
+        bot,
+        name_muts(root, nframes=model.nframes),
+        lambda v: _solve_after(bot, q, relative_task(root=v)),
+        vcheck,
+        ("frame", "root"),
+        "root=",
+    )
+    out += _cases(
+        "PositionTask()",
+        bot,
+        vector_muts(np.array([0.0, 0.0, 0.05]), allow_none=True),
+        lambda v: _solve_after(bot, q, position_task(offset=v)),
+        vcheck,
+        ("offset",),
+        "offset=",
+    )
+    out += _cases(
+        "PositionTask()",
+        bot,
+        option_muts(("end", "target"), ("END", None, ["end"])),
+        lambda v: _solve_after(bot, q, position_task(jacobian=v)),
+        vcheck,
+        ("jacobian",),
+        "jacobian=",
+    )
 
     # ---- set_target
     def frame_target_check(asked):
@@ -1385,88 +1416,44 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     other = w.other(bot)
     pm.append(Mut("q0 of another model", other.q0.copy(), REJECT))
     for with_conf in (False, True):
-        for m in pm:
 
-            def run_post(val=m.value, with_conf=with_conf):
-                conf = conf_of(bot, q)
-                t = taskik.PostureTask()
-                if with_conf:
-                    t.set_target(val, conf)
-                else:
-                    t.set_target(val)
-                return taskik.solve_ik(conf, [t], 0.01)
+        def run_post(val, with_conf=with_conf):
+            conf = conf_of(bot, q)
+            t = taskik.PostureTask()
+            if with_conf:
+                t.set_target(val, conf)
+            else:
+                t.set_target(val)
+            return taskik.solve_ik(conf, [t], 0.01)
 
-            out.append(
-                Case(
-                    "PostureTask.set_target",
-                    f"{'(with configuration) ' if with_conf else ''}q={m.label}",
-                    run_post,
-                    m.expect,
-                    vcheck,
-                    ("target", "q", "posture", "quaternion"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "PostureTask.set_target",
+            bot,
+            pm,
+            lambda v: partial(run_post, v),
+            vcheck,
+            ("target", "q", "posture", "quaternion"),
+            f"{'(with configuration) ' if with_conf else ''}q=",
+        )
     # set_target_from_configuration with odd arguments
-    for label, arg in (
-        ("None", None),
-        ("'abc'", "abc"),
-        ("q vector", q),
-        ("model", model),
-        ("Configuration of another model", conf_of(other)),
-    ):
+    target_tasks: dict[str, Callable[[], Any]] = {
+        "FrameTask": lambda: taskik.FrameTask(frame),
+        "PositionTask": lambda: taskik.PositionTask(frame),
+        "OrientationTask": lambda: taskik.OrientationTask(frame),
+        "ComTask": lambda: taskik.ComTask(),
+        "PostureTask": lambda: taskik.PostureTask(),
+        "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
+    }
+    for label, arg in _odd_configurations(q, model, other):
         exp_from = ANY if label.startswith("Configuration") else REJECT
-        for cls in (
-            "FrameTask",
-            "PositionTask",
-            "OrientationTask",
-            "ComTask",
-            "PostureTask",
-            "RelativeFrameTask",
-        ):
-
-            def run_from(arg=arg, cls=cls):
-                t = {
-                    "FrameTask": lambda: taskik.FrameTask(frame),
-                    "PositionTask": lambda: taskik.PositionTask(frame),
-                    "OrientationTask": lambda: taskik.OrientationTask(frame),
-                    "ComTask": lambda: taskik.ComTask(),
-                    "PostureTask": lambda: taskik.PostureTask(),
-                    "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
-                }[cls]()
-                t.set_target_from_configuration(arg)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-            out.append(
-                Case(
-                    f"{cls}.set_target_from_configuration",
-                    f"configuration={label}",
-                    run_from,
-                    exp_from,
-                    vcheck,
-                    ("configuration", "frame", "posture", "target", "q"),
-                    bot.name,
-                )
-            )
-    for cls in (
-        "FrameTask",
-        "PositionTask",
-        "OrientationTask",
-        "ComTask",
-        "PostureTask",
-        "RelativeFrameTask",
-    ):
+        for cls, make in target_tasks.items():
+            names = ("configuration", "frame", "posture", "target", "q")
+            out.append(_from_odd_configuration(bot, q, cls, make, label, arg, exp_from, names))
+    for cls in target_tasks:
 
         def run_valid(cls=cls):
             conf = conf_of(bot, q)
-            t = {
-                "FrameTask": lambda: taskik.FrameTask(frame),
-                "PositionTask": lambda: taskik.PositionTask(frame),
-                "OrientationTask": lambda: taskik.OrientationTask(frame),
-                "ComTask": lambda: taskik.ComTask(),
-                "PostureTask": lambda: taskik.PostureTask(),
-                "RelativeFrameTask": lambda: taskik.RelativeFrameTask(frame, root),
-            }[cls]()
+            t = target_tasks[cls]()
             t.set_target_from_configuration(conf)
             v = taskik.solve_ik(conf, [t], 0.01)
             if not np.allclose(v, 0.0, atol=1e-6):
@@ -1486,51 +1473,56 @@ def gen_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         )
 
     # ---- cost setters on an existing task
-    for m in merge(scalar_muts(1.0, NONNEG), vector_muts(np.ones(3), scalar_ok=True)):
+    def run_cost(val):
+        t = taskik.PositionTask(frame)
+        t.set_target(goal.translation)
+        t.cost = val
+        return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-        def run_cost(val=m.value):
+    out += _cases(
+        "Task.cost =",
+        bot,
+        merge(scalar_muts(1.0, NONNEG), vector_muts(np.ones(3), scalar_ok=True)),
+        lambda v: partial(run_cost, v),
+        vcheck,
+        ("cost",),
+        "cost=",
+    )
+    for pname, valid, base in (("gain", UNIT, 0.5), ("lm_damping", NONNEG, 0.0)):
+
+        def run_attr(val, pname=pname):
             t = taskik.PositionTask(frame)
             t.set_target(goal.translation)
-            t.cost = val
+            setattr(t, pname, val)
             return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-        out.append(
-            Case("Task.cost =", f"cost={m.label}", run_cost, m.expect, vcheck, ("cost",), bot.name)
+        out += _cases(
+            f"Task.{pname} =",
+            bot,
+            scalar_muts(base, valid),
+            lambda v: partial(run_attr, v),
+            vcheck,
+            (pname,),
         )
-    for pname, valid, base in (("gain", UNIT, 0.5), ("lm_damping", NONNEG, 0.0)):
-        for m in scalar_muts(base, valid):
-
-            def run_attr(val=m.value, pname=pname):
-                t = taskik.PositionTask(frame)
-                t.set_target(goal.translation)
-                setattr(t, pname, val)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-            out.append(
-                Case(f"Task.{pname} =", m.label, run_attr, m.expect, vcheck, (pname,), bot.name)
-            )
     for which in ("position_cost", "orientation_cost"):
-        for m in merge(
-            scalar_muts(1.0, NONNEG, allow_none=True), vector_muts(np.ones(3), scalar_ok=True)
-        ):
 
-            def run_set(val=m.value, which=which):
-                t = taskik.FrameTask(frame)
-                t.set_target(goal)
-                t.set_costs(**{which: val})
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
+        def run_set(val, which=which):
+            t = taskik.FrameTask(frame)
+            t.set_target(goal)
+            t.set_costs(**{which: val})
+            return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
 
-            out.append(
-                Case(
-                    "FrameTask.set_costs",
-                    f"{which}={m.label}",
-                    run_set,
-                    m.expect,
-                    vcheck,
-                    ("cost",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "FrameTask.set_costs",
+            bot,
+            merge(
+                scalar_muts(1.0, NONNEG, allow_none=True), vector_muts(np.ones(3), scalar_ok=True)
+            ),
+            lambda v: partial(run_set, v),
+            vcheck,
+            ("cost",),
+            f"{which}=",
+        )
     # (a bare Task() goes through solve_ik, build_ik, report and solve_posture in task lists;
     # calling its abstract compute_error directly may raise NotImplementedError)
     return out
@@ -1553,18 +1545,15 @@ def gen_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         return run
 
     vcheck = check_velocity(model.nv)
-    for m in scalar_muts(0.5, UNIT):
-        out.append(
-            Case(
-                "ConfigurationLimit",
-                f"gain={m.label}",
-                run_with(lambda g=m.value: taskik.ConfigurationLimit(model, g)),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "ConfigurationLimit",
+        bot,
+        scalar_muts(0.5, UNIT),
+        lambda v: run_with(lambda g=v: taskik.ConfigurationLimit(model, g)),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
     for label, mdl, exp in (
         ("model=None", None, REJECT),
         ("model='ur5'", "ur5", REJECT),
@@ -1630,27 +1619,23 @@ def gen_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, lims, exp in (
-        ("limits={'nope': 1}", {"nope": 1.0}, REJECT),
-        ("limits={'universe': 1}", {"universe": 1.0}, REJECT),
-        ("limits={3: 1}", {3: 1.0}, REJECT),
-        ("limits=[1, 2]", [1.0, 2.0], ACCEPT if model.nv == 2 else REJECT),
-        ("limits=nv+1 array", np.ones(model.nv + 1), REJECT),
-        ("limits='abc'", "abc", REJECT),
-        ("limits={}", {}, ACCEPT),
-        ("limits=model.velocityLimit array", np.array(model.velocityLimit), ACCEPT),
-    ):
-        out.append(
-            Case(
-                "VelocityLimit",
-                label,
-                run_with(lambda ll=lims: taskik.VelocityLimit(model, ll)),
-                exp,
-                vcheck,
-                ("limit", "joint", "mapping"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "VelocityLimit",
+        bot,
+        (
+            ("limits={'nope': 1}", {"nope": 1.0}, REJECT),
+            ("limits={'universe': 1}", {"universe": 1.0}, REJECT),
+            ("limits={3: 1}", {3: 1.0}, REJECT),
+            ("limits=[1, 2]", [1.0, 2.0], ACCEPT if model.nv == 2 else REJECT),
+            ("limits=nv+1 array", np.ones(model.nv + 1), REJECT),
+            ("limits='abc'", "abc", REJECT),
+            ("limits={}", {}, ACCEPT),
+            ("limits=model.velocityLimit array", np.array(model.velocityLimit), ACCEPT),
+        ),
+        lambda v: run_with(lambda ll=v: taskik.VelocityLimit(model, ll)),
+        vcheck,
+        ("limit", "joint", "mapping"),
+    )
     return out
 
 
@@ -1672,43 +1657,40 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # dt
     for entry, fn in (("solve_ik", taskik.solve_ik), ("build_ik", taskik.build_ik)):
         chk = vdefault if entry == "solve_ik" else check_problem(nv)
-        for m in scalar_muts(0.01, POSITIVE):
-            out.append(
-                Case(
-                    entry,
-                    f"dt={m.label}",
-                    (lambda d=m.value, fn=fn: call(fn, dt=d)),
-                    m.expect,
-                    chk,
-                    ("dt",),
-                    bot.name,
-                )
-            )
-        for m in scalar_muts(1e-12, NONNEG):
-            out.append(
-                Case(
-                    entry,
-                    f"damping={m.label}",
-                    (lambda d=m.value, fn=fn: call(fn, damping=d)),
-                    m.expect,
-                    chk,
-                    ("damping",),
-                    bot.name,
-                )
-            )
-    # levels dt
-    for m in scalar_muts(0.01, POSITIVE):
-
-        def run_lv(d=m.value):
-            c = conf_of(bot, q)
-            t = base_tasks(bot, c, target_q)
-            return taskik.solve_ik(c, [t[:1], t[1:]], d)
-
-        out.append(
-            Case(
-                "solve_ik (levels)", f"dt={m.label}", run_lv, m.expect, vdefault, ("dt",), bot.name
-            )
+        out += _cases(
+            entry,
+            bot,
+            scalar_muts(0.01, POSITIVE),
+            lambda v, fn=fn: lambda d=v: call(fn, dt=d),
+            chk,
+            ("dt",),
+            "dt=",
         )
+        out += _cases(
+            entry,
+            bot,
+            scalar_muts(1e-12, NONNEG),
+            lambda v, fn=fn: lambda d=v: call(fn, damping=d),
+            chk,
+            ("damping",),
+            "damping=",
+        )
+
+    # levels dt
+    def run_lv(d):
+        c = conf_of(bot, q)
+        t = base_tasks(bot, c, target_q)
+        return taskik.solve_ik(c, [t[:1], t[1:]], d)
+
+    out += _cases(
+        "solve_ik (levels)",
+        bot,
+        scalar_muts(0.01, POSITIVE),
+        lambda v: partial(run_lv, v),
+        vdefault,
+        ("dt",),
+        "dt=",
+    )
 
     # configuration argument
     for label, make_conf, exp in (
@@ -1829,23 +1811,19 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("method='cascade'", "cascade", ACCEPT),
-        ("method='nullspace' (with limits)", "nullspace", REJECT),
-        ("method='x'", "x", REJECT),
-        ("method=None", None, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_ik (levels)",
-                label,
-                levels_run(lambda t: [t[:1], t[1:]], method=val),
-                exp,
-                vdefault,
-                ("method", "nullspace", "limit"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_ik (levels)",
+        bot,
+        (
+            ("method='cascade'", "cascade", ACCEPT),
+            ("method='nullspace' (with limits)", "nullspace", REJECT),
+            ("method='x'", "x", REJECT),
+            ("method=None", None, REJECT),
+        ),
+        lambda v: levels_run(lambda t: [t[:1], t[1:]], method=v),
+        vdefault,
+        ("method", "nullspace", "limit"),
+    )
 
     # limits argument
     def limits_run(mk, fn=taskik.solve_ik, levels=False):
@@ -1953,49 +1931,45 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ],
     }
     for backend, opts in backend_opts.items():
-        for label, kw, exp in (
-            ("valid", {}, ACCEPT),
-            ("unknown option foo=1", {"foo": 1}, REJECT),
-            ("max_task_error=nan", {"max_task_error": math.nan}, REJECT),
-            ("max_task_error=0.1", {"max_task_error": 0.1}, ACCEPT),
-            ("max_task_error=-1", {"max_task_error": -1.0}, REJECT),
-            ("max_task_error='a'", {"max_task_error": "a"}, REJECT),
-            ("max_joint_step=0", {"max_joint_step": 0.0}, REJECT),
-            ("max_joint_step=0.01", {"max_joint_step": 0.01}, ACCEPT),
-            ("max_joint_step=nan", {"max_joint_step": math.nan}, REJECT),
-            ("damping=nan", {"damping": math.nan}, REJECT),
-            ("solver='daqp' (ignored?)", {"solver": "daqp"}, ANY),
-            ("limits=[VelocityLimit]", {"limits": "velocity"}, ACCEPT),  # scaled into the box
-        ):
 
-            def run_b(kw=kw, backend=backend):
-                kw = dict(kw)
-                if kw.get("limits") == "velocity":
-                    kw["limits"] = [taskik.VelocityLimit(model)]
-                else:
-                    kw.setdefault("limits", [])
-                return call(backend=backend, **kw)
+        def run_b(kw, backend=backend):
+            kw = dict(kw)
+            if kw.get("limits") == "velocity":
+                kw["limits"] = [taskik.VelocityLimit(model)]
+            else:
+                kw.setdefault("limits", [])
+            return call(backend=backend, **kw)
 
-            out.append(
-                Case(
-                    f"solve_ik backend={backend}",
-                    label,
-                    run_b,
-                    exp,
-                    vfree,
-                    (
-                        "max_task_error",
-                        "max_joint_step",
-                        "foo",
-                        "option",
-                        "damping",
-                        "limit",
-                        "solver",
-                        "backend",
-                    ),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"solve_ik backend={backend}",
+            bot,
+            (
+                ("valid", {}, ACCEPT),
+                ("unknown option foo=1", {"foo": 1}, REJECT),
+                ("max_task_error=nan", {"max_task_error": math.nan}, REJECT),
+                ("max_task_error=0.1", {"max_task_error": 0.1}, ACCEPT),
+                ("max_task_error=-1", {"max_task_error": -1.0}, REJECT),
+                ("max_task_error='a'", {"max_task_error": "a"}, REJECT),
+                ("max_joint_step=0", {"max_joint_step": 0.0}, REJECT),
+                ("max_joint_step=0.01", {"max_joint_step": 0.01}, ACCEPT),
+                ("max_joint_step=nan", {"max_joint_step": math.nan}, REJECT),
+                ("damping=nan", {"damping": math.nan}, REJECT),
+                ("solver='daqp' (ignored?)", {"solver": "daqp"}, ANY),
+                ("limits=[VelocityLimit]", {"limits": "velocity"}, ACCEPT),  # scaled into the box
+            ),
+            lambda v: partial(run_b, v),
+            vfree,
+            (
+                "max_task_error",
+                "max_joint_step",
+                "foo",
+                "option",
+                "damping",
+                "limit",
+                "solver",
+                "backend",
+            ),
+        )
         for oname, base, valid in opts:
             for m in scalar_muts(base, valid):
                 if oname == "w_bar" and m.label in ("[0.001]",):
@@ -2016,18 +1990,15 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                         bot.name,
                     )
                 )
-        for m in scalar_muts(0.01, POSITIVE):
-            out.append(
-                Case(
-                    f"solve_ik backend={backend}",
-                    f"dt={m.label}",
-                    (lambda d=m.value, backend=backend: call(backend=backend, limits=[], dt=d)),
-                    m.expect,
-                    vfree,
-                    ("dt",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"solve_ik backend={backend}",
+            bot,
+            scalar_muts(0.01, POSITIVE),
+            lambda v, b=backend: lambda d=v: call(backend=b, limits=[], dt=d),
+            vfree,
+            ("dt",),
+            "dt=",
+        )
     for label, kw, exp in (
         ("damping_kind='x'", {"damping_kind": "x"}, REJECT),
         ("damping_kind=None", {"damping_kind": None}, REJECT),
@@ -2048,21 +2019,17 @@ def gen_solve_ik(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, kw, exp in (
-        ("branch='x'", {"branch": "x"}, REJECT),
-        ("branch=None", {"branch": None}, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_ik backend=regularized",
-                label,
-                (lambda kw=kw: call(backend="regularized", limits=[], **kw)),
-                exp,
-                vfree,
-                ("branch",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_ik backend=regularized",
+        bot,
+        (
+            ("branch='x'", {"branch": "x"}, REJECT),
+            ("branch=None", {"branch": None}, REJECT),
+        ),
+        lambda v: lambda: call(backend="regularized", limits=[], **v),
+        vfree,
+        ("branch",),
+    )
     return out
 
 
@@ -2130,27 +2097,38 @@ def gen_reports(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             out.append(
                 Case(entry, f"dt={m.label}", run_dt, m.expect, finite_report(), ("dt",), bot.name)
             )
-    for m in scalar_muts(1e-6, NONNEG):
 
-        def run_tol(val=m.value):
-            c, t = step()
-            return taskik.report(c, t, 0.01, v0, tol=val)
+    def run_tol(val):
+        c, t = step()
+        return taskik.report(c, t, 0.01, v0, tol=val)
 
-        out.append(
-            Case("report", f"tol={m.label}", run_tol, m.expect, finite_report(), ("tol",), bot.name)
-        )
-    for label, mk, exp in (
-        ("tasks=None", lambda t: None, REJECT),
-        ("tasks=[Task()]", lambda t: [taskik.Task()], REJECT),
-        ("tasks=levels", lambda t: [t[:1], t[1:]], REJECT),
-        ("tasks=[]", lambda t: [], ANY),
-    ):
+    out += _cases(
+        "report",
+        bot,
+        scalar_muts(1e-6, NONNEG),
+        lambda v: partial(run_tol, v),
+        finite_report(),
+        ("tol",),
+        "tol=",
+    )
 
-        def run_t(mk=mk):
-            c, t = step()
-            return taskik.report(c, mk(t), 0.01, v0)
+    def run_t(mk):
+        c, t = step()
+        return taskik.report(c, mk(t), 0.01, v0)
 
-        out.append(Case("report", label, run_t, exp, finite_report(), ("task",), bot.name))
+    out += _cases(
+        "report",
+        bot,
+        (
+            ("tasks=None", lambda t: None, REJECT),
+            ("tasks=[Task()]", lambda t: [taskik.Task()], REJECT),
+            ("tasks=levels", lambda t: [t[:1], t[1:]], REJECT),
+            ("tasks=[]", lambda t: [], ANY),
+        ),
+        lambda v: partial(run_t, v),
+        finite_report(),
+        ("task",),
+    )
     for label, mk, exp, n in (
         ("levels [[a], [], [b]]", lambda t: [t[:1], [], t[1:]], ANY, 3),
         ("levels flat list (not levels)", lambda t: t, REJECT, None),
@@ -2236,18 +2214,15 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for m in scalar_muts(1e-6, POSITIVE):
-        out.append(
-            Case(
-                "solve_posture",
-                f"tol={m.label}",
-                run_with(tol=m.value),
-                m.expect,
-                check_result,
-                ("tol",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1e-6, POSITIVE),
+        lambda v: run_with(tol=v),
+        check_result,
+        ("tol",),
+        "tol=",
+    )
     for pname in ("max_iterations", "max_searches"):
         for m in scalar_muts(1.0, lambda x: x >= 1 and float(x).is_integer() and x < math.inf):
             exp = m.expect
@@ -2269,18 +2244,15 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for m in scalar_muts(1e-3, lambda x: 0.0 <= x < 1.0, extremes_any=False):
-        out.append(
-            Case(
-                "solve_posture",
-                f"stagnation={m.label}",
-                run_with(stagnation=m.value),
-                m.expect,
-                check_result,
-                ("stagnation",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1e-3, lambda x: 0.0 <= x < 1.0, extremes_any=False),
+        lambda v: run_with(stagnation=v),
+        check_result,
+        ("stagnation",),
+        "stagnation=",
+    )
     for m in scalar_muts(
         3.0, lambda x: x >= 1 and float(x).is_integer() and x < 1e6, extremes_any=False
     ):
@@ -2296,42 +2268,33 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for m in scalar_muts(1.0, POSITIVE, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"time_budget={m.label}",
-                run_with(time_budget=m.value),
-                m.expect,
-                check_q_result(model),
-                ("time_budget",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.1, NONNEG, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"damping={m.label}",
-                run_with(damping=m.value),
-                m.expect,
-                check_result,
-                ("damping",),
-                bot.name,
-            )
-        )
-    for m in vector_muts(q0, allow_none=True):
-        out.append(
-            Case(
-                "solve_posture",
-                f"q0={m.label}",
-                run_with(q0=m.value),
-                m.expect,
-                check_result,
-                ("q",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(1.0, POSITIVE, allow_none=True),
+        lambda v: run_with(time_budget=v),
+        check_q_result(model),
+        ("time_budget",),
+        "time_budget=",
+    )
+    out += _cases(
+        "solve_posture",
+        bot,
+        scalar_muts(0.1, NONNEG, allow_none=True),
+        lambda v: run_with(damping=v),
+        check_result,
+        ("damping",),
+        "damping=",
+    )
+    out += _cases(
+        "solve_posture",
+        bot,
+        vector_muts(q0, allow_none=True),
+        lambda v: run_with(q0=v),
+        check_result,
+        ("q",),
+        "q0=",
+    )
     for pname, valid_vals in (
         ("method", ("gn", "lm-chan", "lm-wampler", "lm-sugihara", "qp")),
         ("starts", ("memory", "random")),
@@ -2381,27 +2344,23 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for label, val, exp in (
-        ("rng=0", 0, ACCEPT),
-        ("rng=np.int64(0)", np.int64(0), ACCEPT),
-        ("rng=Generator", np.random.default_rng(0), ACCEPT),
-        ("rng=-1", -1, REJECT),
-        ("rng=1.5", 1.5, REJECT),
-        ("rng='a'", "a", REJECT),
-        ("rng=RandomState", np.random.RandomState(0), ANY),
-        ("rng=True", True, REJECT),
-    ):
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_with(rng=val, q0=None, starts="random"),
-                exp,
-                check_result,
-                ("rng", "seed"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("rng=0", 0, ACCEPT),
+            ("rng=np.int64(0)", np.int64(0), ACCEPT),
+            ("rng=Generator", np.random.default_rng(0), ACCEPT),
+            ("rng=-1", -1, REJECT),
+            ("rng=1.5", 1.5, REJECT),
+            ("rng='a'", "a", REJECT),
+            ("rng=RandomState", np.random.RandomState(0), ANY),
+            ("rng=True", True, REJECT),
+        ),
+        lambda v: run_with(rng=v, q0=None, starts="random"),
+        check_result,
+        ("rng", "seed"),
+    )
 
     def tasks_of(kind):
         t = taskik.FrameTask(frame)
@@ -2462,32 +2421,26 @@ def gen_posture(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("regularization=[PostureTask]", "posture", ACCEPT),
-        ("regularization=[None]", [None], REJECT),
-        ("regularization='abc'", "abc", REJECT),
-        ("regularization=[Task()]", [taskik.Task()], REJECT),
-        ("regularization=[PostureTask without target]", [taskik.PostureTask()], REJECT),
-    ):
 
-        def run_reg(val=val):
-            if val == "posture":
-                p = taskik.PostureTask(cost=1e-3)
-                p.set_target(bot.q0)
-                val = [p]
-            return run_with(regularization=val)()
+    def run_reg(val):
+        if val == "posture":
+            val = [_posture_task(bot)]
+        return run_with(regularization=val)()
 
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_reg,
-                exp,
-                check_result,
-                ("regularization", "task", "target"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("regularization=[PostureTask]", "posture", ACCEPT),
+            ("regularization=[None]", [None], REJECT),
+            ("regularization='abc'", "abc", REJECT),
+            ("regularization=[Task()]", [taskik.Task()], REJECT),
+            ("regularization=[PostureTask without target]", [taskik.PostureTask()], REJECT),
+        ),
+        lambda v: partial(run_reg, v),
+        check_result,
+        ("regularization", "task", "target"),
+    )
     return out
 
 
@@ -2542,97 +2495,80 @@ def gen_metrics(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     ]
     for entry, (fn, chk) in fns.items():
         chk = chk or sv_check
-        for m in jm:
-            out.append(
-                Case(
-                    entry,
-                    f"J={m.label}",
-                    (lambda val=m.value, fn=fn: fn(val)),
-                    m.expect,
-                    chk,
-                    ("J", "matrix", "jacobian"),
-                    bot.name,
-                )
-            )
-        for label, part, exp in (
-            ("'translation'", "translation", ACCEPT),
-            ("'rotation'", "rotation", ACCEPT),
-            ("'all'", "all", ACCEPT),
-            ("None", None, ACCEPT),
-            ("[0, 1]", [0, 1], ACCEPT),
-            ("'x'", "x", REJECT),
-            ("[]", [], REJECT),
-            ("[10]", [10], REJECT),
-            ("[-1]", [-1], REJECT),
-            ("[0.5]", [0.5], REJECT),
-            ("[True]", [True], REJECT),
-            ("[[0, 1]]", [[0, 1]], REJECT),
-            ("['a']", ["a"], REJECT),
-            ("np.array([0, 1])", np.array([0, 1]), ACCEPT),
-            ("slice(0, 3)", slice(0, 3), REJECT),
-            ("3", 3, REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    f"part={label}",
-                    (lambda p=part, fn=fn: fn(J, p)),
-                    exp,
-                    chk,
-                    ("part", "row", "indices"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            entry,
+            bot,
+            jm,
+            lambda v, fn=fn: lambda: fn(v),
+            chk,
+            ("J", "matrix", "jacobian"),
+            "J=",
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("'translation'", "translation", ACCEPT),
+                ("'rotation'", "rotation", ACCEPT),
+                ("'all'", "all", ACCEPT),
+                ("None", None, ACCEPT),
+                ("[0, 1]", [0, 1], ACCEPT),
+                ("'x'", "x", REJECT),
+                ("[]", [], REJECT),
+                ("[10]", [10], REJECT),
+                ("[-1]", [-1], REJECT),
+                ("[0.5]", [0.5], REJECT),
+                ("[True]", [True], REJECT),
+                ("[[0, 1]]", [[0, 1]], REJECT),
+                ("['a']", ["a"], REJECT),
+                ("np.array([0, 1])", np.array([0, 1]), ACCEPT),
+                ("slice(0, 3)", slice(0, 3), REJECT),
+                ("3", 3, REJECT),
+            ),
+            lambda v, fn=fn: lambda: fn(J, v),
+            chk,
+            ("part", "row", "indices"),
+            "part=",
+        )
     fid = model.getFrameId(frame)
     for entry, fn in (
         ("metrics.frame_manipulability", metrics.frame_manipulability),
         ("metrics.frame_condition_number", metrics.frame_condition_number),
     ):
         chk = check_scalar(0.0, allow_inf=True)
-        for m in name_muts(frame, int_ok=fid, nframes=model.nframes):
-            out.append(
-                Case(
-                    entry,
-                    f"frame={m.label}",
-                    (lambda f=m.value, fn=fn: fn(conf, f)),
-                    m.expect,
-                    chk,
-                    ("frame",),
-                    bot.name,
-                )
-            )
-        for label, c, exp in (
-            ("configuration=None", None, REJECT),
-            ("configuration=model", model, REJECT),
-            ("configuration='a'", "a", REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    label,
-                    (lambda c=c, fn=fn: fn(c, frame)),
-                    exp,
-                    chk,
-                    ("configuration",),
-                    bot.name,
-                )
-            )
-        for label, part, exp in (
-            ("part='x'", "x", REJECT),
-            ("part=[7]", [7], REJECT),
-            ("part='rotation'", "rotation", ACCEPT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    label,
-                    (lambda p=part, fn=fn: fn(conf, frame, p)),
-                    exp,
-                    chk,
-                    ("part", "row"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            entry,
+            bot,
+            name_muts(frame, int_ok=fid, nframes=model.nframes),
+            lambda v, fn=fn: lambda: fn(conf, v),
+            chk,
+            ("frame",),
+            "frame=",
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("configuration=None", None, REJECT),
+                ("configuration=model", model, REJECT),
+                ("configuration='a'", "a", REJECT),
+            ),
+            lambda v, fn=fn: lambda: fn(v, frame),
+            chk,
+            ("configuration",),
+        )
+        out += _cases(
+            entry,
+            bot,
+            (
+                ("part='x'", "x", REJECT),
+                ("part=[7]", [7], REJECT),
+                ("part='rotation'", "rotation", ACCEPT),
+            ),
+            lambda v, fn=fn: lambda: fn(conf, frame, v),
+            chk,
+            ("part", "row"),
+        )
     return out
 
 
@@ -2710,22 +2646,18 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for label, d, exp in (
-        ("d per joint", np.full(n, 0.3), ACCEPT),
-        ("d per joint, wrong length", np.full(n + 1, 0.3), REJECT),
-        ("d per joint with 0", np.where(np.arange(n) == 0, 0.0, 0.3), REJECT),
-    ):
-        out.append(
-            Case(
-                "steps.clip_joint_step",
-                label,
-                (lambda d=d: steps.clip_joint_step(wv, d)),
-                exp,
-                bounded("max", 0.3),
-                ("d",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.clip_joint_step",
+        bot,
+        (
+            ("d per joint", np.full(n, 0.3), ACCEPT),
+            ("d per joint, wrong length", np.full(n + 1, 0.3), REJECT),
+            ("d per joint with 0", np.where(np.arange(n) == 0, 0.0, 0.3), REJECT),
+        ),
+        lambda v: lambda: steps.clip_joint_step(wv, v),
+        bounded("max", 0.3),
+        ("d",),
+    )
     err = rng.uniform(-0.2, 0.2, 6)
 
     def servo_check(res):
@@ -2738,18 +2670,15 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             return "stopped is not a bool"
         return None
 
-    for m in vector_muts(err):
-        out.append(
-            Case(
-                "steps.servo_velocity",
-                f"error={m.label}",
-                (lambda e=m.value: steps.servo_velocity(e, 1.0, 1.0)),
-                m.expect,
-                servo_check,
-                ("error",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.servo_velocity",
+        bot,
+        vector_muts(err),
+        lambda v: lambda: steps.servo_velocity(v, 1.0, 1.0),
+        servo_check,
+        ("error",),
+        "error=",
+    )
     for pname, base, valid in (
         ("gain_translation", 1.0, POSITIVE),
         ("gain_rotation", 1.0, POSITIVE),
@@ -2814,18 +2743,15 @@ def gen_steps(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for m in scalar_muts(1e-6, POSITIVE):
-        out.append(
-            Case(
-                "steps.PoseChangeConvergence",
-                f"epsilon={m.label}",
-                pcc_run(frame, m.value),
-                m.expect,
-                is_true,
-                ("epsilon",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "steps.PoseChangeConvergence",
+        bot,
+        scalar_muts(1e-6, POSITIVE),
+        lambda v: pcc_run(frame, v),
+        is_true,
+        ("epsilon",),
+        "epsilon=",
+    )
     T = conf.get_transform_frame_to_world(frame)
     for m in se3_muts(T):
         exp = m.expect
@@ -2858,18 +2784,9 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         return check
 
     if bot.name in ("ur5", "planar_2r"):  # loading is slowish: two rounds only
-        for label, name, exp in (
-            ("'ur5'", "ur5", ACCEPT),
-            ("'planar_2r'", "planar_2r", ACCEPT),
-            ("'buss_y'", "buss_y", ACCEPT),
-            ("'UR5'", "UR5", REJECT),
-            ("''", "", REJECT),
-            ("None", None, REJECT),
-            ("3", 3, REJECT),
-            ("['ur5']", ["ur5"], REJECT),
-            ("b'ur5'", b"ur5", REJECT),
-            ("'erd:nonexistent'", "erd:nonexistent", REJECT),
-            ("' ur5'", " ur5", REJECT),
+        for label, name, exp in option_muts(
+            ("ur5", "planar_2r", "buss_y"),
+            ("UR5", "", None, 3, ["ur5"], b"ur5", "erd:nonexistent", " ur5"),
         ):
             out.append(
                 Case(
@@ -2918,44 +2835,38 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, path, exp in (
-        ("str path", str(w.urdf), ACCEPT),
-        ("missing file", str(w.tmp / "missing.urdf"), REJECT),
-        ("directory", str(w.tmp), REJECT),
-        ("malformed URDF", w.bad_urdf, REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-        ("''", "", REJECT),
-        ("bytes path", str(w.urdf).encode(), ANY),
-    ):
-        out.append(
-            Case(
-                "robots.load_urdf",
-                f"path={label}",
-                (lambda p=path: taskik.robots.load_urdf(p)),
-                exp,
-                urdf_check(False),
-                ("urdf", "path", "file"),
-                bot.name,
-            )
-        )
-    for label, dirs, exp in (
-        ("None", None, ACCEPT),
-        ("[tmp]", [str(w.tmp)], ACCEPT),
-        ("'tmp' (a string)", str(w.tmp), ANY),
-        ("[3]", [3], ANY),
-    ):
-        out.append(
-            Case(
-                "robots.load_urdf",
-                f"package_dirs={label}",
-                (lambda d=dirs: taskik.robots.load_urdf(w.urdf, package_dirs=d)),
-                exp,
-                urdf_check(False),
-                ("package_dirs",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "robots.load_urdf",
+        bot,
+        (
+            ("str path", str(w.urdf), ACCEPT),
+            ("missing file", str(w.tmp / "missing.urdf"), REJECT),
+            ("directory", str(w.tmp), REJECT),
+            ("malformed URDF", w.bad_urdf, REJECT),
+            ("None", None, REJECT),
+            ("3", 3, REJECT),
+            ("''", "", REJECT),
+            ("bytes path", str(w.urdf).encode(), ANY),
+        ),
+        lambda v: lambda: taskik.robots.load_urdf(v),
+        urdf_check(False),
+        ("urdf", "path", "file"),
+        "path=",
+    )
+    out += _cases(
+        "robots.load_urdf",
+        bot,
+        (
+            ("None", None, ACCEPT),
+            ("[tmp]", [str(w.tmp)], ACCEPT),
+            ("'tmp' (a string)", str(w.tmp), ANY),
+            ("[3]", [3], ANY),
+        ),
+        lambda v: lambda: taskik.robots.load_urdf(w.urdf, package_dirs=v),
+        urdf_check(False),
+        ("package_dirs",),
+        "package_dirs=",
+    )
 
     def solver_check(s):
         if not isinstance(s, str) or s not in (
@@ -2980,23 +2891,19 @@ def gen_robots(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     def random_q_check(q):
         return check_q(bot.model)(q)
 
-    for label, r, exp in (
-        ("rng=None", None, ACCEPT),
-        ("rng=Generator", np.random.default_rng(0), ACCEPT),
-        ("rng=0", 0, ANY),
-        ("rng='a'", "a", REJECT),
-    ):
-        out.append(
-            Case(
-                "robots.random_configuration",
-                label,
-                (lambda r=r: taskik.robots.random_configuration(bot.model, bot.q0, r)),
-                exp,
-                random_q_check,
-                ("rng",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "robots.random_configuration",
+        bot,
+        (
+            ("rng=None", None, ACCEPT),
+            ("rng=Generator", np.random.default_rng(0), ACCEPT),
+            ("rng=0", 0, ANY),
+            ("rng='a'", "a", REJECT),
+        ),
+        lambda v: lambda: taskik.robots.random_configuration(bot.model, bot.q0, v),
+        random_q_check,
+        ("rng",),
+    )
     return out
 
 
@@ -3212,6 +3119,16 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     def with_reg(make: Callable[[taskik.Configuration], Any]):
         return lambda conf: [make(conf), _posture_task(bot)]
 
+    def task_cases(
+        entry: str, make: Callable[..., Any], kw: str, muts: Iterable[Any], names: tuple[str, ...]
+    ) -> list[Case]:
+        """A step with the task ``make(kw=value)`` (and the regulariser), a mutation each."""
+
+        def run(v: Any) -> Callable[[], Any]:
+            return _step_run(bot, q, with_reg(make(**{kw: v})))
+
+        return _cases(entry, bot, muts, run, vcheck, names, f"{kw}=")
+
     makers: dict[str, Callable[..., Callable[[taskik.Configuration], Any]]] = {}
 
     def axis_task(**kw: Any):
@@ -3290,7 +3207,6 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         "ManipulabilityTask": manip_task,
         "RelativeComTask": relcom_task,
     }
-    gains = ("gain", "lm_damping")
     for cls, maker in makers.items():
         entry = f"{cls}()"
         one_row = cls in ("DistanceTask", "JointCouplingTask", "ManipulabilityTask") or (
@@ -3310,73 +3226,35 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        params = gains if cls not in ("KineticEnergyTask", "LowAccelerationTask") else ()
+        params = TASK_GAINS if cls not in ("KineticEnergyTask", "LowAccelerationTask") else ()
         if cls == "LowAccelerationTask":
             params = ("gain",)
-        for pname in params:
-            base, valid = (0.5, UNIT) if pname == "gain" else (0.0, NONNEG)
-            for m in scalar_muts(base, valid):
-                out.append(
-                    Case(
-                        entry,
-                        f"{pname}={m.label}",
-                        _step_run(bot, q, with_reg(maker(**{pname: m.value}))),
-                        m.expect,
-                        vcheck,
-                        (pname,),
-                        bot.name,
-                    )
-                )
-        if cls in ("AxisAlignmentTask", "LookAtTask", "ManipulabilityTask", "RelativeComTask"):
-            for m in name_muts(frame, nframes=model.nframes):
-                out.append(
-                    Case(
-                        entry,
-                        f"frame={m.label}",
-                        _step_run(bot, q, with_reg(maker(frame=m.value))),
-                        m.expect,
-                        vcheck,
-                        ("frame",),
-                        bot.name,
-                    )
-                )
+        out += _task_param_cases(
+            entry,
+            bot,
+            params,
+            frame
+            if cls in ("AxisAlignmentTask", "LookAtTask", "ManipulabilityTask", "RelativeComTask")
+            else None,
+            lambda kw, mk=maker: _step_run(bot, q, with_reg(mk(**kw))),
+            vcheck,
+        )
     for cls, maker in (("AxisAlignmentTask", axis_task), ("LookAtTask", look_task)):
-        for m in [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)]:
-            out.append(
-                Case(
-                    f"{cls}()",
-                    f"axis={m.label}",
-                    _step_run(bot, q, with_reg(maker(axis=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("axis",),
-                    bot.name,
-                )
-            )
-    for m in [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)]:
-        out.append(
-            Case(
-                "AxisAlignmentTask()",
-                f"direction={m.label}",
-                _step_run(bot, q, with_reg(axis_task(direction=m.value))),
-                m.expect,
-                vcheck,
-                ("direction", "target"),
-                bot.name,
-            )
+        out += task_cases(
+            f"{cls}()",
+            maker,
+            "axis",
+            [*vector_muts(z), Mut("zero vector", np.zeros(3), REJECT)],
+            ("axis",),
         )
-    for m in vector_muts(point):
-        out.append(
-            Case(
-                "LookAtTask()",
-                f"target={m.label}",
-                _step_run(bot, q, with_reg(look_task(target=m.value))),
-                m.expect,
-                vcheck,
-                ("target", "point"),
-                bot.name,
-            )
-        )
+    out += task_cases(
+        "AxisAlignmentTask()",
+        axis_task,
+        "direction",
+        [*vector_muts(np.array([0.0, 1.0, 0.0])), Mut("zero vector", np.zeros(3), REJECT)],
+        ("direction", "target"),
+    )
+    out += task_cases("LookAtTask()", look_task, "target", vector_muts(point), ("target", "point"))
     here = conf_of(bot, q).get_transform_frame_to_world(frame).translation
     out.append(
         Case(
@@ -3389,32 +3267,24 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for m in scalar_muts(0.3, NONNEG):
-        out.append(
-            Case(
-                "DistanceTask()",
-                f"distance={m.label}",
-                _step_run(bot, q, with_reg(distance_task(distance=m.value))),
-                m.expect,
-                vcheck,
-                ("distance", "target"),
-                bot.name,
-            )
-        )
+    out += task_cases(
+        "DistanceTask()",
+        distance_task,
+        "distance",
+        scalar_muts(0.3, NONNEG),
+        ("distance", "target"),
+    )
     for which in ("frame_a", "frame_b"):
         valid = frame if which == "frame_a" else frame_b
-        for m in name_muts(valid, nframes=model.nframes):
-            out.append(
-                Case(
-                    "DistanceTask()",
-                    f"{which}={m.label}",
-                    _step_run(bot, q, with_reg(distance_task(**{which: m.value}))),
-                    m.expect,
-                    vcheck,
-                    ("frame",),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "DistanceTask()",
+            bot,
+            name_muts(valid, nframes=model.nframes),
+            lambda v, w=which: _step_run(bot, q, with_reg(distance_task(**{w: v}))),
+            vcheck,
+            ("frame",),
+            f"{which}=",
+        )
     out.append(
         Case(
             "DistanceTask()",
@@ -3443,18 +3313,7 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             ("[unknown, ...]", [j0 + "_x", *cjoints[1:]], REJECT),
             ("one joint too few", list(cjoints[:-1]) or [], REJECT),
         ]
-        for label, val, exp in jm:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"joints={label}",
-                    _step_run(bot, q, with_reg(coupling_task(joints=val))),
-                    exp,
-                    vcheck,
-                    ("joint",),
-                    bot.name,
-                )
-            )
+        out += task_cases("JointCouplingTask()", coupling_task, "joints", jm, ("joint",))
         k = A0.shape[1]
         am = [
             Mut("valid (1, k)", A0.copy(), ACCEPT),
@@ -3471,46 +3330,31 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             Mut("bool matrix", A0 != 0, REJECT),
             Mut("zeros", np.zeros_like(A0), ANY),
         ]
-        for m in am:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"A={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(A=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
-                    bot.name,
-                )
-            )
-        for m in vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True):
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"b={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(b=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("b", "target"),
-                    bot.name,
-                )
-            )
+        out += task_cases(
+            "JointCouplingTask()",
+            coupling_task,
+            "A",
+            am,
+            ("a ", "a must", "shape", "column", "row", "matrix", "coupling"),
+        )
+        out += task_cases(
+            "JointCouplingTask()",
+            coupling_task,
+            "b",
+            vector_muts(np.array([0.1]), allow_none=True, scalar_ok=True),
+            ("b", "target"),
+        )
         other = w.other(bot)
-        for m in [
-            *vector_muts(bot.q0, allow_none=True),
-            Mut("q0 of another model", other.q0.copy(), REJECT),
-        ]:
-            out.append(
-                Case(
-                    "JointCouplingTask()",
-                    f"q_ref={m.label}",
-                    _step_run(bot, q, with_reg(coupling_task(q_ref=m.value))),
-                    m.expect,
-                    vcheck,
-                    ("q_ref", "q", "configuration"),
-                    bot.name,
-                )
-            )
+        out += task_cases(
+            "JointCouplingTask()",
+            coupling_task,
+            "q_ref",
+            [
+                *vector_muts(bot.q0, allow_none=True),
+                Mut("q0 of another model", other.q0.copy(), REJECT),
+            ],
+            ("q_ref", "q", "configuration"),
+        )
 
         # coupling held: alone, gain 1, no limits: one step lands on A d = b
         for i in range(3):
@@ -3567,39 +3411,16 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 )
             )
     # ---- ManipulabilityTask rows and target
-    for label, val, exp in (
-        ("'all'", "all", ACCEPT),
-        ("'position'", "position", ACCEPT),
-        ("'orientation'", "orientation", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("['all']", ["all"], REJECT),
-        ("3", 3, REJECT),
-        ("'ALL'", "ALL", REJECT),
-    ):
-        out.append(
-            Case(
-                "ManipulabilityTask()",
-                f"rows={label}",
-                _step_run(bot, q, with_reg(manip_task(rows=val))),
-                exp,
-                vcheck,
-                ("rows",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.5, NONNEG):
-        out.append(
-            Case(
-                "ManipulabilityTask()",
-                f"target={m.label}",
-                _step_run(bot, q, with_reg(manip_task(target=m.value))),
-                m.expect,
-                vcheck,
-                ("target",),
-                bot.name,
-            )
-        )
+    out += task_cases(
+        "ManipulabilityTask()",
+        manip_task,
+        "rows",
+        option_muts(("all", "position", "orientation"), ("x", None, ["all"], 3, "ALL")),
+        ("rows",),
+    )
+    out += task_cases(
+        "ManipulabilityTask()", manip_task, "target", scalar_muts(0.5, NONNEG), ("target",)
+    )
     if bot.name in ("ur5", "panda"):  # at an exact singularity the step must leave it
         qs = np.zeros(model.nq)
 
@@ -3648,24 +3469,21 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             vector_muts(np.array([0.1])),
         )
     for cls, (make, muts) in targets.items():
-        for m in muts:
 
-            def run_t(make=make, val=m.value):
-                t = make()
-                t.set_target(val)
-                return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
+        def run_t(val, make=make):
+            t = make()
+            t.set_target(val)
+            return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
 
-            out.append(
-                Case(
-                    f"{cls}.set_target",
-                    f"target={m.label}",
-                    run_t,
-                    m.expect,
-                    vcheck,
-                    ("target", "direction", "distance", "point", "b"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            f"{cls}.set_target",
+            bot,
+            muts,
+            lambda v: partial(run_t, v),
+            vcheck,
+            ("target", "direction", "distance", "point", "b"),
+            "target=",
+        )
     # ---- set_target_from_configuration: odd arguments, then a valid one gives a zero step
     froms: dict[str, Callable[[], Any]] = {
         "AxisAlignmentTask": lambda: taskik.AxisAlignmentTask(frame),
@@ -3680,33 +3498,13 @@ def gen_new_tasks(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         froms["JointCouplingTask"] = lambda: taskik.JointCouplingTask(list(cjoints), A0)
     other = w.other(bot)
     for cls, make in froms.items():
-        for label, arg in (
-            ("None", None),
-            ("'abc'", "abc"),
-            ("q vector", q),
-            ("model", model),
-            ("Configuration of another model", conf_of(other)),
-        ):
+        for label, arg in _odd_configurations(q, model, other):
             exp = ANY if label.startswith("Configuration") else REJECT
             if cls in ("LowAccelerationTask", "KineticEnergyTask"):
                 exp = ANY  # no target: documented to accept anything (a no-op)
 
-            def run_f(make=make, arg=arg):
-                t = make()
-                t.set_target_from_configuration(arg)
-                return taskik.solve_ik(conf_of(bot, q), [t], 0.01)
-
-            out.append(
-                Case(
-                    f"{cls}.set_target_from_configuration",
-                    f"configuration={label}",
-                    run_f,
-                    exp,
-                    vcheck,
-                    ("configuration", "frame", "model", "q", "joint"),
-                    bot.name,
-                )
-            )
+            names = ("configuration", "frame", "model", "q", "joint")
+            out.append(_from_odd_configuration(bot, q, cls, make, label, arg, exp, names))
 
         def run_zero(make=make):
             conf = conf_of(bot, q)
@@ -3828,23 +3626,19 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             bot.name,
         )
     )
-    for label, mdl, exp in (
-        ("model=None", None, REJECT),
-        ("model='ur5'", "ur5", REJECT),
-        ("model of another robot", other.model, REJECT),
-        ("model=Data", model.createData(), REJECT),
-    ):
-        out.append(
-            Case(
-                "FrozenJoints",
-                label,
-                _step_run(bot, q, tasks, lambda c, mdl=mdl: [taskik.FrozenJoints(mdl, frozen)]),
-                exp,
-                check_velocity(nv),
-                ("model", "joint", "limit"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "FrozenJoints",
+        bot,
+        (
+            ("model=None", None, REJECT),
+            ("model='ur5'", "ur5", REJECT),
+            ("model of another robot", other.model, REJECT),
+            ("model=Data", model.createData(), REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c: [taskik.FrozenJoints(v, frozen)]),
+        check_velocity(nv),
+        ("model", "joint", "limit"),
+    )
     # ---- AccelerationLimit
     dt = 0.01
 
@@ -3899,70 +3693,61 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
     jn = joints[0]
-    for label, val, exp in (
-        ("{joint: 2.0}", {jn: 2.0}, ACCEPT),
-        ("{unknown: 2.0}", {jn + "_x": 2.0}, REJECT),
-        ("{joint: -1}", {jn: -1.0}, REJECT),
-        ("{joint: nan}", {jn: math.nan}, REJECT),
-        ("{joint: 'a'}", {jn: "a"}, REJECT),
-        ("{}", {}, ANY),
-        ("{3: 2.0}", {3: 2.0}, REJECT),
-    ):
-        out.append(
-            Case(
-                "AccelerationLimit",
-                f"a_max={label}",
-                _step_run(bot, q, tasks, lambda c, a=val: [taskik.AccelerationLimit(model, a)]),
-                exp,
-                check_velocity(nv),
-                ("a_max", "acceleration", "joint"),
-                bot.name,
-            )
-        )
-    for label, val, exp in (
-        ("True", True, ACCEPT),
-        ("False", False, ACCEPT),
-        ("np.True_", np.True_, ACCEPT),
-        ("'yes'", "yes", REJECT),
-        ("None", None, REJECT),
-        ("1", 1, REJECT),
-    ):
-        out.append(
-            Case(
-                "AccelerationLimit",
-                f"braking={label}",
-                _step_run(
-                    bot,
-                    q,
-                    tasks,
-                    lambda c, b=val: [taskik.AccelerationLimit(model, 2.0, braking=b)],
-                ),
-                exp,
-                acc_check(2.0),
-                ("braking",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "AccelerationLimit",
+        bot,
+        (
+            ("{joint: 2.0}", {jn: 2.0}, ACCEPT),
+            ("{unknown: 2.0}", {jn + "_x": 2.0}, REJECT),
+            ("{joint: -1}", {jn: -1.0}, REJECT),
+            ("{joint: nan}", {jn: math.nan}, REJECT),
+            ("{joint: 'a'}", {jn: "a"}, REJECT),
+            ("{}", {}, ANY),
+            ("{3: 2.0}", {3: 2.0}, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c, a=v: [taskik.AccelerationLimit(model, a)]),
+        check_velocity(nv),
+        ("a_max", "acceleration", "joint"),
+        "a_max=",
+    )
+    out += _cases(
+        "AccelerationLimit",
+        bot,
+        (
+            ("True", True, ACCEPT),
+            ("False", False, ACCEPT),
+            ("np.True_", np.True_, ACCEPT),
+            ("'yes'", "yes", REJECT),
+            ("None", None, REJECT),
+            ("1", 1, REJECT),
+        ),
+        lambda v: _step_run(
+            bot,
+            q,
+            tasks,
+            lambda c, b=v: [taskik.AccelerationLimit(model, 2.0, braking=b)],
+        ),
+        acc_check(2.0),
+        ("braking",),
+        "braking=",
+    )
     v_prev = rng.uniform(-0.1, 0.1, nv)
-    for m in vector_muts(v_prev, allow_none=True):
 
-        def run_prev(val=m.value):
-            conf = conf_of(bot, q)
-            lim = taskik.AccelerationLimit(model, 2.0)
-            lim.set_previous_velocity(val)
-            return taskik.solve_ik(conf, tasks(conf), dt, limits=[lim])
+    def run_prev(val):
+        conf = conf_of(bot, q)
+        lim = taskik.AccelerationLimit(model, 2.0)
+        lim.set_previous_velocity(val)
+        return taskik.solve_ik(conf, tasks(conf), dt, limits=[lim])
 
-        out.append(
-            Case(
-                "AccelerationLimit.set_previous_velocity",
-                f"v={m.label}",
-                run_prev,
-                m.expect,
-                check_velocity(nv),
-                ("v", "velocity"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "AccelerationLimit.set_previous_velocity",
+        bot,
+        vector_muts(v_prev, allow_none=True),
+        lambda v: partial(run_prev, v),
+        check_velocity(nv),
+        ("v", "velocity"),
+        "v=",
+    )
     # ---- BaseVelocityLimit
     floating = bot.floating
 
@@ -4081,40 +3866,34 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
          ("direction",)),
         ("frame", name_muts(frame, nframes=model.nframes), ("frame",)),
     ):  # fmt: skip
-        for m in muts:
-            out.append(
-                Case(
-                    "ConeLimit",
-                    f"{pname}={m.label}",
-                    _step_run(bot, q, tasks, cone(**{pname: m.value})),
-                    m.expect,
-                    check_velocity(nv),
-                    names,
-                    bot.name,
-                )
-            )
-    for label, val, exp in (
-        ("8", 8, ACCEPT),
-        ("3", 3, ACCEPT),
-        ("2", 2, REJECT),
-        ("0", 0, REJECT),
-        ("4.5", 4.5, REJECT),
-        ("True", True, REJECT),
-        ("'8'", "8", REJECT),
-        ("np.int64(8)", np.int64(8), ACCEPT),
-        ("None", None, REJECT),
-    ):
-        out.append(
-            Case(
-                "ConeLimit",
-                f"faces={label}",
-                _step_run(bot, q, tasks, cone(faces=val)),
-                exp,
-                check_velocity(nv),
-                ("faces",),
-                bot.name,
-            )
+        out += _cases(
+            "ConeLimit",
+            bot,
+            muts,
+            lambda v, p=pname: _step_run(bot, q, tasks, cone(**{p: v})),
+            check_velocity(nv),
+            names,
+            f"{pname}=",
         )
+    out += _cases(
+        "ConeLimit",
+        bot,
+        (
+            ("8", 8, ACCEPT),
+            ("3", 3, ACCEPT),
+            ("2", 2, REJECT),
+            ("0", 0, REJECT),
+            ("4.5", 4.5, REJECT),
+            ("True", True, REJECT),
+            ("'8'", "8", REJECT),
+            ("np.int64(8)", np.int64(8), ACCEPT),
+            ("None", None, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, cone(faces=v)),
+        check_velocity(nv),
+        ("faces",),
+        "faces=",
+    )
     # alone, near the opposite direction: never infeasible (its docstring)
     for k, tilt in enumerate((0.0, 1e-3, 0.05)):
         d = -axis_world + np.array([tilt, -tilt, 0.0])
@@ -4134,30 +3913,27 @@ def gen_new_limits(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
+
     # ---- default_limits
-    for label, mdl, exp in (
-        ("model", model, ACCEPT),
-        ("None", None, REJECT),
-        ("'ur5'", "ur5", REJECT),
-        ("Configuration", conf_of(bot), REJECT),
-    ):
+    def run_dl(mdl):
+        lims = taskik.limits.default_limits(mdl)
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(conf, tasks(conf), dt, limits=lims)
 
-        def run_dl(mdl=mdl):
-            lims = taskik.limits.default_limits(mdl)
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(conf, tasks(conf), dt, limits=lims)
-
-        out.append(
-            Case(
-                "limits.default_limits",
-                f"model={label}",
-                run_dl,
-                exp,
-                check_velocity(nv, -bot.vmax, bot.vmax),
-                ("model",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "limits.default_limits",
+        bot,
+        (
+            ("model", model, ACCEPT),
+            ("None", None, REJECT),
+            ("'ur5'", "ur5", REJECT),
+            ("Configuration", conf_of(bot), REJECT),
+        ),
+        lambda v: partial(run_dl, v),
+        check_velocity(nv, -bot.vmax, bot.vmax),
+        ("model",),
+        "model=",
+    )
     return out
 
 
@@ -4273,98 +4049,83 @@ def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         ("gain", 0.5, UNIT),
         ("buffer", 0.002, lambda x: 0.0 <= x < 0.04),
     ):
-        for m in scalar_muts(base, valid):
-            out.append(
-                Case(
-                    "CollisionLimit",
-                    f"{pname}={m.label}",
-                    _step_run(bot, q, tasks, limit(**{pname: m.value})),
-                    m.expect,
-                    vcheck,
-                    (pname, "distance", "buffer"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "CollisionLimit",
+            bot,
+            scalar_muts(base, valid),
+            lambda v, p=pname: _step_run(bot, q, tasks, limit(**{p: v})),
+            vcheck,
+            (pname, "distance", "buffer"),
+            f"{pname}=",
+        )
     names = [o.name for o in caps.geometryObjects]
     pair = (names[0], names[-1]) if len(names) > 1 else (names[0], names[0])
-    for label, val, exp in (
-        ("True", True, ACCEPT),
-        ("False", False, ACCEPT),
-        ("[pair of names]", [pair], ACCEPT if pair[0] != pair[1] else REJECT),
-        ("[('x', 'y')]", [("x", "y")], REJECT),
-        ("[(a, a)]", [(names[0], names[0])], REJECT),
-        ("[(a,)]", [(names[0],)], REJECT),
-        ("'abc'", "abc", REJECT),
-        ("None", None, REJECT),
-        ("[3]", [3], REJECT),
-        ("1", 1, REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"self_collision={label}",
-                _step_run(bot, q, tasks, limit(self_collision=val)),
-                exp,
-                vcheck,
-                ("self_collision", "pair", "geometry", "collision"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("True", True, ACCEPT),
+            ("False", False, ACCEPT),
+            ("[pair of names]", [pair], ACCEPT if pair[0] != pair[1] else REJECT),
+            ("[('x', 'y')]", [("x", "y")], REJECT),
+            ("[(a, a)]", [(names[0], names[0])], REJECT),
+            ("[(a,)]", [(names[0],)], REJECT),
+            ("'abc'", "abc", REJECT),
+            ("None", None, REJECT),
+            ("[3]", [3], REJECT),
+            ("1", 1, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, limit(self_collision=v)),
+        vcheck,
+        ("self_collision", "pair", "geometry", "collision"),
+        "self_collision=",
+    )
     sph = geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])
-    for label, val, exp in (
-        ("[sphere]", lambda: [geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])], ACCEPT),
-        ("one of each shape", lambda: _shapes(np.random.default_rng(3), tip), ACCEPT),
-        ("[]", lambda: [], ACCEPT),
-        ("[None]", lambda: [None], REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-        ("[two obstacles of one name]", lambda: [sph, geo.sphere("ball", 0.1)], REJECT),
-        ("[the same obstacle twice]", lambda: [sph, sph], REJECT),
-        ("a sphere (not a list)", lambda: sph, ANY),
-        ("[model]", lambda: [model], REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"obstacles={label}",
-                _step_run(bot, q, tasks, lambda c, val=val: limit(obstacles=val())(c)),
-                exp,
-                vcheck,
-                ("obstacle",),
-                bot.name,
-            )
-        )
-    for m in [*vector_muts(bot.q0, allow_none=True), Mut("q0 of another model", other.q0, REJECT)]:
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"q_reference={m.label}",
-                _step_run(bot, q, tasks, limit(q_reference=m.value)),
-                m.expect,
-                vcheck,
-                ("q_reference", "q", "configuration"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("[sphere]", lambda: [geo.sphere("ball", 0.05, tip + [0.2, 0.0, 0.0])], ACCEPT),
+            ("one of each shape", lambda: _shapes(np.random.default_rng(3), tip), ACCEPT),
+            ("[]", lambda: [], ACCEPT),
+            ("[None]", lambda: [None], REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+            ("[two obstacles of one name]", lambda: [sph, geo.sphere("ball", 0.1)], REJECT),
+            ("[the same obstacle twice]", lambda: [sph, sph], REJECT),
+            ("a sphere (not a list)", lambda: sph, ANY),
+            ("[model]", lambda: [model], REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, lambda c: limit(obstacles=v())(c)),
+        vcheck,
+        ("obstacle",),
+        "obstacles=",
+    )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        [*vector_muts(bot.q0, allow_none=True), Mut("q0 of another model", other.q0, REJECT)],
+        lambda v: _step_run(bot, q, tasks, limit(q_reference=v)),
+        vcheck,
+        ("q_reference", "q", "configuration"),
+        "q_reference=",
+    )
     srdf_bad = w.tmp / "broken.srdf"
     srdf_bad.write_text("<robot name='x'><disable_collisions link1=")
-    for label, val, exp in (
-        ("None", None, ACCEPT),
-        ("missing file", str(w.tmp / "missing.srdf"), REJECT),
-        ("a directory", str(w.tmp), REJECT),
-        ("malformed file", str(srdf_bad), REJECT),
-        ("3", 3, REJECT),
-    ):
-        out.append(
-            Case(
-                "CollisionLimit",
-                f"srdf={label}",
-                _step_run(bot, q, tasks, limit(srdf=val)),
-                exp,
-                vcheck,
-                ("srdf", "file", "path"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit",
+        bot,
+        (
+            ("None", None, ACCEPT),
+            ("missing file", str(w.tmp / "missing.srdf"), REJECT),
+            ("a directory", str(w.tmp), REJECT),
+            ("malformed file", str(srdf_bad), REJECT),
+            ("3", 3, REJECT),
+        ),
+        lambda v: _step_run(bot, q, tasks, limit(srdf=v)),
+        vcheck,
+        ("srdf", "file", "path"),
+        "srdf=",
+    )
     other_caps = geo.fit_capsules(other.model, 0.03)
     rob_cases: list[tuple[str, Any, Any, str]] = [
         ("robot=model, geometry_model=capsules", model, caps, ACCEPT),
@@ -4443,81 +4204,67 @@ def gen_collision(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for label, val, exp in (
-        ("SE3", pin.SE3(np.eye(3), tip + 0.1), ACCEPT),
-        ("position", tip + 0.1, ACCEPT),
-        ("NaN position", np.array([math.nan, 0.0, 0.0]), REJECT),
-        ("'abc'", "abc", REJECT),
-        ("None", None, ANY),
-        ("4x4 with a scaled rotation", np.diag([2.0, 2.0, 2.0, 1.0]), REJECT),
-    ):
 
-        def run_move(val=val):
-            obs = geo.sphere("ball", 0.05, tip + 0.3)
-            lim = taskik.CollisionLimit(model, caps, obstacles=[obs])
-            obs.move_to(val)
-            conf = conf_of(bot, q)
-            return lim.distances(conf, all_pairs=True), conf.data, lim
+    def run_move(val):
+        obs = geo.sphere("ball", 0.05, tip + 0.3)
+        lim = taskik.CollisionLimit(model, caps, obstacles=[obs])
+        obs.move_to(val)
+        conf = conf_of(bot, q)
+        return lim.distances(conf, all_pairs=True), conf.data, lim
 
-        out.append(
-            Case(
-                "geometry.Obstacle.move_to",
-                f"pose={label}",
-                run_move,
-                exp,
-                check_distances(nv),
-                ("pose",),
-                bot.name,
-            )
-        )
-    for label, make_obs, exp in (
-        ("a new sphere", lambda: geo.sphere("new", 0.05, tip), ACCEPT),
-        ("None", lambda: None, REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-        ("a name already there", lambda: geo.sphere("ball", 0.05, tip), REJECT),
-    ):
+    out += _cases(
+        "geometry.Obstacle.move_to",
+        bot,
+        (
+            ("SE3", pin.SE3(np.eye(3), tip + 0.1), ACCEPT),
+            ("position", tip + 0.1, ACCEPT),
+            ("NaN position", np.array([math.nan, 0.0, 0.0]), REJECT),
+            ("'abc'", "abc", REJECT),
+            ("None", None, ANY),
+            ("4x4 with a scaled rotation", np.diag([2.0, 2.0, 2.0, 1.0]), REJECT),
+        ),
+        lambda v: partial(run_move, v),
+        check_distances(nv),
+        ("pose",),
+        "pose=",
+    )
 
-        def run_add(make_obs=make_obs):
-            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
-            lim.add_obstacle(make_obs())
-            conf = conf_of(bot, q)
-            return lim.distances(conf, all_pairs=True), conf.data, lim
+    def run_add(make_obs):
+        lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+        lim.add_obstacle(make_obs())
+        conf = conf_of(bot, q)
+        return lim.distances(conf, all_pairs=True), conf.data, lim
 
-        out.append(
-            Case(
-                "CollisionLimit.add_obstacle",
-                f"obstacle={label}",
-                run_add,
-                exp,
-                check_distances(nv),
-                ("obstacle", "name"),
-                bot.name,
-            )
-        )
-    for label, name, exp in (
-        ("'ball'", "ball", ACCEPT),
-        ("'nope'", "nope", REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-    ):
+    out += _cases(
+        "CollisionLimit.add_obstacle",
+        bot,
+        (
+            ("a new sphere", lambda: geo.sphere("new", 0.05, tip), ACCEPT),
+            ("None", lambda: None, REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+            ("a name already there", lambda: geo.sphere("ball", 0.05, tip), REJECT),
+        ),
+        lambda v: partial(run_add, v),
+        check_distances(nv),
+        ("obstacle", "name"),
+        "obstacle=",
+    )
 
-        def run_rm(name=name):
-            lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
-            lim.remove_obstacle(name)
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(conf, tasks(conf), 0.01, limits=[lim])
+    def run_rm(name):
+        lim = taskik.CollisionLimit(model, caps, obstacles=[geo.sphere("ball", 0.05, tip)])
+        lim.remove_obstacle(name)
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(conf, tasks(conf), 0.01, limits=[lim])
 
-        out.append(
-            Case(
-                "CollisionLimit.remove_obstacle",
-                f"name={label}",
-                run_rm,
-                exp,
-                vcheck,
-                ("obstacle", "name"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "CollisionLimit.remove_obstacle",
+        bot,
+        option_muts(("ball",), ("nope", None, 3)),
+        lambda v: partial(run_rm, v),
+        vcheck,
+        ("obstacle", "name"),
+        "name=",
+    )
     return out
 
 
@@ -4651,49 +4398,34 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, nm, exp in (
-            ("'obs'", "obs", ACCEPT),
-            ("''", "", REJECT),
-            ("None", None, REJECT),
-            ("3", 3, REJECT),
-            ("b'obs'", b"obs", REJECT),
-        ):
-            out.append(
-                Case(
-                    entry,
-                    f"name={label}",
-                    (lambda fn=fn, nm=nm, args=args: fn(nm, pose=T, **args)),
-                    exp,
-                    check_obstacle(kind, T),
-                    ("name",),
-                    bot.name,
-                )
-            )
-    for m in [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero normal", np.zeros(3), REJECT)]:
-        out.append(
-            Case(
-                "geometry.halfspace",
-                f"normal={m.label}",
-                (lambda val=m.value: geo.halfspace("h", val, -1.0)),
-                m.expect,
-                check_obstacle("halfspace"),
-                ("normal",),
-                bot.name,
-            )
+        out += _cases(
+            entry,
+            bot,
+            option_muts(("obs",), ("", None, 3, b"obs")),
+            lambda v, fn=fn, args=args: lambda: fn(v, pose=T, **args),
+            check_obstacle(kind, T),
+            ("name",),
+            "name=",
         )
+    out += _cases(
+        "geometry.halfspace",
+        bot,
+        [*vector_muts(np.array([0.0, 0.0, 1.0])), Mut("zero normal", np.zeros(3), REJECT)],
+        lambda v: lambda: geo.halfspace("h", v, -1.0),
+        check_obstacle("halfspace"),
+        ("normal",),
+        "normal=",
+    )
     # an offset is bounded like every obstacle's extent (geometry.MAX_EXTENT, 1e6 m)
-    for m in scalar_muts(-1.0, lambda x: math.isfinite(x) and abs(x) <= 1e6):
-        out.append(
-            Case(
-                "geometry.halfspace",
-                f"offset={m.label}",
-                (lambda val=m.value: geo.halfspace("h", [0.0, 0.0, 1.0], val)),
-                m.expect,
-                check_obstacle("halfspace"),
-                ("offset",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.halfspace",
+        bot,
+        scalar_muts(-1.0, lambda x: math.isfinite(x) and abs(x) <= 1e6),
+        lambda v: lambda: geo.halfspace("h", [0.0, 0.0, 1.0], v),
+        check_obstacle("halfspace"),
+        ("offset",),
+        "offset=",
+    )
     cube = np.array([[x, y, z] for x in (-0.1, 0.1) for y in (-0.1, 0.1) for z in (-0.1, 0.1)])
     tris = np.array(
         [[0, 1, 3], [0, 3, 2], [4, 6, 7], [4, 7, 5], [0, 4, 5], [0, 5, 1],
@@ -4731,29 +4463,23 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     ]
     for entry in ("geometry.mesh", "geometry.convex_hull"):
         for pname, muts in (("vertices", vm), ("triangles", tm)):
-            for m in muts:
 
-                def run_mesh(entry=entry, pname=pname, val=m.value):
-                    kw = {"vertices": cube, "triangles": tris}
-                    kw[pname] = val
-                    if entry == "geometry.mesh":
-                        return geo.mesh("m", kw["vertices"], kw["triangles"], T)
-                    return geo.Obstacle("m", geo.convex_hull(kw["vertices"], kw["triangles"]), T)
+            def run_mesh(val, entry=entry, pname=pname):
+                kw = {"vertices": cube, "triangles": tris}
+                kw[pname] = val
+                if entry == "geometry.mesh":
+                    return geo.mesh("m", kw["vertices"], kw["triangles"], T)
+                return geo.Obstacle("m", geo.convex_hull(kw["vertices"], kw["triangles"]), T)
 
-                out.append(
-                    Case(
-                        entry,
-                        f"{pname}={m.label}",
-                        run_mesh,
-                        m.expect,
-                        # Obstacle.kind of a mesh is "mesh" (its documented name: the
-                        # constructor's, and the viewer's); distances are its convex hull's,
-                        # which check_obstacle measures against coal
-                        check_obstacle("mesh", T) if entry == "geometry.mesh" else None,
-                        (pname, "vertex", "vertices", "triangle", "mesh", "hull"),
-                        bot.name,
-                    )
-                )
+            out += _cases(
+                entry,
+                bot,
+                muts,
+                lambda v: partial(run_mesh, v),
+                check_obstacle("mesh", T) if entry == "geometry.mesh" else None,
+                (pname, "vertex", "vertices", "triangle", "mesh", "hull"),
+                f"{pname}=",
+            )
 
     # ---- robot geometry
     def caps_check(gm: Any) -> str | None:
@@ -4764,52 +4490,43 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 return "geometry on a joint the model lacks"
         return None
 
-    for m in scalar_muts(0.03, POSITIVE):
-        out.append(
-            Case(
-                "geometry.fit_capsules",
-                f"radius={m.label}",
-                (lambda r=m.value: geo.fit_capsules(model, r)),
-                m.expect,
-                caps_check,
-                ("radius",),
-                bot.name,
-            )
-        )
-    for label, mdl, exp in (
-        ("None", None, REJECT),
-        ("'ur5'", "ur5", REJECT),
-        ("Data", model.createData(), REJECT),
-    ):
-        out.append(
-            Case(
-                "geometry.fit_capsules",
-                f"model={label}",
-                (lambda mdl=mdl: geo.fit_capsules(mdl, 0.03)),
-                exp,
-                caps_check,
-                ("model",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.fit_capsules",
+        bot,
+        scalar_muts(0.03, POSITIVE),
+        lambda v: lambda: geo.fit_capsules(model, v),
+        caps_check,
+        ("radius",),
+        "radius=",
+    )
+    out += _cases(
+        "geometry.fit_capsules",
+        bot,
+        (
+            ("None", None, REJECT),
+            ("'ur5'", "ur5", REJECT),
+            ("Data", model.createData(), REJECT),
+        ),
+        lambda v: lambda: geo.fit_capsules(v, 0.03),
+        caps_check,
+        ("model",),
+        "model=",
+    )
     caps = geo.fit_capsules(model, 0.03)
-    for label, gm, exp in (
-        ("capsules", caps, ACCEPT),
-        ("None", None, REJECT),
-        ("model", model, REJECT),
-        ("'abc'", "abc", REJECT),
-    ):
-        out.append(
-            Case(
-                "geometry.convexify",
-                f"geometry_model={label}",
-                (lambda gm=gm: geo.convexify(gm)),
-                exp,
-                caps_check,
-                ("geometry",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.convexify",
+        bot,
+        (
+            ("capsules", caps, ACCEPT),
+            ("None", None, REJECT),
+            ("model", model, REJECT),
+            ("'abc'", "abc", REJECT),
+        ),
+        lambda v: lambda: geo.convexify(v),
+        caps_check,
+        ("geometry",),
+        "geometry_model=",
+    )
     other = w.other(bot)
 
     def pairs_check(sel: Any) -> str | None:
@@ -4835,104 +4552,91 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         (f"contact_distance={m.label}", {"contact_distance": m.value}, m.expect)
         for m in scalar_muts(0.0, NONNEG)
     ]
-    for label, kw, exp in sc_cases:
 
-        def run_sc(kw=kw):
-            args: dict[str, Any] = {
-                "model": model,
-                "geometry_model": caps,
-                "q_reference": bot.q0,
-                "srdf": None,
-                "contact_distance": 0.0,
-            }
-            args.update(kw)
-            return geo.self_collision_pairs(
-                args["model"], args["geometry_model"], args["q_reference"], args["srdf"],
-                args["contact_distance"],
-            )  # fmt: skip
+    def run_sc(kw):
+        args: dict[str, Any] = {
+            "model": model,
+            "geometry_model": caps,
+            "q_reference": bot.q0,
+            "srdf": None,
+            "contact_distance": 0.0,
+        }
+        args.update(kw)
+        return geo.self_collision_pairs(
+            args["model"], args["geometry_model"], args["q_reference"], args["srdf"],
+            args["contact_distance"],
+        )  # fmt: skip
 
-        out.append(
-            Case(
-                "geometry.self_collision_pairs",
-                label,
-                run_sc,
-                exp,
-                pairs_check,
-                ("q_reference", "contact_distance", "srdf", "geometry", "model", "q"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.self_collision_pairs",
+        bot,
+        sc_cases,
+        lambda v: partial(run_sc, v),
+        pairs_check,
+        ("q_reference", "contact_distance", "srdf", "geometry", "model", "q"),
+    )
     n = len(caps.geometryObjects)
     q = bot.random_q(rng)
     tip = conf_of(bot, q).get_transform_frame_to_world(bot.frames[0]).translation
-    for label, pairs, exp in (
-        ("[(0, n-1)]", [(0, n - 1)], ACCEPT if n > 1 else REJECT),
-        ("[]", [], ACCEPT),
-        ("[(0, 0)]", [(0, 0)], REJECT),
-        ("[(0, n)]", [(0, n)], REJECT),
-        ("[(-1, 0)]", [(-1, 0)], REJECT),
-        ("[(0.5, 1)]", [(0.5, 1)], REJECT),
-        ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
-        ("'ab'", "ab", REJECT),
-        ("None", None, REJECT),
-        ("[(True, False)]", [(True, False)], REJECT),
-    ):
 
-        def run_scene(pairs=pairs):
-            scene = geo.CollisionScene(model, caps, pairs, [geo.sphere("s", 0.05, tip)])
-            conf = conf_of(bot, q)
-            return scene.distances(conf.data, 0.05, all_pairs=True), conf.data, scene
+    def run_scene(pairs):
+        scene = geo.CollisionScene(model, caps, pairs, [geo.sphere("s", 0.05, tip)])
+        conf = conf_of(bot, q)
+        return scene.distances(conf.data, 0.05, all_pairs=True), conf.data, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene",
-                f"self_pairs={label}",
-                run_scene,
-                exp,
-                check_distances(nv),
-                ("pair", "geometr"),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.05, NONNEG):
+    out += _cases(
+        "geometry.CollisionScene",
+        bot,
+        (
+            ("[(0, n-1)]", [(0, n - 1)], ACCEPT if n > 1 else REJECT),
+            ("[]", [], ACCEPT),
+            ("[(0, 0)]", [(0, 0)], REJECT),
+            ("[(0, n)]", [(0, n)], REJECT),
+            ("[(-1, 0)]", [(-1, 0)], REJECT),
+            ("[(0.5, 1)]", [(0.5, 1)], REJECT),
+            ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
+            ("'ab'", "ab", REJECT),
+            ("None", None, REJECT),
+            ("[(True, False)]", [(True, False)], REJECT),
+        ),
+        lambda v: partial(run_scene, v),
+        check_distances(nv),
+        ("pair", "geometr"),
+        "self_pairs=",
+    )
 
-        def run_dd(val=m.value):
-            scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
-            conf = conf_of(bot, q)
-            return scene.distances(conf.data, val), conf.data, scene
+    def run_dd(val):
+        scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
+        conf = conf_of(bot, q)
+        return scene.distances(conf.data, val), conf.data, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene.distances",
-                f"detection_distance={m.label}",
-                run_dd,
-                m.expect,
-                check_distances(nv),
-                ("detection_distance", "distance"),
-                bot.name,
-            )
-        )
-    for label, mk, exp in (
-        ("data of another model", lambda: other.model.createData(), REJECT),
-        ("None", lambda: None, REJECT),
-        ("'abc'", lambda: "abc", REJECT),
-    ):
+    out += _cases(
+        "geometry.CollisionScene.distances",
+        bot,
+        scalar_muts(0.05, NONNEG),
+        lambda v: partial(run_dd, v),
+        check_distances(nv),
+        ("detection_distance", "distance"),
+        "detection_distance=",
+    )
 
-        def run_data(mk=mk):
-            scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
-            return scene.distances(mk(), 0.05, all_pairs=True), None, scene
+    def run_data(mk):
+        scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
+        return scene.distances(mk(), 0.05, all_pairs=True), None, scene
 
-        out.append(
-            Case(
-                "geometry.CollisionScene.distances",
-                f"data={label}",
-                run_data,
-                exp,
-                None,
-                ("data", "model"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "geometry.CollisionScene.distances",
+        bot,
+        (
+            ("data of another model", lambda: other.model.createData(), REJECT),
+            ("None", lambda: None, REJECT),
+            ("'abc'", lambda: "abc", REJECT),
+        ),
+        lambda v: partial(run_data, v),
+        None,
+        ("data", "model"),
+        "data=",
+    )
     return out
 
 
@@ -5026,65 +4730,49 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for label, val, exp in (
-        ("'threshold'", "threshold", ACCEPT),
-        ("'damped'", "damped", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("['damped']", ["damped"], REJECT),
-    ):
-        out.append(
-            Case(
-                "JointLimitMap",
-                f"inversion={label}",
-                jlm_run(inversion=val),
-                exp,
-                check_velocity(nv),
-                ("inversion",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "JointLimitMap",
+        bot,
+        option_muts(("threshold", "damped"), ("x", None, ["damped"])),
+        lambda v: jlm_run(inversion=v),
+        check_velocity(nv),
+        ("inversion",),
+        "inversion=",
+    )
     for pname, base, valid in (
         ("threshold", 1e-8, lambda x: 0.0 < x <= 1.0),
         ("damping", 1e-2, POSITIVE),
         ("z_max", 1e8, lambda x: 1.0 < x < math.inf),
     ):
-        for m in scalar_muts(base, valid):
-            out.append(
-                Case(
-                    "JointLimitMap",
-                    f"{pname}={m.label}",
-                    jlm_run(**{pname: m.value}),
-                    m.expect,
-                    check_velocity(nv),
-                    (pname,),
-                    bot.name,
-                )
-            )
-    for label, val, exp in (
-        ("joint_limit_map='threshold'", "threshold", REJECT),
-        ("joint_limit_map=None", None, ANY),
-        ("joint_limit_map=3", 3, REJECT),
-    ):
-
-        def run_jl(val=val):
-            conf = conf_of(bot, q)
-            return taskik.solve_ik(
-                conf, base_tasks(bot, conf, target_q), 0.01,
-                limits=[taskik.ConfigurationLimit(model)], backend="dls", joint_limit_map=val,
-            )  # fmt: skip
-
-        out.append(
-            Case(
-                "solve_ik backend=dls",
-                label,
-                run_jl,
-                exp,
-                check_velocity(nv),
-                ("joint_limit_map",),
-                bot.name,
-            )
+        out += _cases(
+            "JointLimitMap",
+            bot,
+            scalar_muts(base, valid),
+            lambda v, p=pname: jlm_run(**{p: v}),
+            check_velocity(nv),
+            (pname,),
+            f"{pname}=",
         )
+
+    def run_jl(val):
+        conf = conf_of(bot, q)
+        return taskik.solve_ik(
+            conf, base_tasks(bot, conf, target_q), 0.01,
+            limits=[taskik.ConfigurationLimit(model)], backend="dls", joint_limit_map=val,
+        )  # fmt: skip
+
+    out += _cases(
+        "solve_ik backend=dls",
+        bot,
+        (
+            ("joint_limit_map='threshold'", "threshold", REJECT),
+            ("joint_limit_map=None", None, ANY),
+            ("joint_limit_map=3", 3, REJECT),
+        ),
+        lambda v: partial(run_jl, v),
+        check_velocity(nv),
+        ("joint_limit_map",),
+    )
 
     # ---- solve_ik / build_ik leftovers
     def call(fn: Callable[..., Any], dt: Any = 0.01, **kw: Any) -> Callable[[], Any]:
@@ -5110,65 +4798,55 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # ---- solve_posture regularization given as a task, a number
     frame = bot.frames[0]
     goal = conf_of(bot, target_q).get_transform_frame_to_world(frame)
-    for label, val, exp in (
-        ("regularization=<a PostureTask> (not a list)", "posture", ANY),
-        ("regularization=5", 5, REJECT),
-        ("regularization=[]", [], ACCEPT),
-        ("regularization=None", None, ACCEPT),
-        ("regularization=[PostureTask of another model]", "other", REJECT),
-    ):
 
-        def run_reg(val=val):
-            if val == "posture":
-                val = _posture_task(bot)
-            elif val == "other":
-                p = taskik.PostureTask(cost=1e-3)
-                p.set_target(other.q0)
-                val = [p]
-            t = taskik.FrameTask(frame)
-            t.set_target(goal)
-            return taskik.solve_posture(
-                model, [t], regularization=val, max_iterations=3, max_searches=1, rng=0
-            )
-
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_reg,
-                exp,
-                check_q_result(model),
-                ("regularization", "task", "posture", "target", "q"),
-                bot.name,
-            )
+    def run_reg(val):
+        if val == "posture":
+            val = _posture_task(bot)
+        elif val == "other":
+            val = [_posture_task(other)]
+        t = taskik.FrameTask(frame)
+        t.set_target(goal)
+        return taskik.solve_posture(
+            model, [t], regularization=val, max_iterations=3, max_searches=1, rng=0
         )
+
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("regularization=<a PostureTask> (not a list)", "posture", ANY),
+            ("regularization=5", 5, REJECT),
+            ("regularization=[]", [], ACCEPT),
+            ("regularization=None", None, ACCEPT),
+            ("regularization=[PostureTask of another model]", "other", REJECT),
+        ),
+        lambda v: partial(run_reg, v),
+        check_q_result(model),
+        ("regularization", "task", "posture", "target", "q"),
+    )
+
     # ---- select= with more values
-    for label, val, exp in (
-        ("select='nearest' with q0", "nearest", ACCEPT),
-        ("select=np.str_('first')", np.str_("first"), ACCEPT),
-        ("select=b'first'", b"first", REJECT),
-        ("select=np.array(['first'])", np.array(["first"]), REJECT),
-        ("select=lambda", lambda q: 0.0, REJECT),
-    ):
-
-        def run_sel(val=val):
-            t = taskik.FrameTask(frame)
-            t.set_target(goal)
-            return taskik.solve_posture(
-                model, [t], q0=q, select=val, max_iterations=3, max_searches=2, rng=0
-            )
-
-        out.append(
-            Case(
-                "solve_posture",
-                label,
-                run_sel,
-                exp,
-                check_q_result(model),
-                ("select",),
-                bot.name,
-            )
+    def run_sel(val):
+        t = taskik.FrameTask(frame)
+        t.set_target(goal)
+        return taskik.solve_posture(
+            model, [t], q0=q, select=val, max_iterations=3, max_searches=2, rng=0
         )
+
+    out += _cases(
+        "solve_posture",
+        bot,
+        (
+            ("select='nearest' with q0", "nearest", ACCEPT),
+            ("select=np.str_('first')", np.str_("first"), ACCEPT),
+            ("select=b'first'", b"first", REJECT),
+            ("select=np.array(['first'])", np.array(["first"]), REJECT),
+            ("select=lambda", lambda q: 0.0, REJECT),
+        ),
+        lambda v: partial(run_sel, v),
+        check_q_result(model),
+        ("select",),
+    )
 
     # ---- posture.damping_matrix / step_direction (the formulas of solve_posture's methods)
     if bot.name in ("ur5", "planar_2r"):
@@ -5202,23 +4880,19 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, args, exp in (
-            ("lm-wampler", ("lm-wampler", 0.5, nv, 1e-3), ACCEPT),
-            ("method='x'", ("x", 0.5, nv, 1e-3), REJECT),
-            ("nv=-1", ("lm-chan", 0.5, -1, 1e-3), REJECT),
-            ("damping=None", ("lm-chan", 0.5, nv, None), REJECT),
-        ):
-            out.append(
-                Case(
-                    "posture.damping_matrix",
-                    label,
-                    (lambda args=args: damping_matrix(*args)),
-                    exp,
-                    finite_array((nv, nv)),
-                    ("method", "nv", "damping"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "posture.damping_matrix",
+            bot,
+            (
+                ("lm-wampler", ("lm-wampler", 0.5, nv, 1e-3), ACCEPT),
+                ("method='x'", ("x", 0.5, nv, 1e-3), REJECT),
+                ("nv=-1", ("lm-chan", 0.5, -1, 1e-3), REJECT),
+                ("damping=None", ("lm-chan", 0.5, nv, None), REJECT),
+            ),
+            lambda v: lambda: damping_matrix(*v),
+            finite_array((nv, nv)),
+            ("method", "nv", "damping"),
+        )
 
     # ---- report and hierarchy_report with the new tasks and limits
     def new_tasks(conf: taskik.Configuration) -> list[Any]:
@@ -5324,22 +4998,18 @@ def gen_misc(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-        for label, srdf, exp in (
-            ("srdf missing", str(w.tmp / "missing.srdf"), REJECT),
-            ("srdf=3", 3, REJECT),
-            ("srdf malformed", str(w.bad_urdf), REJECT),
-        ):
-            out.append(
-                Case(
-                    "robots.load_urdf",
-                    label,
-                    (lambda s=srdf: taskik.robots.load_urdf(urdf, srdf=s)),
-                    exp,
-                    None,
-                    ("srdf", "file", "path"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "robots.load_urdf",
+            bot,
+            (
+                ("srdf missing", str(w.tmp / "missing.srdf"), REJECT),
+                ("srdf=3", 3, REJECT),
+                ("srdf malformed", str(w.bad_urdf), REJECT),
+            ),
+            lambda v: lambda: taskik.robots.load_urdf(urdf, srdf=v),
+            None,
+            ("srdf", "file", "path"),
+        )
     return out
 
 
@@ -5485,12 +5155,7 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
          REJECT, None),
     ):  # fmt: skip
         add(f"targets={label}", solve(targets=tg), exp, chk, ("target", "pose", "index"))
-    for label, val, exp in (
-        ("'local'", "local", ACCEPT),
-        ("'x'", "x", REJECT),
-        ("None", None, REJECT),
-        ("'LOCAL'", "LOCAL", REJECT),
-    ):
+    for label, val, exp in option_muts(("local",), ("x", None, "LOCAL")):
         add(f"engine={label}", solve(engine=val), exp, ok, ("engine",))
     for label, val, exp in (
         ("np.int64(1)", np.int64(1), ACCEPT),
@@ -5661,83 +5326,73 @@ def gen_batch(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         if not good.exists():
             taskik.batch.solve_poses(robot, frame, targets[:1], workers=1, **opts).save(good)
 
-    for label, path, exp in (
-        ("a saved result", good, ACCEPT),
-        ("missing file", tmp / "missing.npz", REJECT),
-        ("a directory", tmp, REJECT),
-        ("garbage bytes", a_file, REJECT),
-        ("an npz of other arrays", npz_other, REJECT),
-        ("None", None, REJECT),
-        ("3", 3, REJECT),
-    ):
+    def run_load(path):
+        make_good()
+        return taskik.batch.BatchResult.load(path)
 
-        def run_load(path=path):
-            make_good()
-            return taskik.batch.BatchResult.load(path)
+    out += _cases(
+        "batch.BatchResult.load",
+        bot,
+        (
+            ("a saved result", good, ACCEPT),
+            ("missing file", tmp / "missing.npz", REJECT),
+            ("a directory", tmp, REJECT),
+            ("garbage bytes", a_file, REJECT),
+            ("an npz of other arrays", npz_other, REJECT),
+            ("None", None, REJECT),
+            ("3", 3, REJECT),
+        ),
+        lambda v: partial(run_load, v),
+        lambda r: (
+            None
+            if isinstance(r, taskik.batch.BatchResult) and len(r) == 1
+            else "not the saved result"
+        ),
+        ("path", "file", "result", "read", "npz"),
+        "path=",
+    )
 
-        out.append(
-            Case(
-                "batch.BatchResult.load",
-                f"path={label}",
-                run_load,
-                exp,
-                lambda r: (
-                    None
-                    if isinstance(r, taskik.batch.BatchResult) and len(r) == 1
-                    else "not the saved result"
-                ),
-                ("path", "file", "result", "read", "npz"),
-                bot.name,
-            )
-        )
-    for label, path, exp in (
-        ("a new path", "fresh", ACCEPT),
-        ("under /proc (unwritable)", "/proc/taskik_fuzz/r.npz", REJECT),
-        ("a directory", str(tmp), REJECT),
-        ("None", None, REJECT),
-    ):
+    def run_save(path):
+        make_good()
+        r = taskik.batch.BatchResult.load(good)
+        return r.save(fresh() if path == "fresh" else path)
 
-        def run_save(path=path):
-            make_good()
-            r = taskik.batch.BatchResult.load(good)
-            return r.save(fresh() if path == "fresh" else path)
-
-        out.append(
-            Case(
-                "batch.BatchResult.save",
-                f"path={label}",
-                run_save,
-                exp,
-                lambda p: None if Path(p).is_file() else "no file written",
-                ("path", "file", "write", "save", "director"),
-                bot.name,
-            )
-        )
-    for label, args, exp in (
-        ("(0, 0)", (0, 0), ACCEPT),
-        ("(7, 5)", (7, 5), ACCEPT),
-        ("(-1, 0)", (-1, 0), REJECT),
-        ("(0, -1)", (0, -1), REJECT),
-        ("(1.5, 0)", (1.5, 0), REJECT),
-        ("('a', 0)", ("a", 0), REJECT),
-        ("(None, 0)", (None, 0), REJECT),
-        ("(0, 2**40)", (0, 2**40), ANY),
-    ):
-        out.append(
-            Case(
-                "batch.problem_seed",
-                f"seed, index={label}",
-                (lambda a=args: taskik.batch.problem_seed(*a)),
-                exp,
-                lambda s: (
-                    None
-                    if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
-                    else f"not a seed: {s!r}"
-                ),
-                ("seed", "index"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "batch.BatchResult.save",
+        bot,
+        (
+            ("a new path", "fresh", ACCEPT),
+            ("under /proc (unwritable)", "/proc/taskik_fuzz/r.npz", REJECT),
+            ("a directory", str(tmp), REJECT),
+            ("None", None, REJECT),
+        ),
+        lambda v: partial(run_save, v),
+        lambda p: None if Path(p).is_file() else "no file written",
+        ("path", "file", "write", "save", "director"),
+        "path=",
+    )
+    out += _cases(
+        "batch.problem_seed",
+        bot,
+        (
+            ("(0, 0)", (0, 0), ACCEPT),
+            ("(7, 5)", (7, 5), ACCEPT),
+            ("(-1, 0)", (-1, 0), REJECT),
+            ("(0, -1)", (0, -1), REJECT),
+            ("(1.5, 0)", (1.5, 0), REJECT),
+            ("('a', 0)", ("a", 0), REJECT),
+            ("(None, 0)", (None, 0), REJECT),
+            ("(0, 2**40)", (0, 2**40), ANY),
+        ),
+        lambda v: lambda: taskik.batch.problem_seed(*v),
+        lambda s: (
+            None
+            if isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0
+            else f"not a seed: {s!r}"
+        ),
+        ("seed", "index"),
+        "seed, index=",
+    )
     return out
 
 
@@ -5895,12 +5550,7 @@ def gen_retarget(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     for m in vector_muts(robot.q0, allow_none=True):
         add("retarget.retarget", f"q_start={m.label}", run_rt(q_start=m.value), m.expect, ok,
             ("q_start", "q"))  # fmt: skip
-    for label, val, exp in (
-        ("'daqp'", "daqp", ACCEPT),
-        ("None", None, ACCEPT),
-        ("'nope'", "nope", REJECT),
-        ("3", 3, REJECT),
-    ):
+    for label, val, exp in option_muts(("daqp", None), ("nope", 3)):
         add("retarget.retarget", f"solver={label}", run_rt(solver=val), exp, ok, ("solver",))
     seen: list[tuple[int, int]] = []
     for label, val, exp in (
@@ -7635,6 +7285,14 @@ def gen_balance(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     return out
 
 
+def _float32_any(muts: Iterable[Mut]) -> list[Mut]:
+    """``muts`` with the valid float32 array made an ``any`` case (accepted or refused)."""
+    return [
+        Mut(m.label, m.value, ANY) if m.expect == ACCEPT and m.label == "float32 array" else m
+        for m in muts
+    ]
+
+
 def _other_name(other: Bot, model: pin.Model) -> str:
     """A frame of ``other`` that ``model`` does not have."""
     for f in reversed(other.model.frames):
@@ -7729,33 +7387,27 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
     # VelocityLimit(model=..., velocities=...)
     joint = next((n for n in model.names[1:] if model.joints[model.getJointId(n)].nv == 1), None)
     if joint is not None:
-        for label, velocities, expect in (
-            ("{joint: 1.0}", {joint: 1.0}, ACCEPT),
-            ("{joint: np.float32(0.5)}", {joint: np.float32(0.5)}, ACCEPT),
-            ("{} (no caps)", {}, ACCEPT),
-            ("None (the model's)", None, ACCEPT),
-            ("{joint: -1.0}", {joint: -1.0}, REJECT),
-            ("{joint: nan}", {joint: math.nan}, REJECT),
-            ("{joint: [1, 2]}", {joint: [1.0, 2.0]}, REJECT),
-            ("{'nope': 1.0}", {"nope": 1.0}, REJECT),
-            ("{'universe': 1.0}", {"universe": 1.0}, REJECT),
-            ("a vector of nv caps", np.ones(model.nv), REJECT),
-            ("a list of names", [joint], REJECT),
-            ("'abc'", "abc", REJECT),
-        ):
-            out.append(
-                Case(
-                    "VelocityLimit(velocities=)",
-                    label,
-                    step(
-                        hand, lambda v=velocities: [taskik.VelocityLimit(model=model, velocities=v)]
-                    ),
-                    expect,
-                    vcheck,
-                    ("velocit", "joint", "nope", "universe", "mapping"),
-                    bot.name,
-                )
-            )
+        out += _cases(
+            "VelocityLimit(velocities=)",
+            bot,
+            (
+                ("{joint: 1.0}", {joint: 1.0}, ACCEPT),
+                ("{joint: np.float32(0.5)}", {joint: np.float32(0.5)}, ACCEPT),
+                ("{} (no caps)", {}, ACCEPT),
+                ("None (the model's)", None, ACCEPT),
+                ("{joint: -1.0}", {joint: -1.0}, REJECT),
+                ("{joint: nan}", {joint: math.nan}, REJECT),
+                ("{joint: [1, 2]}", {joint: [1.0, 2.0]}, REJECT),
+                ("{'nope': 1.0}", {"nope": 1.0}, REJECT),
+                ("{'universe': 1.0}", {"universe": 1.0}, REJECT),
+                ("a vector of nv caps", np.ones(model.nv), REJECT),
+                ("a list of names", [joint], REJECT),
+                ("'abc'", "abc", REJECT),
+            ),
+            lambda val: step(hand, lambda v=val: [taskik.VelocityLimit(model=model, velocities=v)]),
+            vcheck,
+            ("velocit", "joint", "nope", "universe", "mapping"),
+        )
         out.append(
             Case(
                 "VelocityLimit(velocities=)",
@@ -7768,40 +7420,27 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
             )
         )
     # ComTask(cost, gain, lm_damping) by position
-    for m in scalar_muts(0.5, UNIT):
-        out.append(
-            Case(
-                "ComTask(cost, gain, lm_damping)",
-                f"gain={m.label}",
-                step(lambda c, g=m.value: [taskik.ComTask(1.0, g, 0.1)]),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
-    for m in scalar_muts(0.1, NONNEG):
-        out.append(
-            Case(
-                "ComTask(cost, gain, lm_damping)",
-                f"lm_damping={m.label}",
-                step(lambda c, d=m.value: [taskik.ComTask(1.0, 0.5, d)]),
-                m.expect,
-                vcheck,
-                ("lm_damping",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "ComTask(cost, gain, lm_damping)",
+        bot,
+        scalar_muts(0.5, UNIT),
+        lambda v: step(lambda c, g=v: [taskik.ComTask(1.0, g, 0.1)]),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
+    out += _cases(
+        "ComTask(cost, gain, lm_damping)",
+        bot,
+        scalar_muts(0.1, NONNEG),
+        lambda v: step(lambda c, d=v: [taskik.ComTask(1.0, 0.5, d)]),
+        vcheck,
+        ("lm_damping",),
+        "lm_damping=",
+    )
     # FrameTask and RelativeFrameTask in mink's positional order
     root = _other_frame(bot, frame)
-    for label, frame_type, expect in (
-        ("'site'", "site", ACCEPT),
-        ("'body'", "body", ACCEPT),
-        ("'geom'", "geom", REJECT),
-        ("'joint'", "joint", REJECT),
-        ("None", None, REJECT),
-        ("1.0", 1.0, REJECT),
-    ):
+    for label, frame_type, expect in option_muts(("site", "body"), ("geom", "joint", None, 1.0)):
         out.append(
             Case(
                 "FrameTask(frame_name, frame_type, ...)",
@@ -7828,18 +7467,15 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
-    for m in scalar_muts(0.8, UNIT):
-        out.append(
-            Case(
-                "FrameTask(frame_name, frame_type, ...)",
-                f"gain={m.label}",
-                step(lambda c, g=m.value: [taskik.FrameTask(frame, "site", 1.0, 1.0, g)]),
-                m.expect,
-                vcheck,
-                ("gain",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "FrameTask(frame_name, frame_type, ...)",
+        bot,
+        scalar_muts(0.8, UNIT),
+        lambda v: step(lambda c, g=v: [taskik.FrameTask(frame, "site", 1.0, 1.0, g)]),
+        vcheck,
+        ("gain",),
+        "gain=",
+    )
     # targets assigned as attributes, then a step
     conf0 = conf_of(bot, q)
     T = conf0.get_transform_frame_to_world(frame)
@@ -7867,30 +7503,22 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                     bot.name,
                 )
             )
-    for m in vector_muts(p):
-        out.append(
-            Case(
-                "PositionTask.target =",
-                m.label,
-                assigned(lambda: taskik.PositionTask(frame), "target", m.value),
-                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
-                vcheck,
-                ("target",),
-                bot.name,
-            )
-        )
-    for m in vector_muts(bot.q0.copy()):
-        out.append(
-            Case(
-                "PostureTask.target_q =",
-                m.label,
-                assigned(lambda: taskik.PostureTask(1e-2), "target_q", m.value),
-                m.expect,
-                vcheck,
-                ("target", "quaternion", "configuration"),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "PositionTask.target =",
+        bot,
+        _float32_any(vector_muts(p)),
+        lambda v: assigned(lambda: taskik.PositionTask(frame), "target", v),
+        vcheck,
+        ("target",),
+    )
+    out += _cases(
+        "PostureTask.target_q =",
+        bot,
+        vector_muts(bot.q0.copy()),
+        lambda v: assigned(lambda: taskik.PostureTask(1e-2), "target_q", v),
+        vcheck,
+        ("target", "quaternion", "configuration"),
+    )
 
     # mink's DampingTask is (model, cost) only: a third argument by position is refused
     out.append(
@@ -7916,18 +7544,14 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
 
         return run
 
-    for m in vector_muts(np.array([0.0, 0.0, 0.1]), allow_none=True):
-        out.append(
-            Case(
-                "PositionTask.offset =",
-                m.label,
-                reassigned(lambda: taskik.PositionTask(frame), "offset", m.value),
-                ANY if m.expect == ACCEPT and m.label == "float32 array" else m.expect,
-                vcheck,
-                ("offset",),
-                bot.name,
-            )
-        )
+    out += _cases(
+        "PositionTask.offset =",
+        bot,
+        _float32_any(vector_muts(np.array([0.0, 0.0, 0.1]), allow_none=True)),
+        lambda v: reassigned(lambda: taskik.PositionTask(frame), "offset", v),
+        vcheck,
+        ("offset",),
+    )
     for m in vector_muts(np.array([0.0, 1.0, 0.0])):
         zero = isinstance(m.value, np.ndarray) and m.value.size == 3 and not np.any(m.value)
         out.append(

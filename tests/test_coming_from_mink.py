@@ -519,23 +519,19 @@ def humanoid_tasks(lib, model):
         lib.PostureTask(model, cost=1.0),
         lib.ComTask(cost=200.0),
     ]
-    for foot in ("right_foot", "left_foot"):
+    # the feet held in orientation too, the palms in position only
+    for site, orientation_cost in (
+        ("right_foot", 10.0),
+        ("left_foot", 10.0),
+        ("right_palm", 0.0),
+        ("left_palm", 0.0),
+    ):
         tasks.append(
             lib.FrameTask(
-                frame_name=foot,
+                frame_name=site,
                 frame_type="site",
                 position_cost=200.0,
-                orientation_cost=10.0,
-                lm_damping=1.0,
-            )
-        )
-    for hand in ("right_palm", "left_palm"):
-        tasks.append(
-            lib.FrameTask(
-                frame_name=hand,
-                frame_type="site",
-                position_cost=200.0,
-                orientation_cost=0.0,
+                orientation_cost=orientation_cost,
                 lm_damping=1.0,
             )
         )

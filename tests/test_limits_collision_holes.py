@@ -91,22 +91,29 @@ def test_every_pair_of_a_flat_or_long_shape_has_a_lever():
         assert np.isfinite(every.lever[k])
 
 
+def steps_near_a_ball(beside: float):
+    """ur5 at home, an 8 cm ball ``beside`` m from its tool, and 20 seeded random steps
+    (2 rad/s): (robot, ball, limit, start, v, moved) each, ``limit`` a new one that has
+    computed its rows at ``start``."""
+    robot = taskik.robots.load("ur5")
+    start = robot.configuration()
+    tool = start.get_transform_frame_to_world("tool0").translation
+    ball = geometry.sphere("ball", 0.08, tool + [0.0, beside, 0.0])
+    rng = np.random.default_rng(2)
+    for _ in range(20):
+        limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
+        limit.compute_inequalities(start, DT)
+        v = rng.standard_normal(robot.model.nv) * 2.0
+        moved = robot.configuration(pin.integrate(robot.model, start.q, v * DT))
+        yield robot, ball, limit, start, v, moved
+
+
 def test_the_last_steps_second_order_loss_is_asked_back():
     """h = k (d − d_s − buffer) − loss / dt, loss = clip(−(d₁ − d₀ − g₀·(q₁ ⊖ q₀)), 0, buffer):
     the distance the pair lost in the last step beyond its first-order prediction."""
-    robot = taskik.robots.load("ur5")
-    conf = robot.configuration()
-    tool = conf.get_transform_frame_to_world("tool0").translation
-    ball = geometry.sphere("ball", 0.08, tool + [0.0, 0.13, 0.0])
-    rng = np.random.default_rng(2)
     seen = 0
-    for _ in range(20):
-        limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
-        start = robot.configuration()
-        limit.compute_inequalities(start, DT)
+    for robot, _, limit, start, v, moved in steps_near_a_ball(0.13):
         before = limit.distances(start)
-        v = rng.standard_normal(robot.model.nv) * 2.0
-        moved = robot.configuration(pin.integrate(robot.model, start.q, v * DT))
         _, h = limit.compute_inequalities(moved, DT)
         after = limit.distances(moved)
         common, now, then = np.intersect1d(after.pairs, before.pairs, return_indices=True)
@@ -420,17 +427,8 @@ def damper_bounds(limit: CollisionLimit, conf: taskik.Configuration) -> dict[str
 def test_the_loss_is_the_same_when_the_rows_are_asked_twice_at_one_configuration():
     """A second call at the same q (another priority level, a report) measures no new step:
     it keeps the loss of the last one instead of finding none."""
-    robot = taskik.robots.load("ur5")
-    start = robot.configuration()
-    tool = start.get_transform_frame_to_world("tool0").translation
-    ball = geometry.sphere("ball", 0.08, tool + [0.0, 0.16, 0.0])
-    rng = np.random.default_rng(2)
     asked = 0
-    for _ in range(20):
-        limit = CollisionLimit(robot, obstacles=[ball], self_collision=False)
-        limit.compute_inequalities(start, DT)
-        v = rng.standard_normal(robot.model.nv) * 2.0
-        moved = robot.configuration(pin.integrate(robot.model, start.q, v * DT))
+    for robot, ball, limit, _, _, moved in steps_near_a_ball(0.16):
         first = damper_bounds(limit, moved)
         if not first:
             continue

@@ -359,17 +359,18 @@ def test_default_cost_gain_and_lm_damping(make, cost):
     assert task.gain == 1.0 and task.lm_damping == 0.0
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: FrameTask("tool0"),
-        lambda: RelativeFrameTask("tool0", "shoulder_link"),
-        lambda: PositionTask("tool0"),
-        lambda: OrientationTask("tool0"),
-        lambda: ComTask(),
-        lambda: PostureTask(),
-    ],
-)
+#: Builders of the tasks that take a target (on the ur5), built in each test.
+TARGET_TASKS = [
+    lambda: FrameTask("tool0"),
+    lambda: RelativeFrameTask("tool0", "shoulder_link"),
+    lambda: PositionTask("tool0"),
+    lambda: OrientationTask("tool0"),
+    lambda: ComTask(),
+    lambda: PostureTask(),
+]
+
+
+@pytest.mark.parametrize("make", TARGET_TASKS)
 def test_a_task_without_target_is_named(ur5, make):
     task = make()
     with pytest.raises(TargetNotSet, match=f"^{type(task).__name__} has no target"):
@@ -516,17 +517,7 @@ def test_base_task_defaults():
     assert task.cost == 1.0 and task.gain == 1.0 and task.lm_damping == 0.0
 
 
-@pytest.mark.parametrize(
-    "make",
-    [
-        lambda: FrameTask("tool0"),
-        lambda: RelativeFrameTask("tool0", "shoulder_link"),
-        lambda: PositionTask("tool0"),
-        lambda: OrientationTask("tool0"),
-        lambda: ComTask(),
-        lambda: PostureTask(),
-    ],
-)
+@pytest.mark.parametrize("make", TARGET_TASKS)
 def test_set_target_from_a_model_says_to_wrap_it(ur5, make):
     with pytest.raises(
         InvalidInput,

@@ -153,23 +153,25 @@ def _configuration(model):
     return Configuration(model, pin.neutral(model))
 
 
-def test_a_posture_binds_to_its_model_once(monkeypatch, ur5):
-    conf = ur5.configuration()
+def calls_in_three_steps(monkeypatch, robot, watched):
+    """The calls of ``watched(conf)`` (an owner and a name) in three error-and-Jacobian
+    evaluations of a PostureTask whose target ``robot.q0`` was set without a configuration."""
+    conf = robot.configuration()
     t = PostureTask()
-    t.set_target(ur5.q0)
-    layouts = counting(monkeypatch, posture, "_layout")
+    t.set_target(robot.q0)
+    calls = counting(monkeypatch, *watched(conf))
     for _ in range(3):
         t.compute_error_and_jacobian(conf)
+    return calls
+
+
+def test_a_posture_binds_to_its_model_once(monkeypatch, ur5):
+    layouts = calls_in_three_steps(monkeypatch, ur5, lambda conf: (posture, "_layout"))
     assert len(layouts) == 1
 
 
 def test_a_target_set_without_a_configuration_is_checked_once(monkeypatch, humanoid):
-    conf = humanoid.configuration()
-    t = PostureTask()
-    t.set_target(humanoid.q0)
-    checks = counting(monkeypatch, conf, "check_q")
-    for _ in range(3):
-        t.compute_error_and_jacobian(conf)
+    checks = calls_in_three_steps(monkeypatch, humanoid, lambda conf: (conf, "check_q"))
     assert len(checks) == 1
 
 

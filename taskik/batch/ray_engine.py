@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import uuid
 from collections.abc import Callable
+from functools import partial
 from types import ModuleType
 from typing import Any
 
@@ -63,15 +64,9 @@ def _chunk_task(
         ray = import_ray()
         _JOBS.clear()  # one job at a time per worker: drop the last one
         job = _JOBS[key] = Job(ray.get(model_box[0]), frame, _NO_TARGETS, options, seed, key)
-    try:
-        out = solve_chunk(job, start, stop, targets)
-    except Exception as exc:
-        error = sendable(exc, f"in a Ray worker on problems {start}..{stop - 1}")
-        if error is exc:
-            raise
-        raise error from None
-    out["worker"] = np.array(f"{worker_name()}/{_node_id()}")
-    return out
+    return _in_worker(
+        partial(solve_chunk, job, start, stop, targets), f"problems {start}..{stop - 1}"
+    )
 
 
 def _work_task(key: str, work_box: list[Any], start: int, stop: int) -> dict[str, np.ndarray]:
@@ -82,10 +77,16 @@ def _work_task(key: str, work_box: list[Any], start: int, stop: int) -> dict[str
         ray = import_ray()
         _WORKS.clear()
         work = _WORKS[key] = ray.get(work_box[0])
+    return _in_worker(partial(work, start, stop), f"chunk {start}..{stop - 1}")
+
+
+def _in_worker(run: Callable[[], dict[str, np.ndarray]], where: str) -> dict[str, np.ndarray]:
+    """``run()`` in a Ray worker, its output tagged with the worker's name and node; an
+    exception that cannot travel back is replaced by one that can, saying ``where``."""
     try:
-        out = work(start, stop)
+        out = run()
     except Exception as exc:
-        error = sendable(exc, f"in a Ray worker on chunk {start}..{stop - 1}")
+        error = sendable(exc, f"in a Ray worker on {where}")
         if error is exc:
             raise
         raise error from None
