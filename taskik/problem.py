@@ -267,9 +267,11 @@ class Assembler:
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
         slices, versions = [], []
-        for new, (_, A_i, c_i, rows), built in zip(
+        for new, (done, A_i, c_i, rows), built in zip(
             tasks, self.slices, self._weights_of, strict=True
         ):
+            if new is not done and type(new) is type(done):
+                new.adopt(done)  # (its frame indices, layouts: nothing to resolve again)
             slices.append((new, A_i, c_i, rows))
             same = built is not None and (new._gain, new._lm_damping, new._cost.tolist()) == built
             versions.append(new._version if same else None)

@@ -122,6 +122,11 @@ class FrameTask(Task):
             self._cost[:3] = check_cost(pc, 3, "position_cost")
             self._cost[3:] = check_cost(oc, 3, "orientation_cost")
 
+    def adopt(self, resolved: Task) -> None:
+        """The frame index of ``resolved`` (see :meth:`Task.adopt`)."""
+        if type(resolved) is FrameTask:
+            self._frame.adopt(resolved._frame)
+
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""
         return (FrameTask, self._frame) if type(self) is FrameTask else id(self)

@@ -218,6 +218,21 @@ class PostureTask(Task):
         left out whatever its name) or True (the base driven too)."""
         return self._include_base
 
+    def adopt(self, resolved: Task) -> None:
+        """The row layout ``resolved`` bound for its model (see :meth:`Task.adopt`), when
+        this posture is not bound yet and its costs fit that layout (else :meth:`_bind`
+        works it out, and names a misfit, at the step)."""
+        if (
+            type(resolved) is PostureTask
+            and self._model is None
+            and resolved._model is not None
+            and self._include_base == resolved._include_base
+            and (self._cost.ndim == 0 or self._cost.shape == (resolved.dim,))
+        ):
+            self._rows, self._q_rows = resolved._rows, resolved._q_rows
+            self._selection, self._q_take = resolved._selection, resolved._q_take
+            self.dim, self._model = resolved.dim, resolved._model
+
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
             self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
