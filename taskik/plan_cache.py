@@ -62,11 +62,14 @@ class PlanCache:
         limits: Sequence[object] | None,
         build: Callable[[], T],
         rebind: Callable[[T], object],
+        tried: bool = False,
     ) -> T:
-        """The plan of a flat task list (one weighted level)."""
-        plan = self._repeated("step", tasks, limits)
-        if plan is not None:
-            return plan
+        """The plan of a flat task list (one weighted level); ``tried``: the caller has
+        just found :meth:`repeated` None for these lists (it is not asked again)."""
+        if not tried:
+            plan = self._repeated("step", tasks, limits)
+            if plan is not None:
+                return plan
         if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
             return build()
         key = ("step", tuple(map(_task_key, tasks)), _limit_ids(limits))
@@ -95,6 +98,13 @@ class PlanCache:
             _limit_ids(limits),
         )
         return self._find(key, levels, limits, build, rebind)
+
+    def repeated(self, kind: str, tasks: object, limits: object) -> Any:
+        """The plan of the last call of kind ``kind`` (``"step"``, ``"levels"``) when
+        ``tasks`` and ``limits`` hold the same objects as then, else None: the check of
+        :meth:`step` and :meth:`levels` before their look-up, for callers that try it
+        before making their ``build`` and ``rebind`` callbacks."""
+        return self._repeated(kind, tasks, limits)
 
     def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
         """The plan of the last call of this kind when it had the same contents (tasks

@@ -309,6 +309,29 @@ class PostureTask(Task):
         J = pin.dDifference(model, target, q, pin.ArgumentPosition.ARG1)[rows]
         return e, J
 
+    def write_error(self, configuration: Configuration, e_out: np.ndarray) -> None:
+        """The error of :meth:`compute_error_and_jacobian` written into ``e_out`` (the
+        step's stacked rows, when the Jacobian is the constant selection and only the error
+        changes), with the same checks."""
+        target = self._target  # (exact PostureTask: the property reads this)
+        if target is None:
+            target = require_target(target, self)  # (raises TargetNotSet)
+        if type(configuration) is not Configuration:
+            configuration = check_configuration(configuration, "PostureTask")
+        model = configuration.model
+        if model is not self._model:
+            self._bind(model)
+        if target.shape != (model.nq,):
+            raise InvalidInput(q_shape_message("posture target", target.shape, model))
+        if not self._target_checked:
+            _check_target(configuration, model, target)
+            self._target_checked = True
+        idx = self._q_take
+        if idx is None:
+            e_out[:] = self.compute_error_and_jacobian(configuration)[0]
+        else:
+            np.subtract(target[idx], configuration.q[idx], out=e_out)
+
 
 # The last posture target checked against a model: (model, the target's bytes). A task
 # list built anew every step builds a new posture on the same target values: checked once.
