@@ -220,8 +220,8 @@ class PostureTask(Task):
 
     def adopt(self, resolved: Task) -> None:
         """The row layout ``resolved`` bound for its model (see :meth:`Task.adopt`), when
-        this posture is not bound yet and its costs fit that layout (else :meth:`_bind`
-        works it out, and names a misfit, at the step)."""
+        this posture is not bound yet and its costs fit that layout (else the step works
+        it out, and names a misfit)."""
         if (
             type(resolved) is PostureTask
             and self._model is None
@@ -310,7 +310,7 @@ class PostureTask(Task):
         return e, J
 
     def write_error(self, configuration: Configuration, e_out: np.ndarray) -> None:
-        """The error of :meth:`compute_error_and_jacobian` written into ``e_out`` (the
+        """The error ``e`` of ``compute_error_and_jacobian`` written into ``e_out`` (the
         step's stacked rows, when the Jacobian is the constant selection and only the error
         changes), with the same checks."""
         target = self._target  # (exact PostureTask: the property reads this)
