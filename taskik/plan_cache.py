@@ -99,17 +99,12 @@ class PlanCache:
         )
         return self._find(key, levels, limits, build, rebind)
 
-    def repeated(self, kind: str, tasks: object, limits: object) -> Any:
-        """The plan of the last call of kind ``kind`` (``"step"``, ``"levels"``) when
-        ``tasks`` and ``limits`` hold the same objects as then, else None: the check of
-        :meth:`step` and :meth:`levels` before their look-up, for callers that try it
-        before making their ``build`` and ``rebind`` callbacks."""
-        return self._repeated(kind, tasks, limits)
-
     def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
-        """The plan of the last call of this kind when it had the same contents (tasks
-        compared by identity, level by level for levels; the list itself may be another one,
-        or the same one edited), else None."""
+        """The plan of the last call of kind ``kind`` (``"step"``, ``"levels"``) when it had
+        the same contents (tasks compared by identity, level by level for levels; the list
+        itself may be another one, or the same one edited), else None. Public as
+        :meth:`repeated`, for callers that try it before making the ``build`` and
+        ``rebind`` callbacks of :meth:`step`."""
         last = self._last.get(kind)
         if (
             last is not None
@@ -123,6 +118,8 @@ class PlanCache:
         ):
             return last[2]
         return None
+
+    repeated = _repeated
 
     def _find(
         self,
