@@ -62,11 +62,14 @@ class PlanCache:
         limits: Sequence[object] | None,
         build: Callable[[], T],
         rebind: Callable[[T], object],
+        tried: bool = False,
     ) -> T:
-        """The plan of a flat task list (one weighted level)."""
-        plan = self._repeated("step", tasks, limits)
-        if plan is not None:
-            return plan
+        """The plan of a flat task list (one weighted level); ``tried``: the caller has
+        just found :meth:`repeated` None for these lists (it is not asked again)."""
+        if not tried:
+            plan = self._repeated("step", tasks, limits)
+            if plan is not None:
+                return plan
         if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
             return build()
         key = ("step", tuple(map(_task_key, tasks)), _limit_ids(limits))
@@ -97,9 +100,11 @@ class PlanCache:
         return self._find(key, levels, limits, build, rebind)
 
     def _repeated(self, kind: str, tasks: object, limits: object) -> Any:
-        """The plan of the last call of this kind when it had the same contents (tasks
-        compared by identity, level by level for levels; the list itself may be another one,
-        or the same one edited), else None."""
+        """The plan of the last call of kind ``kind`` (``"step"``, ``"levels"``) when it had
+        the same contents (tasks compared by identity, level by level for levels; the list
+        itself may be another one, or the same one edited), else None. Public as
+        :meth:`repeated`, for callers that try it before making the ``build`` and
+        ``rebind`` callbacks of :meth:`step`."""
         last = self._last.get(kind)
         if (
             last is not None
@@ -113,6 +118,8 @@ class PlanCache:
         ):
             return last[2]
         return None
+
+    repeated = _repeated
 
     def _find(
         self,

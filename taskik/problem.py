@@ -36,6 +36,7 @@ from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Box, Limit, as_slice
 from .tasks.frame import FrameTask
+from .tasks.posture import PostureTask
 from .tasks.task import Task
 from .validation import (
     BoxBound,
@@ -267,9 +268,11 @@ class Assembler:
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
         slices, versions = [], []
-        for new, (_, A_i, c_i, rows), built in zip(
+        for new, (done, A_i, c_i, rows), built in zip(
             tasks, self.slices, self._weights_of, strict=True
         ):
+            if new is not done and type(new) is type(done):
+                new.adopt(done)  # (its frame indices, layouts: nothing to resolve again)
             slices.append((new, A_i, c_i, rows))
             same = built is not None and (new._gain, new._lm_damping, new._cost.tolist()) == built
             versions.append(new._version if same else None)
@@ -340,6 +343,8 @@ class Assembler:
         for k, (task, A_i, c_i, _) in enumerate(self.slices):
             if k < var and type(task) in _WRITERS:
                 task.write_rows(configuration, A_i, c_i)  # type: ignore[attr-defined]
+            elif k >= var and type(task) in _ERROR_WRITERS:
+                task.write_error(configuration, c_i)  # type: ignore[attr-defined]
             else:
                 e, J = task.compute_error_and_jacobian(configuration)
                 if k < var:
@@ -503,17 +508,26 @@ DIAGONAL_MIN_NV = 40
 #: exact types, as a subclass may change the rows through ``compute_error_and_jacobian``.
 _WRITERS = frozenset({FrameTask})
 
+#: Task types of constant rows that write their error in place (``write_error(configuration,
+#: e_out)``); exact types, as above.
+_ERROR_WRITERS = frozenset({PostureTask})
+
 
 def get_assembler(
     configuration: Configuration, tasks: Sequence[Task], limits: Sequence[Limit] | None
 ) -> Assembler:
     """The :class:`Assembler` of this task and limit list, built on first use and kept in
     ``configuration.plans`` (a ``taskik.plan_cache.PlanCache``)."""
-    return configuration.plans.step(
+    plans = configuration.plans
+    asm: Assembler | None = plans.repeated("step", tasks, limits)
+    if asm is not None:  # (the same lists as the last step: no callbacks to make)
+        return asm
+    return plans.step(
         tasks,
         limits,
         lambda: Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits)),
         lambda asm: asm.rebind(tasks),
+        tried=True,
     )
 
 

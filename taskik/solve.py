@@ -267,7 +267,10 @@ def solve_ik(
                 configuration, tasks, dt, limits, solver, damping,
                 adaptive=adaptive, strict=strict, **solver_kwargs,
             )  # fmt: skip
-        solver = _DEFAULT_SOLVER if solver is None else check_solver(solver)
+        if solver is None or (type(solver) is str and solver == _DEFAULT_SOLVER):
+            solver = _DEFAULT_SOLVER
+        else:
+            solver = check_solver(solver)
         asm = get_assembler(configuration, tasks, limits)
     except TypeError:  # (the plan cache reads the tasks before they are checked)
         _check_task_items(tasks)

@@ -131,3 +131,35 @@ def test_a_new_list_of_the_same_tasks_reuses_the_plan_and_a_bad_item_is_named(ur
     for bad in ([tasks[0], np.ones(3)], [[tasks[0]], [np.ones(3)]]):
         with pytest.raises(taskik.InvalidInput, match="Task objects, got ndarray"):
             taskik.solve_ik(conf, bad, 0.01)
+
+
+def test_tasks_of_a_fresh_list_take_the_resolved_frames_and_layouts(ur5, monkeypatch):
+    """A fresh list bound to the last list's plan resolves no frame name and works out no
+    posture layout again (they come from the tasks it replaces), and steps as before; a
+    posture whose costs do not fit the layout is still named at the step."""
+    from taskik.tasks import posture as posture_module
+
+    conf = ur5.configuration()
+    target = conf.get_transform_frame_to_world("tool0")
+    target.translation = target.translation + np.array([0.1, -0.1, 0.05])
+    v_first = taskik.solve_ik(conf, ur5_tasks(conf, target), 0.01, adaptive=False)
+    looked_up = []
+    lookup, layout = taskik.Configuration.get_frame_id, posture_module._layout
+    monkeypatch.setattr(
+        taskik.Configuration,
+        "get_frame_id",
+        lambda self, name: looked_up.append(name) or lookup(self, name),
+    )
+    monkeypatch.setattr(
+        posture_module, "_layout", lambda *a: looked_up.append("layout") or layout(*a)
+    )
+    fresh = ur5_tasks(conf, target)
+    v_fresh = taskik.solve_ik(conf, fresh, 0.01, adaptive=False)
+    assert looked_up == []
+    assert np.allclose(v_fresh, v_first, rtol=0, atol=1e-12)
+    assert fresh[0]._frame.id(conf) == conf.model.getFrameId("tool0")
+    misfit = ur5_tasks(conf, target)
+    misfit[1] = taskik.PostureTask(np.ones(3))
+    misfit[1].set_target(conf.q)
+    with pytest.raises(taskik.InvalidInput, match="shape"):
+        taskik.solve_ik(conf, misfit, 0.01, adaptive=False)

@@ -122,6 +122,12 @@ class FrameRef(str):
             raise
         return self._id
 
+    def adopt(self, resolved: FrameRef) -> None:
+        """Take ``resolved``'s index when it names the same frame and this one is not
+        resolved yet (a task built anew each step, bound by the plan of the last one's)."""
+        if self._model is None and resolved._model is not None and str.__eq__(self, resolved):
+            self._model, self._id = resolved._model, resolved._id
+
 
 class FrameName:
     """Descriptor of a task's frame attribute: assigned a name (or a :class:`FrameRef`),

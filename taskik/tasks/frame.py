@@ -11,6 +11,8 @@ from ..exceptions import InvalidInput
 from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias, target_property
 from .task import Task, check_cost, is_plain_cost, positional_gains
 
+_LOCAL = pin.LOCAL
+
 #: mink's frame types that pin.buildModelFromMJCF turns into frames of the same name.
 _MJCF_FRAME_TYPES = ("body", "site")
 
@@ -122,6 +124,11 @@ class FrameTask(Task):
             self._cost[:3] = check_cost(pc, 3, "position_cost")
             self._cost[3:] = check_cost(oc, 3, "orientation_cost")
 
+    def adopt(self, resolved: Task) -> None:
+        """The frame index of ``resolved`` (see :meth:`Task.adopt`)."""
+        if type(resolved) is FrameTask:
+            self._frame.adopt(resolved._frame)
+
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""
         return (FrameTask, self._frame) if type(self) is FrameTask else id(self)
@@ -182,7 +189,8 @@ class FrameTask(Task):
     ) -> None:
         """``compute_error_and_jacobian`` written into ``J_out`` and ``e_out`` (the
         step's stacked rows: no intermediate arrays)."""
-        target = self.target
+        # (the property reads _target; a subclass may define its own)
+        target = self._target if type(self) is FrameTask else self.target
         if target is None:
             target = require_target(target, self)  # (raises TargetNotSet)
         ref = self._frame  # (its index, resolved once per model)
@@ -191,7 +199,7 @@ class FrameTask(Task):
         np.negative(pin.log6(M).vector, out=e_out)
         J = configuration._frame_jacobians.get(fid)
         if J is None:
-            J = configuration._local_frame_jacobian(fid)
+            J = configuration._frame_jacobian(fid, _LOCAL)
         np.dot(pin.Jlog6(M), J, out=J_out)
 
     def __repr__(self) -> str:

@@ -60,6 +60,11 @@ class OrientationTask(Task):
         self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def adopt(self, resolved: Task) -> None:
+        """The frame index of ``resolved`` (see :meth:`Task.adopt`)."""
+        if type(resolved) is OrientationTask:
+            self._frame.adopt(resolved._frame)
+
     def plan_key(self) -> object:
         """``(OrientationTask, frame)`` (see :meth:`Task.plan_key`)."""
         return (OrientationTask, self._frame) if type(self) is OrientationTask else id(self)

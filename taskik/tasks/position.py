@@ -76,6 +76,11 @@ class PositionTask(Task):
     def offset(self, offset: npt.ArrayLike | None) -> None:
         self._offset = None if offset is None else check_finite_array(offset, "offset", (3,))
 
+    def adopt(self, resolved: Task) -> None:
+        """The frame index of ``resolved`` (see :meth:`Task.adopt`)."""
+        if type(resolved) is PositionTask:
+            self._frame.adopt(resolved._frame)
+
     def plan_key(self) -> object:
         """``(PositionTask, frame)`` (see :meth:`Task.plan_key`)."""
         return (PositionTask, self._frame) if type(self) is PositionTask else id(self)

@@ -218,6 +218,21 @@ class PostureTask(Task):
         left out whatever its name) or True (the base driven too)."""
         return self._include_base
 
+    def adopt(self, resolved: Task) -> None:
+        """The row layout ``resolved`` bound for its model (see :meth:`Task.adopt`), when
+        this posture is not bound yet and its costs fit that layout (else the step works
+        it out, and names a misfit)."""
+        if (
+            type(resolved) is PostureTask
+            and self._model is None
+            and resolved._model is not None
+            and self._include_base == resolved._include_base
+            and (self._cost.ndim == 0 or self._cost.shape == (resolved.dim,))
+        ):
+            self._rows, self._q_rows = resolved._rows, resolved._q_rows
+            self._selection, self._q_take = resolved._selection, resolved._q_take
+            self.dim, self._model = resolved.dim, resolved._model
+
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
             self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
@@ -293,6 +308,29 @@ class PostureTask(Task):
         e = -pin.difference(model, target, q)[rows]
         J = pin.dDifference(model, target, q, pin.ArgumentPosition.ARG1)[rows]
         return e, J
+
+    def write_error(self, configuration: Configuration, e_out: np.ndarray) -> None:
+        """The error ``e`` of ``compute_error_and_jacobian`` written into ``e_out`` (the
+        step's stacked rows, when the Jacobian is the constant selection and only the error
+        changes), with the same checks."""
+        target = self._target  # (exact PostureTask: the property reads this)
+        if target is None:
+            target = require_target(target, self)  # (raises TargetNotSet)
+        if type(configuration) is not Configuration:
+            configuration = check_configuration(configuration, "PostureTask")
+        model = configuration.model
+        if model is not self._model:
+            self._bind(model)
+        if target.shape != (model.nq,):
+            raise InvalidInput(q_shape_message("posture target", target.shape, model))
+        if not self._target_checked:
+            _check_target(configuration, model, target)
+            self._target_checked = True
+        idx = self._q_take
+        if idx is None:
+            e_out[:] = self.compute_error_and_jacobian(configuration)[0]
+        else:
+            np.subtract(target[idx], configuration.q[idx], out=e_out)
 
 
 # The last posture target checked against a model: (model, the target's bytes). A task

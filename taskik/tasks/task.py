@@ -215,6 +215,12 @@ class Task:
         the plan of the last one."""
         return id(self)
 
+    def adopt(self, resolved: Task) -> None:
+        """Take over what ``resolved``, a task of the same type and :meth:`plan_key` that
+        served the last step of a plan, worked out for its model (frame indices, row
+        layouts), so a task list built anew every step resolves nothing again. Nothing for
+        this base class; values (targets, costs, gains) are never taken."""
+
     def selection(self, configuration: Configuration) -> np.ndarray | None:
         """Velocity indices ``idx`` when the Jacobian is the constant selection ``I[idx]``
         at every configuration of this model (a posture of 1-DoF joints, a damping), else
