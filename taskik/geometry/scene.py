@@ -31,11 +31,12 @@ import pinocchio as pin
 
 from ..exceptions import InvalidInput, UnknownName, check_scalar
 from .bounds import (
+    ApproachBound,
     _bounding_capsule,
     _bounding_sphere,
     _cross,
     _segment_distances,
-    approach_bounds,
+    relative_approach,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -218,6 +219,12 @@ class CollisionScene:
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
         self._placements: np.ndarray | None = None
+        self._approach = ApproachBound(
+            self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
+        )
+        # (lower bound per pair, +inf for those with rows; threshold per pair; sphere centres'
+        # gap per pair; sphere centres) of the last near_rows
+        self._screen: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _sync_obstacles(self) -> None:
         """The obstacles' poses and shapes, read by value (however they were changed)."""
@@ -329,7 +336,10 @@ class CollisionScene:
         self._placements = M
         if previous is None or previous.shape != M.shape:
             self._lower[:] = -np.inf
+            self._screen = None
             return
+        if self._screen is not None and not np.array_equal(M, previous):
+            self._screen = None  # (the bounds of near_rows hold at its placements only)
         # no point of a shape moved farther than its centre's move plus its radius times
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
@@ -424,9 +434,8 @@ class CollisionScene:
             moved = self._moves(step)
             threshold += 2.0 * (moved[a] + moved[b])
         if travel is not None and travel.any():
-            support = self._support[self._joint_of]
             J = _joint_jacobians(data, self.model.nv)
-            threshold += approach_bounds(J, centres, self._radii, support, self.pairs, travel)
+            threshold += self._approach(J, centres, self._radii, travel)
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
@@ -465,8 +474,18 @@ class CollisionScene:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
             maybe = (self._lower[candidates] < threshold) | self._flat[candidates]
             candidates, threshold = candidates[maybe], threshold[maybe]
+        candidates, dist, results = self._gjk(candidates)
+        if not all_pairs:  # the closest points of the pairs kept only
+            keep = np.flatnonzero(dist < threshold)
+            candidates, dist = candidates[keep], dist[keep]
+            results = [results[i] for i in keep]
+        return self._closest(data, candidates, dist, results)
+
+    def _gjk(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        """GJK/EPA on the pairs ``candidates``: ``(candidates, distances, coal results)``;
+        the pairs' lower bounds set; :class:`InvalidInput` for a non-finite distance."""
         gm, gd, distance = self.geometry_model, self.geometry_data, pin.computeDistance
-        results = [distance(gm, gd, int(index)) for index in candidates]
+        results = [distance(gm, gd, index) for index in candidates.tolist()]
         dist = np.array([result.min_distance for result in results])
         # GJK's tolerance (1e-6 m by default) below: a bound, never above the true distance
         self._lower[candidates] = dist - _GJK_SLACK
@@ -476,13 +495,22 @@ class CollisionScene:
                 f"the distance of {', '.join(bad[:5])} is not finite: is the robot's "
                 "configuration or an obstacle very far from the origin?"
             )
-        if not all_pairs:  # the closest points of the pairs kept only
-            keep = np.flatnonzero(dist < threshold)
-            candidates, dist = candidates[keep], dist[keep]
-            results = [results[i] for i in keep]
-        pa = np.array([result.getNearestPoint1() for result in results]).reshape(-1, 3)
-        pb = np.array([result.getNearestPoint2() for result in results]).reshape(-1, 3)
-        nrm = np.array([result.normal for result in results]).reshape(-1, 3)
+        return candidates, dist, results
+
+    def _closest(
+        self, data: pin.Data, candidates: np.ndarray, dist: np.ndarray, results: list
+    ) -> PairDistances:
+        """The :class:`PairDistances` of ``candidates`` from their coal results."""
+        k = len(results)
+        # closest points and normal of every pair in one array (k × 3 × 3)
+        found = np.array(
+            [
+                x
+                for result in results
+                for x in (result.getNearestPoint1(), result.getNearestPoint2(), result.normal)
+            ]
+        ).reshape(k, 3, 3)
+        pa, pb, nrm = found[:, 0], found[:, 1], found[:, 2]
         turn, lever = self._turn(data, candidates, nrm)
         return PairDistances(
             candidates,
@@ -494,6 +522,81 @@ class CollisionScene:
             turn,
             lever,
         )
+
+    def pair_distances(self, data: pin.Data, pairs: np.ndarray) -> PairDistances:
+        """:class:`PairDistances` of the pairs ``pairs`` (indices into :attr:`pairs`) at the
+        placements of the last evaluation (``data``: its joint Jacobians)."""
+        candidates, dist, results = self._gjk(np.asarray(pairs, dtype=int))
+        return self._closest(data, candidates, dist, results)
+
+    def near_rows(
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        step: object = None,
+        margin: float = 0.0,
+    ) -> PairDistances:
+        """The pairs closer than their detection distance (``detection_distance`` grown by
+        the lookahead, see :meth:`near_pairs`), without the bound on how far the velocity
+        box lets a pair approach: the step that these pairs' rows give is then checked by
+        :meth:`crossing` against every other pair.
+
+        Each pair gets a lower bound on its distance, the largest of: its bounding spheres'
+        gap ``|c_a − c_b| − r_a − r_b``, its bounding capsules' (for the pairs whose spheres
+        come within the threshold plus ``margin``), GJK's distance (for the pairs whose
+        capsules come within it) and the last GJK distance lowered by the shapes' motion
+        since. Far pairs cost a few vectorised operations each; GJK runs on the pairs whose
+        bounds come within the threshold plus ``margin`` only."""
+        detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
+        self._place(data)
+        n = len(self.pairs)
+        if not n:
+            self._screen = None
+            return self.pair_distances(data, np.zeros(0, dtype=int))
+        centres, ends = self._world_centres()
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        moved = self._moves(step)
+        base = min(detection_distance, 1e12) + 2.0 * (moved[a] + moved[b])
+        diff = centres[a] - centres[b]
+        gap = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        bound = np.maximum(gap - self._reach - 1e-9, self._lower)
+        bound[self._flat] = -np.inf
+        reach = base + margin
+        cand = np.flatnonzero(bound < reach)
+        ca, cb = a[cand], b[cand]
+        capsule = _segment_distances(ends[ca, 0], ends[ca, 1], ends[cb, 0], ends[cb, 1])
+        capsule -= self._capsule_reach[cand] + 1e-9
+        capsule[self._flat[cand]] = -np.inf
+        bound[cand] = np.maximum(bound[cand], capsule)
+        cand = cand[bound[cand] < reach[cand]]
+        cand, dist, results = self._gjk(cand)
+        bound[cand] = dist - _GJK_SLACK
+        rows = dist < base[cand]
+        bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
+        self._screen = (bound, base, gap, centres)
+        kept = np.flatnonzero(rows)
+        return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept])
+
+    def crossing(self, data: pin.Data, v: np.ndarray, dt: float, budget: float) -> np.ndarray:
+        """The pairs left without rows by the last :meth:`near_rows` that the step ``v`` (of
+        ``dt`` s) may bring closer than their threshold less ``budget`` (m): their lower
+        bound less how much closer the step may bring them (``relative_approach`` in
+        ``geometry/bounds.py``, first order) falls below it. Indices into :attr:`pairs`;
+        none when :meth:`near_rows` was not called at these placements."""
+        screen = self._screen
+        if screen is None:
+            return np.zeros(0, dtype=int)
+        bound, base, _, centres = screen
+        J = _joint_jacobians(data, self.model.nv)
+        approach = dt * relative_approach(
+            J, v, self._approach.joint_support, self._joint_of, centres, self._radii, self.pairs
+        )
+        return np.flatnonzero(bound - approach < base - budget)
+
+    def mark_rows(self, pairs: np.ndarray) -> None:
+        """Leave ``pairs`` (given rows after :meth:`crossing`) out of the next check."""
+        if self._screen is not None:
+            self._screen[0][pairs] = np.inf
 
     def _turn(
         self, data: pin.Data, candidates: np.ndarray, nrm: np.ndarray

@@ -265,6 +265,10 @@ class CollisionLimit(Limit):
         self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
         # (q bytes, obstacle poses, dt, near, G, h, pair) of the last compute_inequalities
         self._step_rows: tuple[Any, ...] | None = None
+        # whether the next compute_inequalities is announced (expect_check), and the (q bytes,
+        # dt) of the last announced one, whose step check_step may check
+        self._expect = False
+        self._checked_step: tuple[bytes, float] | None = None
 
     # --------------------------------------------------------------- obstacles
     @property
@@ -323,15 +327,38 @@ class CollisionLimit(Limit):
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
+        checked = self._expect and not long_step
+        self._expect = False
         step = configuration.q.tobytes()  # a step is a new q or new obstacle poses
-        near = self.scene.distances(
-            configuration.data,
-            self.detection_distance,
-            all_pairs=long_step,
-            lookahead=True,
-            step=step,
-            travel=None if long_step else self._travel * dt,
-        )
+        if checked:  # rows within d_i; the solved step is checked against the others
+            near = self.scene.near_rows(
+                configuration.data, self.detection_distance, step=step, margin=self._budget(dt)
+            )
+        else:
+            near = self.scene.distances(
+                configuration.data,
+                self.detection_distance,
+                all_pairs=long_step,
+                lookahead=True,
+                step=step,
+                travel=None if long_step else self._travel * dt,
+            )
+        self._checked_step = (step, dt) if checked else None
+        return self._step_rows_of(configuration, dt, near, step, long_step)
+
+    def _budget(self, dt: float) -> float:
+        """How far (m) the row of a pair at ``d_i`` lets it approach in a step of ``dt``."""
+        return self.rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
+
+    def _step_rows_of(
+        self,
+        configuration: Configuration,
+        dt: float,
+        near: PairDistances,
+        step: bytes,
+        long_step: bool,
+    ) -> Inequalities | None:
+        """The rows of the pairs ``near`` at this step (see :meth:`compute_inequalities`)."""
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near, step)  # over the last step
         coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
@@ -340,7 +367,8 @@ class CollisionLimit(Limit):
             loss = np.zeros(len(near.pairs))
             if not long_step:
                 loss = self._second_order(configuration, near, motion)
-            self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
+        # (the pairs a check added keep their loss, 0, when the step is evaluated again)
+        self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
         self._step_rows = None
         if not len(near.pairs):
             return None
@@ -348,6 +376,44 @@ class CollisionLimit(Limit):
         # what report() reads back at this same step (q, obstacle poses, dt)
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, self._row_pairs)
         return G, h
+
+    def expect_check(self) -> None:
+        """Announce that the step computed from the next :meth:`compute_inequalities` will
+        be given to :meth:`check_step` (:func:`taskik.solve_ik` does): that call then gives
+        rows to the pairs within the detection distance (grown by the lookahead) only,
+        instead of every pair the velocity box could bring there, and :meth:`check_step`
+        adds the rows of any other pair the solved step would bring too close. Without the
+        announcement the rows cover every velocity of the box (a caller that solves the
+        rows itself needs nothing more)."""
+        self._expect = True
+
+    def check_step(
+        self, configuration: Configuration, v: np.ndarray, dt: float
+    ) -> Inequalities | None:
+        """After a solve of the rows of an announced :meth:`compute_inequalities` (see
+        :meth:`expect_check`), whether the step ``v`` keeps every pair left without rows:
+        None when it does, else the limit's rows again with those of the pairs it would bring
+        too close added (solve again with them in place of the old ones, and check again).
+
+        A pair left out has a lower bound ``d̲`` on its distance (bounding spheres,
+        capsules, GJK, see :meth:`taskik.geometry.CollisionScene.near_rows`) and, from the
+        joint Jacobians, a bound ``a(v)`` on how much closer ``v`` can bring it in the step
+        (first order, ``|v_j| dt`` per column; :class:`taskik.geometry.bounds.ApproachBound`);
+        it needs its row when ``d̲ − a(v) < d_t − k (d_i − d_s − buffer) dt``, ``d_t`` its
+        threshold (``d_i`` grown by the lookahead): when it could end closer than the row of
+        a pair at the threshold would have let it. None when the last call was not announced
+        or was at another ``q`` or ``dt``."""
+        pending = self._checked_step
+        if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
+            return None
+        v = check_finite_array(v, "v", (self.model.nv,))
+        flagged = self.scene.crossing(configuration.data, v, dt, self._budget(dt))
+        if not len(flagged):
+            return None
+        self.scene.mark_rows(flagged)
+        extra = self.scene.pair_distances(configuration.data, flagged)
+        near = _joined(self._last, extra) if self._last is not None else extra
+        return self._step_rows_of(configuration, dt, near, pending[0], False)
 
     def _obstacle_poses(self) -> list[np.ndarray]:
         return [o.pose.homogeneous.copy() for o in self.scene.obstacles]
@@ -521,3 +587,22 @@ class CollisionLimit(Limit):
             len(self.scene.pairs),
             self.safety_distance,
         )
+
+
+def _joined(a: PairDistances, b: PairDistances) -> PairDistances:
+    """The pairs of ``a`` followed by those of ``b``."""
+    return PairDistances(
+        *(
+            np.concatenate([getattr(a, f), getattr(b, f)])
+            for f in (
+                "pairs",
+                "distance",
+                "point_a",
+                "point_b",
+                "normal",
+                "gradient",
+                "turn",
+                "lever",
+            )
+        )
+    )
