@@ -240,6 +240,13 @@ def relative_approach(
     0/1) the columns that move each joint's body, ``joint_of`` (n,) each shape's joint (0
     for an obstacle: at rest here), ``centres`` (n × 3), ``radii`` (n,), ``pairs`` (k × 2)."""
     V = J @ (joint_support * v).T  # 6 × njoints: each body's spatial velocity
+    return _relative_approach(V, joint_of, centres, radii, pairs)
+
+
+def _relative_approach(
+    V: np.ndarray, joint_of: np.ndarray, centres: np.ndarray, radii: np.ndarray, pairs: np.ndarray
+) -> np.ndarray:
+    """:func:`relative_approach` from the bodies' spatial velocities ``V`` (6 × njoints)."""
     ja, jb = joint_of[pairs[:, 0]], joint_of[pairs[:, 1]]
     dv = (V[:3, ja] - V[:3, jb]).T
     dw = (V[3:, ja] - V[3:, jb]).T

@@ -35,8 +35,8 @@ from .bounds import (
     _bounding_capsule,
     _bounding_sphere,
     _cross,
+    _relative_approach,
     _segment_distances,
-    relative_approach,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -219,6 +219,8 @@ class CollisionScene:
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
         self._placements: np.ndarray | None = None
+        # (placements before, per shape how far it moved from them) at the last _place
+        self._moved: tuple[np.ndarray, np.ndarray] | None = None
         self._approach = ApproachBound(
             self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
         )
@@ -334,6 +336,7 @@ class CollisionScene:
         M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
         previous = self._placements
         self._placements = M
+        self._moved = None
         if previous is None or previous.shape != M.shape:
             self._lower[:] = -np.inf
             self._screen = None
@@ -344,6 +347,7 @@ class CollisionScene:
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
         move = shape_moves(M, previous, self._centres_local, self._radii)
+        self._moved = (previous, move)  # (for the lookahead's step, often the same one)
         if move.any():
             self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
 
@@ -383,8 +387,16 @@ class CollisionScene:
         for k, name in enumerate(names):
             if look is not None and name in look[2]:
                 before[n + k] = look[2][name]
-        moved = shape_moves(M, before, self._centres_local, self._radii)
-        moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
+        known = self._moved
+        if (
+            known is not None
+            and known[0].shape == before.shape
+            and np.array_equal(known[0], before)
+        ):
+            moved = known[1]  # (the motion _place measured, from the same placements)
+        else:
+            moved = shape_moves(M, before, self._centres_local, self._radii)
+            moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
         self._look = (
             step,
             robot.copy(),
@@ -577,21 +589,36 @@ class CollisionScene:
         kept = np.flatnonzero(rows)
         return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept])
 
-    def crossing(self, data: pin.Data, v: np.ndarray, dt: float, budget: float) -> np.ndarray:
+    def crossing(
+        self, data: pin.Data, v: np.ndarray, dt: float, budget: float
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The pairs left without rows by the last :meth:`near_rows` that the step ``v`` (of
         ``dt`` s) may bring closer than their threshold less ``budget`` (m): their lower
         bound less how much closer the step may bring them (``relative_approach`` in
-        ``geometry/bounds.py``, first order) falls below it. Indices into :attr:`pairs`;
-        none when :meth:`near_rows` was not called at these placements."""
+        ``geometry/bounds.py``, first order) falls below it: ``(pairs, floors)``, indices
+        into :attr:`pairs` and that threshold less ``budget`` per pair; none when
+        :meth:`near_rows` was not called at these placements."""
         screen = self._screen
         if screen is None:
-            return np.zeros(0, dtype=int)
+            return np.zeros(0, dtype=int), np.zeros(0)
         bound, base, _, centres = screen
         J = _joint_jacobians(data, self.model.nv)
-        approach = dt * relative_approach(
-            J, v, self._approach.joint_support, self._joint_of, centres, self._radii, self.pairs
-        )
-        return np.flatnonzero(bound - approach < base - budget)
+        V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
+        # first a bound per shape, |v_o + ω × c| + r |ω| (the relative motion of a pair is at
+        # most the sum of its shapes'): the pairs it leaves are checked pair by pair
+        lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
+        lin += _cross(ang, centres)
+        speed = np.sqrt(np.einsum("ij,ij->i", lin, lin))
+        speed += self._radii * np.sqrt(np.einsum("ij,ij->i", ang, ang))
+        speed *= dt
+        slack = bound - base + budget
+        maybe = np.flatnonzero(slack < speed[self.pairs[:, 0]] + speed[self.pairs[:, 1]])
+        if len(maybe):
+            approach = dt * _relative_approach(
+                V, self._joint_of, centres, self._radii, self.pairs[maybe]
+            )
+            maybe = maybe[slack[maybe] < approach]
+        return maybe, base[maybe] - budget
 
     def mark_rows(self, pairs: np.ndarray) -> None:
         """Leave ``pairs`` (given rows after :meth:`crossing`) out of the next check."""

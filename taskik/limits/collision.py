@@ -269,6 +269,8 @@ class CollisionLimit(Limit):
         # dt) of the last announced one, whose step check_step may check
         self._expect = False
         self._checked_step: tuple[bytes, float] | None = None
+        # (that step, per pair its place in the pairs measured by check_step or -1, those)
+        self._probed: tuple[tuple[bytes, float], np.ndarray, PairDistances | None] | None = None
 
     # --------------------------------------------------------------- obstacles
     @property
@@ -407,11 +409,31 @@ class CollisionLimit(Limit):
         if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
             return None
         v = check_finite_array(v, "v", (self.model.nv,))
-        flagged = self.scene.crossing(configuration.data, v, dt, self._budget(dt))
+        flagged, floor = self.scene.crossing(configuration.data, v, dt, self._budget(dt))
         if not len(flagged):
             return None
-        self.scene.mark_rows(flagged)
-        extra = self.scene.pair_distances(configuration.data, flagged)
+        # the pairs the bounds flag, measured (GJK once per step): their distance after the
+        # step to first order, less what tilting a face contact may add (the tilt rows' lever)
+        probed = self._probed
+        if probed is None or probed[0] != pending:
+            probed = self._probed = (pending, np.full(len(self.scene.pairs), -1), None)
+        where, known = probed[1], probed[2]
+        new = flagged[where[flagged] < 0]
+        if len(new):
+            found = self.scene.pair_distances(configuration.data, new)
+            start = 0 if known is None else len(known.pairs)
+            where[new] = start + np.arange(len(new))
+            known = found if known is None else _joined(known, found)
+            self._probed = (pending, where, known)
+        assert known is not None
+        at = where[flagged]
+        turn = np.abs(known.turn[at] @ v).sum(axis=1)  # (the tilt rows' |t_1·ω| + |t_2·ω|)
+        after = known.distance[at] + dt * (known.gradient[at] @ v - known.lever[at] * turn)
+        need = np.flatnonzero(after < floor)
+        if not len(need):
+            return None
+        self.scene.mark_rows(flagged[need])
+        extra = _picked(known, at[need])
         near = _joined(self._last, extra) if self._last is not None else extra
         return self._step_rows_of(configuration, dt, near, pending[0], False)
 
@@ -430,7 +452,7 @@ class CollisionLimit(Limit):
         ):
             return None
         loss = np.zeros(len(near.pairs))
-        _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
+        now, then = _common(near.pairs, previous[2].pairs, len(self.scene.pairs))
         loss[now] = previous[3][then]
         return loss
 
@@ -452,7 +474,7 @@ class CollisionLimit(Limit):
         _, q_before, before, _ = previous
         if not len(before.pairs) or q_before.shape != configuration.q.shape:
             return loss
-        _, now, then = np.intersect1d(near.pairs, before.pairs, return_indices=True)
+        now, then = _common(near.pairs, before.pairs, len(self.scene.pairs))
         if not len(now):
             return loss
         step = pin.difference(self.model, q_before, configuration.q)
@@ -589,20 +611,24 @@ class CollisionLimit(Limit):
         )
 
 
+def _common(now: np.ndarray, then: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pair indices (each unique, below ``count``) of ``now`` and ``then`` meet:
+    ``(i, j)`` with ``now[i] == then[j]``."""
+    where = np.full(count, -1)
+    where[then] = np.arange(len(then))
+    at = where[now]
+    i = np.flatnonzero(at >= 0)
+    return i, at[i]
+
+
+_FIELDS = ("pairs", "distance", "point_a", "point_b", "normal", "gradient", "turn", "lever")
+
+
+def _picked(a: PairDistances, which: np.ndarray) -> PairDistances:
+    """The pairs ``which`` (positions) of ``a``."""
+    return PairDistances(*(getattr(a, f)[which] for f in _FIELDS))
+
+
 def _joined(a: PairDistances, b: PairDistances) -> PairDistances:
     """The pairs of ``a`` followed by those of ``b``."""
-    return PairDistances(
-        *(
-            np.concatenate([getattr(a, f), getattr(b, f)])
-            for f in (
-                "pairs",
-                "distance",
-                "point_a",
-                "point_b",
-                "normal",
-                "gradient",
-                "turn",
-                "lever",
-            )
-        )
-    )
+    return PairDistances(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS))
