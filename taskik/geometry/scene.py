@@ -109,6 +109,7 @@ class CollisionScene:
             for k in model.supports[j][1:]:
                 joint = model.joints[k]
                 self._support[j, joint.idx_v : joint.idx_v + joint.nv] = True
+        self._support_float = self._support.astype(float)
         if isinstance(obstacles, Obstacle | str | bytes) or not isinstance(obstacles, Iterable):
             raise InvalidInput(
                 f"obstacles must be a list of taskik.geometry.Obstacle, got "
@@ -523,17 +524,8 @@ class CollisionScene:
             ]
         ).reshape(k, 3, 3)
         pa, pb, nrm = found[:, 0], found[:, 1], found[:, 2]
-        turn, lever = self._turn(data, candidates, nrm)
-        return PairDistances(
-            candidates,
-            dist,
-            pa,
-            pb,
-            nrm,
-            self._gradient(data, candidates, pa, pb, nrm),
-            turn,
-            lever,
-        )
+        gradient, turn, lever = self._derivatives(data, candidates, pa, pb, nrm)
+        return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
 
     def pair_distances(self, data: pin.Data, pairs: np.ndarray) -> PairDistances:
         """:class:`PairDistances` of the pairs ``pairs`` (indices into :attr:`pairs`) at the
@@ -625,45 +617,41 @@ class CollisionScene:
         if self._screen is not None:
             self._screen[0][pairs] = np.inf
 
-    def _turn(
-        self, data: pin.Data, candidates: np.ndarray, nrm: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``turn`` and ``lever`` of :class:`PairDistances`."""
-        k, nv = len(candidates), self.model.nv
-        if not k:
-            return np.zeros((0, 2, nv)), np.zeros(0)
-        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
-        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        t1 = _cross(nrm, helper)
-        t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-        tangents = np.stack([t1, _cross(nrm, t1)], axis=1)  # k × 2 × 3
-        # ω_a − ω_b = W (m_a − m_b) v, W the angular rows of the joint Jacobians, m the masks
-        # of the supporting columns
-        sign = self._support[self._joint_of[a]].astype(float)
-        sign -= self._support[self._joint_of[b]]
-        turn = (tangents @ _joint_jacobians(data, nv)[3:6]) * sign[:, None, :]
-        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
-        lever[self._sphere[a] | self._sphere[b]] = 0.0
-        return turn, lever
-
-    def _gradient(
+    def _derivatives(
         self,
         data: pin.Data,
         candidates: np.ndarray,
         pa: np.ndarray,
         pb: np.ndarray,
         nrm: np.ndarray,
-    ) -> np.ndarray:
-        """``(g_b − g_a)`` per pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns."""
-        nv = self.model.nv
-        if not len(candidates):
-            return np.zeros((0, nv))
-        J = _joint_jacobians(data, nv)  # world frame: rows (v at the world origin, ω)
-        ja = self._joint_of[self.pairs[candidates, 0]]
-        jb = self._joint_of[self.pairs[candidates, 1]]
-        wa = np.hstack([nrm, _cross(pa, nrm)]) @ J
-        wb = np.hstack([nrm, _cross(pb, nrm)]) @ J
-        return wb * self._support[jb] - wa * self._support[ja]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``gradient``, ``turn`` and ``lever`` of :class:`PairDistances`: ``g_b − g_a`` per
+        pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns, and
+        ``t_i · (ω_a − ω_b)`` for two unit tangents, in one product with the joint
+        Jacobians (``data.J``, world frame: rows v at the world origin, ω)."""
+        k, nv = len(candidates), self.model.nv
+        if not k:
+            return np.zeros((0, nv)), np.zeros((0, 2, nv)), np.zeros(0)
+        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
+        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        t1 = _cross(nrm, helper)
+        t1 /= np.sqrt(np.einsum("ij,ij->i", t1, t1))[:, None]
+        # rows [n, p_a × n], [n, p_b × n], [0, t_1], [0, t_2] of each pair, times J
+        W = np.zeros((k, 4, 6))
+        W[:, :2, :3] = nrm[:, None, :]
+        W[:, 0, 3:] = _cross(pa, nrm)
+        W[:, 1, 3:] = _cross(pb, nrm)
+        W[:, 2, 3:] = t1
+        W[:, 3, 3:] = _cross(nrm, t1)
+        R = W @ _joint_jacobians(data, nv)  # k × 4 × nv
+        # the masks of the supporting columns: ω_a − ω_b = W (m_a − m_b) v
+        ma = self._support_float[self._joint_of[a]]
+        mb = self._support_float[self._joint_of[b]]
+        gradient = R[:, 1] * mb - R[:, 0] * ma
+        turn = R[:, 2:] * (ma - mb)[:, None, :]
+        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
+        lever[self._sphere[a] | self._sphere[b]] = 0.0
+        return gradient, turn, lever
 
 
 def _joint_jacobians(data: pin.Data, nv: int) -> np.ndarray:
