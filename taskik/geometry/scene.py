@@ -528,7 +528,7 @@ class CollisionScene:
         return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
 
     def pair_distances(self, data: pin.Data, pairs: np.ndarray) -> PairDistances:
-        """:class:`PairDistances` of the pairs ``pairs`` (indices into :attr:`pairs`) at the
+        """:class:`PairDistances` of the pairs ``pairs`` (indices into ``self.pairs``) at the
         placements of the last evaluation (``data``: its joint Jacobians)."""
         candidates, dist, results = self._gjk(np.asarray(pairs, dtype=int))
         return self._closest(data, candidates, dist, results)
@@ -588,7 +588,7 @@ class CollisionScene:
         ``dt`` s) may bring closer than their threshold less ``budget`` (m): their lower
         bound less how much closer the step may bring them (``relative_approach`` in
         ``geometry/bounds.py``, first order) falls below it: ``(pairs, floors)``, indices
-        into :attr:`pairs` and that threshold less ``budget`` per pair; none when
+        into ``self.pairs`` and that threshold less ``budget`` per pair; none when
         :meth:`near_rows` was not called at these placements."""
         screen = self._screen
         if screen is None:

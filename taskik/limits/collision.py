@@ -398,13 +398,16 @@ class CollisionLimit(Limit):
         too close added (solve again with them in place of the old ones, and check again).
 
         A pair left out has a lower bound ``d̲`` on its distance (bounding spheres,
-        capsules, GJK, see :meth:`taskik.geometry.CollisionScene.near_rows`) and, from the
-        joint Jacobians, a bound ``a(v)`` on how much closer ``v`` can bring it in the step
-        (first order, ``|v_j| dt`` per column; :class:`taskik.geometry.bounds.ApproachBound`);
-        it needs its row when ``d̲ − a(v) < d_t − k (d_i − d_s − buffer) dt``, ``d_t`` its
-        threshold (``d_i`` grown by the lookahead): when it could end closer than the row of
-        a pair at the threshold would have let it. None when the last call was not announced
-        or was at another ``q`` or ``dt``."""
+        capsules, GJK, see :meth:`taskik.geometry.CollisionScene.near_rows`) and a bound
+        ``a(v)`` on how fast ``v`` can bring it closer, from the relative motion of its two
+        bodies (``|Δv_o + Δω × c| + r |Δω|`` over a bounding sphere, first order,
+        ``relative_approach`` in ``geometry/bounds.py``). When ``d̲ − a(v) dt`` falls below
+        ``d_t − k (d_i − d_s − buffer) dt`` (``d_t`` its threshold, ``d_i`` grown by the
+        lookahead: where the row of a pair at the threshold could have let it end), the pair
+        is measured (GJK, once per step) and gets its row if ``d + ḋ dt``, less what tilting
+        a face contact may add (``ℓ (|t_1·ω| + |t_2·ω|) dt``, the tilt rows' terms), is still
+        below it. None when the last call was not announced or was at another ``q`` or
+        ``dt``."""
         pending = self._checked_step
         if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
             return None
