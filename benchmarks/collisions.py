@@ -22,6 +22,11 @@ is the difference divided by the pairs near. Writes benchmarks/results/collision
 kept and their distances against a direct coal computation of every pair; prints the largest
 difference (m) and the steps whose near pairs differ (no timing).
 
+``--instructions none|limit [--steps N] [--detection D]``: N steps of the hand-to-hip loop
+with callgrind's instrumentation on for them only; run under
+``valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=F`` and read the
+instructions with ``callgrind_annotate F | grep TOTALS`` (repeatable whatever the load).
+
 ``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
 capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
 then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, split
@@ -369,6 +374,37 @@ def soak(steps: int) -> None:
         print(robot_name, counts)
 
 
+def instructions(mode: str, steps: int, detection: float) -> None:
+    """``steps`` closed-loop steps of the hand-to-hip loop after 30 untimed ones, with
+    callgrind's instrumentation on for those steps only (run under
+    ``valgrind --tool=callgrind --instr-atstart=no``; ``callgrind_annotate`` then gives the
+    instructions of the steps alone). ``mode``: ``none`` (no collision limit) or ``limit``."""
+    import os
+    import subprocess
+
+    robot = taskik.robots.load("talos")
+    q0 = np.array(robot.q0, dtype=float)
+    base = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model)]
+    if detection == 0.05:  # the defaults
+        limit = CollisionLimit(robot)
+    else:  # the table's distances (--near-pairs)
+        limit = CollisionLimit(
+            robot, detection_distance=detection, safety_distance=0.005, buffer=0.002
+        )
+    conf, solve = taskik_loop(robot, base if mode == "none" else [*base, limit], q0)
+    for _ in range(30):
+        conf.integrate_inplace(solve(), DT)
+
+    def toggle(state: str) -> None:
+        command = ["callgrind_control", "-i", state, str(os.getpid())]
+        subprocess.run(command, check=False, capture_output=True)
+
+    toggle("on")
+    for _ in range(steps):
+        conf.integrate_inplace(solve(), DT)
+    toggle("off")
+
+
 def main() -> None:
     if pink is None:
         sys.exit("missing benchmark dependency pink; run `make .venv/.installed-bench`")
@@ -470,8 +506,17 @@ if __name__ == "__main__":
     parser.add_argument("--near-pairs", action="store_true", help="the cost per near pair")
     parser.add_argument("--check", type=int, default=0, help="N steps checked against coal")
     parser.add_argument("--soak", type=int, default=0, help="N steps per robot, counted")
+    parser.add_argument(
+        "--instructions",
+        choices=["none", "limit"],
+        help="N steps (--steps) under callgrind's instrumentation, without or with the limit",
+    )
+    parser.add_argument("--steps", type=int, default=200, help="steps for --instructions")
+    parser.add_argument("--detection", type=float, default=0.05, help="d_i for --instructions")
     args = parser.parse_args()
-    if args.soak:
+    if args.instructions:
+        instructions(args.instructions, args.steps, args.detection)
+    elif args.soak:
         soak(args.soak)
     elif args.check:
         check_against_coal(args.check)
