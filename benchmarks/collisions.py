@@ -22,6 +22,11 @@ is the difference divided by the pairs near. Writes benchmarks/results/collision
 kept and their distances against a direct coal computation of every pair; prints the largest
 difference (m) and the steps whose near pairs differ (no timing).
 
+``--instructions none|limit [--steps N] [--detection D]``: N steps of the hand-to-hip loop
+with callgrind's instrumentation on for them only; run under
+``valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=F`` and read the
+instructions with ``callgrind_annotate F | grep TOTALS`` (repeatable whatever the load).
+
 ``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
 capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
 then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, split
@@ -140,52 +145,86 @@ class GJKCounter:
 
 
 def near_pairs_table() -> None:
-    """Cost per near pair: step time and GJK calls as the detection distance grows."""
+    """Cost per near pair: step time, rows and GJK calls as the detection distance grows."""
     robot = taskik.robots.load("talos")
     q0 = np.array(robot.q0, dtype=float)
     model = robot.model
     base = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model)]
     conf_a, solve_a = taskik_loop(robot, base, q0)
-    plain, _ = stats(interleaved({"x": closed_loop(conf_a, solve_a, q0, DT)}, 1000)["x"])
+    plain_step = closed_loop(conf_a, solve_a, q0, DT)
+    plain, _ = stats(interleaved({"x": plain_step}, 1000)["x"])
     lines = [
         "Talos self-collision: cost per near pair (closed loop, DAQP, median of each column)",
         f"python {platform.python_version()}, pinocchio {pin.__version__}",
         f"step without collisions: {plain:.0f} µs",
+        "near: pairs within d_i; rows: pairs with rows (d_i grown by the lookahead, and those "
+        "the check after the solve added); GJK: calls per step; again: share of the steps "
+        "solved again after the check; / plain: the step against the step without "
+        "collisions timed in the same rounds",
         "",
-        f"{'d_i m':>6s} {'near':>5s} {'spheres':>8s} {'capsules':>9s} {'GJK':>5s} "
+        f"{'d_i m':>6s} {'near':>5s} {'rows':>5s} {'GJK':>5s} {'again':>6s} "
         f"{'step µs':>8s} {'/ plain':>8s} {'µs per near pair':>17s}",
     ]
     for d_i in (0.012, 0.02, 0.05, 0.1, 0.2, 0.5, 5.0):
         limit = CollisionLimit(robot, detection_distance=d_i, safety_distance=0.005, buffer=0.002)
         conf, solve = taskik_loop(robot, [*base, limit], q0)
-        near, spheres, capsules, gjk = [], [], [], []
-        scene = limit.scene
-        for _ in range(200):
+        near, rows, gjk, again = [], [], [], 0
+        check = limit.check_step
+
+        def counted(*args, check=check):
+            nonlocal again
+            found = check(*args)
+            again += found is not None
+            return found
+
+        limit.check_step = counted  # type: ignore[method-assign]
+        for k in range(200):
+            if k % 100 == 0:
+                conf.update(q0)
             with GJKCounter() as counter:
                 v = solve()
             gjk.append(counter.calls)
-            near.append(len(limit._last.pairs) if limit._last is not None else 0)
-            centres, ends = scene._world_centres()
-            a, b = scene.pairs[:, 0], scene.pairs[:, 1]
-            gap = np.linalg.norm(centres[a] - centres[b], axis=1)
-            spheres.append(int(np.sum(gap < scene._reach + d_i)))
-            capsules.append(len(scene.near_pairs(conf.data, d_i)[0]))
+            last = limit._last
+            rows.append(len(last.pairs) if last is not None else 0)
+            near.append(int(np.sum(last.distance < d_i)) if last is not None else 0)
             conf.integrate_inplace(v, DT)
+        limit.check_step = check  # type: ignore[method-assign]
         conf.update(q0)
-        m, _ = stats(interleaved({"x": closed_loop(conf, solve, q0, DT)}, 300, rounds=1)["x"])
+        timed = interleaved({"x": closed_loop(conf, solve, q0, DT), "p": plain_step}, 500)
+        m, _ = stats(timed["x"])
+        ratio = m / stats(timed["p"])[0]
         n = float(np.median(near))
-        per = (m - plain) / n if n > 0 else float("nan")
+        per = (ratio - 1.0) * plain / n if n > 0 else float("nan")
         lines.append(
-            f"{d_i:6.3f} {n:5.0f} {np.median(spheres):8.0f} {np.median(capsules):9.0f} "
-            f"{np.median(gjk):5.0f} {m:8.0f} {m / plain:8.2f} {per:17.1f}"
+            f"{d_i:6.3f} {n:5.0f} {np.median(rows):5.0f} {np.median(gjk):5.0f} "
+            f"{again / 200:6.1%} {m:8.0f} {ratio:8.2f} {per:17.1f}"
         )
     publish("\n".join(lines), Path(__file__).parent / "results" / "collisions_near.txt")
 
 
-def check_against_coal(steps: int) -> None:
-    """The limit's near pairs and distances against coal.distance on every pair."""
+def coal_distances(scene) -> np.ndarray:
+    """Every pair's distance by coal.distance at the scene's current placements."""
     import coal
 
+    gm, gd = scene.geometry_model, scene.geometry_data
+    truth = np.empty(len(scene.pairs))
+    for k, (a, b) in enumerate(scene.pairs):
+        A, B = gd.oMg[int(a)], gd.oMg[int(b)]
+        truth[k] = coal.distance(
+            gm.geometryObjects[int(a)].geometry,
+            coal.Transform3s(A.rotation, A.translation),
+            gm.geometryObjects[int(b)].geometry,
+            coal.Transform3s(B.rotation, B.translation),
+            gd.distanceRequests[k],
+            coal.DistanceResult(),
+        )
+    return truth
+
+
+def check_against_coal(steps: int) -> None:
+    """The limit's near pairs and distances against coal.distance on every pair: those of
+    the rows of each step solved (within the detection distance, and the check's), and
+    those of ``distances()`` after it."""
     robot = taskik.robots.load("talos")
     q0 = np.array(robot.q0, dtype=float)
     model = robot.model
@@ -195,33 +234,33 @@ def check_against_coal(steps: int) -> None:
     rng = np.random.default_rng(0)
     reach = taskik.PositionTask("gripper_left_base_link", 1.0)
     worst, mismatched, nan = 0.0, 0, 0
+    row_worst, row_missing = 0.0, 0
     scene = limit.scene
+    d_i = limit.detection_distance
     for step in range(steps):
         if step and step % 200 == 0:  # a new random target for the left hand
             hand = conf.get_transform_frame_to_world("gripper_left_base_link").translation
             reach.set_target(hand + rng.uniform(-0.4, 0.4, 3))
-        conf.integrate_inplace(solve(), DT)
+        v = solve()
+        rows = limit._last  # the pairs with rows at the step just solved, and their distances
+        truth = coal_distances(scene)  # (the placements of that step)
+        want = set(np.flatnonzero(truth < d_i - 1e-6).tolist())
+        have = set() if rows is None else set(rows.pairs.tolist())
+        row_missing += int(not want <= have)
+        if rows is not None and len(rows.pairs):
+            row_worst = max(row_worst, float(np.abs(rows.distance - truth[rows.pairs]).max()))
+        conf.integrate_inplace(v, DT)
         near = limit.distances(conf)
-        gm, gd = scene.geometry_model, scene.geometry_data
-        truth = np.empty(len(scene.pairs))
-        for k, (a, b) in enumerate(scene.pairs):
-            A, B = gd.oMg[int(a)], gd.oMg[int(b)]
-            truth[k] = coal.distance(
-                gm.geometryObjects[int(a)].geometry,
-                coal.Transform3s(A.rotation, A.translation),
-                gm.geometryObjects[int(b)].geometry,
-                coal.Transform3s(B.rotation, B.translation),
-                gd.distanceRequests[k],
-                coal.DistanceResult(),
-            )
+        truth = coal_distances(scene)
         nan += int(not np.all(np.isfinite(near.distance)))
-        want = set(np.flatnonzero(truth < limit.detection_distance - 1e-6).tolist())
+        want = set(np.flatnonzero(truth < d_i - 1e-6).tolist())
         mismatched += int(not want <= set(near.pairs.tolist()))
         if len(near.pairs):
             worst = max(worst, float(np.abs(near.distance - truth[near.pairs]).max()))
     print(
-        f"{steps} steps: largest |d − coal| {worst:.2e} m, steps missing a near pair "
-        f"{mismatched}, steps with NaN {nan}"
+        f"{steps} steps: distances(): largest |d − coal| {worst:.2e} m, steps missing a near "
+        f"pair {mismatched}, steps with NaN {nan}; the rows of the steps solved: largest "
+        f"|d − coal| {row_worst:.2e} m, steps missing a pair within d_i {row_missing}"
     )
 
 
@@ -335,6 +374,37 @@ def soak(steps: int) -> None:
         print(robot_name, counts)
 
 
+def instructions(mode: str, steps: int, detection: float) -> None:
+    """``steps`` closed-loop steps of the hand-to-hip loop after 30 untimed ones, with
+    callgrind's instrumentation on for those steps only (run under
+    ``valgrind --tool=callgrind --instr-atstart=no``; ``callgrind_annotate`` then gives the
+    instructions of the steps alone). ``mode``: ``none`` (no collision limit) or ``limit``."""
+    import os
+    import subprocess
+
+    robot = taskik.robots.load("talos")
+    q0 = np.array(robot.q0, dtype=float)
+    base = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model)]
+    if detection == 0.05:  # the defaults
+        limit = CollisionLimit(robot)
+    else:  # the table's distances (--near-pairs)
+        limit = CollisionLimit(
+            robot, detection_distance=detection, safety_distance=0.005, buffer=0.002
+        )
+    conf, solve = taskik_loop(robot, base if mode == "none" else [*base, limit], q0)
+    for _ in range(30):
+        conf.integrate_inplace(solve(), DT)
+
+    def toggle(state: str) -> None:
+        command = ["callgrind_control", "-i", state, str(os.getpid())]
+        subprocess.run(command, check=False, capture_output=True)
+
+    toggle("on")
+    for _ in range(steps):
+        conf.integrate_inplace(solve(), DT)
+    toggle("off")
+
+
 def main() -> None:
     if pink is None:
         sys.exit("missing benchmark dependency pink; run `make .venv/.installed-bench`")
@@ -436,8 +506,17 @@ if __name__ == "__main__":
     parser.add_argument("--near-pairs", action="store_true", help="the cost per near pair")
     parser.add_argument("--check", type=int, default=0, help="N steps checked against coal")
     parser.add_argument("--soak", type=int, default=0, help="N steps per robot, counted")
+    parser.add_argument(
+        "--instructions",
+        choices=["none", "limit"],
+        help="N steps (--steps) under callgrind's instrumentation, without or with the limit",
+    )
+    parser.add_argument("--steps", type=int, default=200, help="steps for --instructions")
+    parser.add_argument("--detection", type=float, default=0.05, help="d_i for --instructions")
     args = parser.parse_args()
-    if args.soak:
+    if args.instructions:
+        instructions(args.instructions, args.steps, args.detection)
+    elif args.soak:
         soak(args.soak)
     elif args.check:
         check_against_coal(args.check)

@@ -305,6 +305,11 @@ def _qp_step(
         if control is None:
             control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
         control.begin(configuration, asm)
+    # limits that check the solved step (CollisionLimit: rows for the near pairs only, the
+    # others checked after the solve) are told the step will be checked
+    checked = [lim for lim in asm.limits if hasattr(lim, "check_step")]
+    for lim in checked:
+        lim.expect_check()  # type: ignore[attr-defined]
     P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, resolve=not strict)
     s = None
     if control is not None:
@@ -315,10 +320,41 @@ def _qp_step(
                 asm._P_diag += extra
         else:  # (not in a closed loop, ν = 0: nothing to compare or to add)
             control.skip(asm)
-    x = None
+    arrays = (P, r, G, h, lb, ub)
     if control is not None and control.resting and control.rests(lb, ub, h):
-        x = np.zeros(len(r))  # the loop is at rest (see taskik.trust_region)
-    elif solver == "daqp" and lb is not None and ub is not None and not solver_kwargs:
+        x, relaxation = np.zeros(len(r)), None  # the loop is at rest (see taskik.trust_region)
+    else:
+        x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs)
+    while checked:  # (each round adds rows of pairs without any: at most one per pair)
+        more = _checked_rows(checked, configuration, asm, arrays, x, dt)
+        if more is None:
+            break
+        arrays = more
+        x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs)
+    if not strict:
+        if asm.resolved and relaxation is None:
+            relaxation = Relaxation(bounds=list(asm.resolved), dt=dt)
+        if relaxation is not None:
+            relaxation.v = x
+        record(configuration, relaxation)
+    if control is not None:
+        control.record(configuration, asm, s, x, dt)
+    return x
+
+
+def _solve_arrays(
+    arrays: QPArrays,
+    asm: Assembler,
+    dt: float,
+    solver: str,
+    strict: bool,
+    solver_kwargs: dict[str, Any],
+) -> tuple[np.ndarray, Relaxation | None]:
+    """The QP ``arrays`` solved: warm DAQP in the common case, else the checked path, and
+    the least-violating step when the limits conflict (unless ``strict``)."""
+    P, r, G, h, lb, ub = arrays
+    x = None
+    if solver == "daqp" and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:
@@ -337,18 +373,47 @@ def _qp_step(
         except NoSolutionFound as error:
             if strict:
                 raise
-            x, relaxation = _relaxed_step(
-                (P, r, G, h, lb, ub), asm, dt, solver, error, solver_kwargs
-            )
-    if not strict:
-        if asm.resolved and relaxation is None:
-            relaxation = Relaxation(bounds=list(asm.resolved), dt=dt)
-        if relaxation is not None:
-            relaxation.v = x
-        record(configuration, relaxation)
-    if control is not None:
-        control.record(configuration, asm, s, x, dt)
-    return x
+            x, relaxation = _relaxed_step(arrays, asm, dt, solver, error, solver_kwargs)
+    return x, relaxation
+
+
+def _checked_rows(
+    checked: list[Limit],
+    configuration: Configuration,
+    asm: Assembler,
+    arrays: QPArrays,
+    x: np.ndarray,
+    dt: float,
+) -> QPArrays | None:
+    """The QP ``arrays`` with the rows of each limit of ``checked`` whose ``check_step``
+    finds the step ``x`` wanting replaced by the rows it returns (``asm.row_limits``
+    updated); None when every check passes."""
+    P, r, G, h, lb, ub = arrays
+    changed = False
+    for lim in checked:
+        rows = lim.check_step(configuration, x, dt)  # type: ignore[attr-defined]
+        if rows is None:
+            continue
+        changed = True
+        blocks, start, G_parts, h_parts, found = [], 0, [], [], False
+        for other, n in asm.row_limits:
+            if other is lim:
+                G_parts.append(rows[0])
+                h_parts.append(rows[1])
+                blocks.append((lim, len(rows[1])))
+                found = True
+            elif G is not None and h is not None:
+                G_parts.append(G[start : start + n])
+                h_parts.append(h[start : start + n])
+                blocks.append((other, n))
+            start += n
+        if not found:
+            G_parts.append(rows[0])
+            h_parts.append(rows[1])
+            blocks.append((lim, len(rows[1])))
+        G, h = np.vstack(G_parts), np.concatenate(h_parts)
+        asm.row_limits = blocks
+    return (P, r, G, h, lb, ub) if changed else None
 
 
 def _wide(nv: int, solve: Callable[..., np.ndarray], *args: Any, **kwargs: Any) -> np.ndarray:

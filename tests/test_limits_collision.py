@@ -385,3 +385,64 @@ def test_tilt_rows_keep_a_link_sliding_along_a_box_face_clear():
     assert run(conf, [task, posture], limits, 300, limit) >= limit.safety_distance - 1e-4
     near = limit.distances(conf)
     assert (near.lever > 0).any()  # capsule and box: tilt rows were in play
+
+
+def hand_toward_a_ball():
+    """Talos's hand at rest 7 cm from a ball (beyond d_i = 5 cm) and a velocity that
+    drives it into the ball within one 10 ms step (5 m/s along the way to it)."""
+    talos = taskik.robots.load("talos")
+    conf = talos.configuration()
+    frame = talos.end_effectors[3]
+    start = conf.get_transform_frame_to_world(frame).translation
+    way = np.array([0.7, 0.0, -0.3]) / np.linalg.norm([0.7, 0.0, -0.3])
+    ball = geometry.sphere("ball", 0.1, start + 0.27 * way)
+    limit = CollisionLimit(talos, self_collision=False, obstacles=[ball])
+    J = pin.getFrameJacobian(
+        talos.model, conf.data, talos.model.getFrameId(frame), pin.LOCAL_WORLD_ALIGNED
+    )[:3, 6:]  # (the base at rest)
+    v = np.zeros(talos.model.nv)
+    v[6:] = np.linalg.lstsq(J, 5.0 * way, rcond=None)[0]
+    return talos, conf, limit, v
+
+
+def test_a_checked_step_gets_the_rows_of_the_pairs_it_would_bring_too_close():
+    """Announced (``expect_check``, as ``solve_ik`` does), the rows are those of the pairs
+    within d_i: none here; ``check_step`` passes a step at rest and, for a step that drives
+    the hand into the ball, returns the rows with the pair's row, which that step breaks.
+    Not announced, the rows cover every velocity of the box: the pair has its row at once."""
+    _, conf, limit, v = hand_toward_a_ball()
+    assert limit.clearance(conf) + limit.safety_distance > limit.detection_distance
+    rows = limit.compute_inequalities(conf, DT)
+    assert rows is not None and any(n.endswith("/ ball") for n in limit.row_names())
+    limit.expect_check()
+    assert limit.compute_inequalities(conf, DT) is None
+    assert limit.check_step(conf, np.zeros(conf.nv), DT) is None
+    rows = limit.check_step(conf, v, DT)
+    assert rows is not None
+    G, h = rows
+    names = limit.row_names()
+    assert len(names) == len(h) and all(n.endswith("/ ball") for n in names)
+    assert (G @ v > h + 0.1).any()  # the step would go into the ball: its row forbids it
+    # a check at another q (a step not announced) checks nothing
+    conf.integrate_inplace(0.01 * v, DT)
+    assert limit.check_step(conf, v, DT) is None
+
+
+def test_rows_grow_with_the_near_pairs_not_with_the_monitored_ones():
+    """Talos's 882 self-collision pairs at its reference posture: the step of ``solve_ik``
+    gives rows to the pairs within the detection distance and to no other (the rest are
+    checked after the solve); the rows that cover every velocity of the box are many more."""
+    talos = taskik.robots.load("talos")
+    conf = talos.configuration()
+    limit = CollisionLimit(talos)
+    within = limit.distances(conf, all_pairs=True)
+    near = {limit.pair_names[k] for k in within.pairs[within.distance < 0.05]}
+    box = limit.compute_inequalities(conf, DT)
+    assert box is not None
+    every = set(limit.row_names())
+    posture = taskik.PostureTask(1e-2)
+    posture.set_target(talos.q0)
+    limits = [*taskik.limits.default_limits(talos.model), limit]
+    taskik.solve_ik(taskik.Configuration(talos.model, talos.q0), [posture], DT, limits)
+    assert set(limit.row_names()) == near
+    assert len(every) > 2 * len(near)

@@ -84,6 +84,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "`benchmarks/collisions.py`."),
     ("collisions_mink", "Self-collision on Talos, against mink",
      "`benchmarks/collisions_mink.py`."),
+    ("collisions_instructions", "Self-collision on Talos: instructions per step",
+     "`benchmarks/collisions.py --instructions` under callgrind: the step with and without "
+     "the limit, before and after the check of the solved step, and by detection distance."),
     ("collision_defaults", "The collision limit's defaults",
      "`benchmarks/collision_defaults.py`."),
     ("moving_obstacles", "Moving obstacles: a step always exists",

@@ -31,11 +31,12 @@ import pinocchio as pin
 
 from ..exceptions import InvalidInput, UnknownName, check_scalar
 from .bounds import (
+    ApproachBound,
     _bounding_capsule,
     _bounding_sphere,
     _cross,
+    _relative_approach,
     _segment_distances,
-    approach_bounds,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -108,6 +109,7 @@ class CollisionScene:
             for k in model.supports[j][1:]:
                 joint = model.joints[k]
                 self._support[j, joint.idx_v : joint.idx_v + joint.nv] = True
+        self._support_float = self._support.astype(float)
         if isinstance(obstacles, Obstacle | str | bytes) or not isinstance(obstacles, Iterable):
             raise InvalidInput(
                 f"obstacles must be a list of taskik.geometry.Obstacle, got "
@@ -218,6 +220,14 @@ class CollisionScene:
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
         self._placements: np.ndarray | None = None
+        # (placements before, per shape how far it moved from them) at the last _place
+        self._moved: tuple[np.ndarray, np.ndarray] | None = None
+        self._approach = ApproachBound(
+            self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
+        )
+        # (lower bound per pair, +inf for those with rows; threshold per pair; sphere centres'
+        # gap per pair; sphere centres) of the last near_rows
+        self._screen: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
 
     def _sync_obstacles(self) -> None:
         """The obstacles' poses and shapes, read by value (however they were changed)."""
@@ -327,13 +337,18 @@ class CollisionScene:
         M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
         previous = self._placements
         self._placements = M
+        self._moved = None
         if previous is None or previous.shape != M.shape:
             self._lower[:] = -np.inf
+            self._screen = None
             return
+        if self._screen is not None and not np.array_equal(M, previous):
+            self._screen = None  # (the bounds of near_rows hold at its placements only)
         # no point of a shape moved farther than its centre's move plus its radius times
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
         move = shape_moves(M, previous, self._centres_local, self._radii)
+        self._moved = (previous, move)  # (for the lookahead's step, often the same one)
         if move.any():
             self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
 
@@ -373,8 +388,16 @@ class CollisionScene:
         for k, name in enumerate(names):
             if look is not None and name in look[2]:
                 before[n + k] = look[2][name]
-        moved = shape_moves(M, before, self._centres_local, self._radii)
-        moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
+        known = self._moved
+        if (
+            known is not None
+            and known[0].shape == before.shape
+            and np.array_equal(known[0], before)
+        ):
+            moved = known[1]  # (the motion _place measured, from the same placements)
+        else:
+            moved = shape_moves(M, before, self._centres_local, self._radii)
+            moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
         self._look = (
             step,
             robot.copy(),
@@ -424,9 +447,8 @@ class CollisionScene:
             moved = self._moves(step)
             threshold += 2.0 * (moved[a] + moved[b])
         if travel is not None and travel.any():
-            support = self._support[self._joint_of]
             J = _joint_jacobians(data, self.model.nv)
-            threshold += approach_bounds(J, centres, self._radii, support, self.pairs, travel)
+            threshold += self._approach(J, centres, self._radii, travel)
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
         near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
@@ -465,8 +487,18 @@ class CollisionScene:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
             maybe = (self._lower[candidates] < threshold) | self._flat[candidates]
             candidates, threshold = candidates[maybe], threshold[maybe]
+        candidates, dist, results = self._gjk(candidates)
+        if not all_pairs:  # the closest points of the pairs kept only
+            keep = np.flatnonzero(dist < threshold)
+            candidates, dist = candidates[keep], dist[keep]
+            results = [results[i] for i in keep]
+        return self._closest(data, candidates, dist, results)
+
+    def _gjk(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
+        """GJK/EPA on the pairs ``candidates``: ``(candidates, distances, coal results)``;
+        the pairs' lower bounds set; :class:`InvalidInput` for a non-finite distance."""
         gm, gd, distance = self.geometry_model, self.geometry_data, pin.computeDistance
-        results = [distance(gm, gd, int(index)) for index in candidates]
+        results = [distance(gm, gd, index) for index in candidates.tolist()]
         dist = np.array([result.min_distance for result in results])
         # GJK's tolerance (1e-6 m by default) below: a bound, never above the true distance
         self._lower[candidates] = dist - _GJK_SLACK
@@ -476,64 +508,150 @@ class CollisionScene:
                 f"the distance of {', '.join(bad[:5])} is not finite: is the robot's "
                 "configuration or an obstacle very far from the origin?"
             )
-        if not all_pairs:  # the closest points of the pairs kept only
-            keep = np.flatnonzero(dist < threshold)
-            candidates, dist = candidates[keep], dist[keep]
-            results = [results[i] for i in keep]
-        pa = np.array([result.getNearestPoint1() for result in results]).reshape(-1, 3)
-        pb = np.array([result.getNearestPoint2() for result in results]).reshape(-1, 3)
-        nrm = np.array([result.normal for result in results]).reshape(-1, 3)
-        turn, lever = self._turn(data, candidates, nrm)
-        return PairDistances(
-            candidates,
-            dist,
-            pa,
-            pb,
-            nrm,
-            self._gradient(data, candidates, pa, pb, nrm),
-            turn,
-            lever,
-        )
+        return candidates, dist, results
 
-    def _turn(
-        self, data: pin.Data, candidates: np.ndarray, nrm: np.ndarray
+    def _closest(
+        self, data: pin.Data, candidates: np.ndarray, dist: np.ndarray, results: list
+    ) -> PairDistances:
+        """The :class:`PairDistances` of ``candidates`` from their coal results."""
+        k = len(results)
+        # closest points and normal of every pair in one array (k × 3 × 3)
+        found = np.array(
+            [
+                x
+                for result in results
+                for x in (result.getNearestPoint1(), result.getNearestPoint2(), result.normal)
+            ]
+        ).reshape(k, 3, 3)
+        pa, pb, nrm = found[:, 0], found[:, 1], found[:, 2]
+        gradient, turn, lever = self._derivatives(data, candidates, pa, pb, nrm)
+        return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
+
+    def pair_distances(self, data: pin.Data, pairs: np.ndarray) -> PairDistances:
+        """:class:`PairDistances` of the pairs ``pairs`` (indices into ``self.pairs``) at the
+        placements of the last evaluation (``data``: its joint Jacobians)."""
+        candidates, dist, results = self._gjk(np.asarray(pairs, dtype=int))
+        return self._closest(data, candidates, dist, results)
+
+    def near_rows(
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        step: object = None,
+        margin: float = 0.0,
+    ) -> PairDistances:
+        """The pairs closer than their detection distance (``detection_distance`` grown by
+        the lookahead, see :meth:`near_pairs`), without the bound on how far the velocity
+        box lets a pair approach: the step that these pairs' rows give is then checked by
+        :meth:`crossing` against every other pair.
+
+        Each pair gets a lower bound on its distance, the largest of: its bounding spheres'
+        gap ``|c_a − c_b| − r_a − r_b``, its bounding capsules' (for the pairs whose spheres
+        come within the threshold plus ``margin``), GJK's distance (for the pairs whose
+        capsules come within it) and the last GJK distance lowered by the shapes' motion
+        since. Far pairs cost a few vectorised operations each; GJK runs on the pairs whose
+        bounds come within the threshold plus ``margin`` only."""
+        detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
+        self._place(data)
+        n = len(self.pairs)
+        if not n:
+            self._screen = None
+            return self.pair_distances(data, np.zeros(0, dtype=int))
+        centres, ends = self._world_centres()
+        a, b = self.pairs[:, 0], self.pairs[:, 1]
+        moved = self._moves(step)
+        base = min(detection_distance, 1e12) + 2.0 * (moved[a] + moved[b])
+        diff = centres[a] - centres[b]
+        gap = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        bound = np.maximum(gap - self._reach - 1e-9, self._lower)
+        bound[self._flat] = -np.inf
+        reach = base + margin
+        cand = np.flatnonzero(bound < reach)
+        ca, cb = a[cand], b[cand]
+        capsule = _segment_distances(ends[ca, 0], ends[ca, 1], ends[cb, 0], ends[cb, 1])
+        capsule -= self._capsule_reach[cand] + 1e-9
+        capsule[self._flat[cand]] = -np.inf
+        bound[cand] = np.maximum(bound[cand], capsule)
+        cand = cand[bound[cand] < reach[cand]]
+        cand, dist, results = self._gjk(cand)
+        bound[cand] = dist - _GJK_SLACK
+        rows = dist < base[cand]
+        bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
+        self._screen = (bound, base, gap, centres)
+        kept = np.flatnonzero(rows)
+        return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept])
+
+    def crossing(
+        self, data: pin.Data, v: np.ndarray, dt: float, budget: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``turn`` and ``lever`` of :class:`PairDistances`."""
-        k, nv = len(candidates), self.model.nv
-        if not k:
-            return np.zeros((0, 2, nv)), np.zeros(0)
-        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
-        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        t1 = _cross(nrm, helper)
-        t1 /= np.linalg.norm(t1, axis=1, keepdims=True)
-        tangents = np.stack([t1, _cross(nrm, t1)], axis=1)  # k × 2 × 3
-        # ω_a − ω_b = W (m_a − m_b) v, W the angular rows of the joint Jacobians, m the masks
-        # of the supporting columns
-        sign = self._support[self._joint_of[a]].astype(float)
-        sign -= self._support[self._joint_of[b]]
-        turn = (tangents @ _joint_jacobians(data, nv)[3:6]) * sign[:, None, :]
-        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
-        lever[self._sphere[a] | self._sphere[b]] = 0.0
-        return turn, lever
+        """The pairs left without rows by the last :meth:`near_rows` that the step ``v`` (of
+        ``dt`` s) may bring closer than their threshold less ``budget`` (m): their lower
+        bound less how much closer the step may bring them (``relative_approach`` in
+        ``geometry/bounds.py``, first order) falls below it: ``(pairs, floors)``, indices
+        into ``self.pairs`` and that threshold less ``budget`` per pair; none when
+        :meth:`near_rows` was not called at these placements."""
+        screen = self._screen
+        if screen is None:
+            return np.zeros(0, dtype=int), np.zeros(0)
+        bound, base, _, centres = screen
+        J = _joint_jacobians(data, self.model.nv)
+        V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
+        # first a bound per shape, |v_o + ω × c| + r |ω| (the relative motion of a pair is at
+        # most the sum of its shapes'): the pairs it leaves are checked pair by pair
+        lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
+        lin += _cross(ang, centres)
+        speed = np.sqrt(np.einsum("ij,ij->i", lin, lin))
+        speed += self._radii * np.sqrt(np.einsum("ij,ij->i", ang, ang))
+        speed *= dt
+        slack = bound - base + budget
+        maybe = np.flatnonzero(slack < speed[self.pairs[:, 0]] + speed[self.pairs[:, 1]])
+        if len(maybe):
+            approach = dt * _relative_approach(
+                V, self._joint_of, centres, self._radii, self.pairs[maybe]
+            )
+            maybe = maybe[slack[maybe] < approach]
+        return maybe, base[maybe] - budget
 
-    def _gradient(
+    def mark_rows(self, pairs: np.ndarray) -> None:
+        """Leave ``pairs`` (given rows after :meth:`crossing`) out of the next check."""
+        if self._screen is not None:
+            self._screen[0][pairs] = np.inf
+
+    def _derivatives(
         self,
         data: pin.Data,
         candidates: np.ndarray,
         pa: np.ndarray,
         pb: np.ndarray,
         nrm: np.ndarray,
-    ) -> np.ndarray:
-        """``(g_b − g_a)`` per pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns."""
-        nv = self.model.nv
-        if not len(candidates):
-            return np.zeros((0, nv))
-        J = _joint_jacobians(data, nv)  # world frame: rows (v at the world origin, ω)
-        ja = self._joint_of[self.pairs[candidates, 0]]
-        jb = self._joint_of[self.pairs[candidates, 1]]
-        wa = np.hstack([nrm, _cross(pa, nrm)]) @ J
-        wb = np.hstack([nrm, _cross(pb, nrm)]) @ J
-        return wb * self._support[jb] - wa * self._support[ja]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``gradient``, ``turn`` and ``lever`` of :class:`PairDistances`: ``g_b − g_a`` per
+        pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns, and
+        ``t_i · (ω_a − ω_b)`` for two unit tangents, in one product with the joint
+        Jacobians (``data.J``, world frame: rows v at the world origin, ω)."""
+        k, nv = len(candidates), self.model.nv
+        if not k:
+            return np.zeros((0, nv)), np.zeros((0, 2, nv)), np.zeros(0)
+        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
+        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
+        t1 = _cross(nrm, helper)
+        t1 /= np.sqrt(np.einsum("ij,ij->i", t1, t1))[:, None]
+        # rows [n, p_a × n], [n, p_b × n], [0, t_1], [0, t_2] of each pair, times J
+        W = np.zeros((k, 4, 6))
+        W[:, :2, :3] = nrm[:, None, :]
+        W[:, 0, 3:] = _cross(pa, nrm)
+        W[:, 1, 3:] = _cross(pb, nrm)
+        W[:, 2, 3:] = t1
+        W[:, 3, 3:] = _cross(nrm, t1)
+        R = W @ _joint_jacobians(data, nv)  # k × 4 × nv
+        # the masks of the supporting columns: ω_a − ω_b = W (m_a − m_b) v
+        ma = self._support_float[self._joint_of[a]]
+        mb = self._support_float[self._joint_of[b]]
+        gradient = R[:, 1] * mb - R[:, 0] * ma
+        turn = R[:, 2:] * (ma - mb)[:, None, :]
+        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
+        lever[self._sphere[a] | self._sphere[b]] = 0.0
+        return gradient, turn, lever
 
 
 def _joint_jacobians(data: pin.Data, nv: int) -> np.ndarray:

@@ -265,6 +265,12 @@ class CollisionLimit(Limit):
         self._row_pairs: np.ndarray  # the pair (in _last) of each row, set with _last
         # (q bytes, obstacle poses, dt, near, G, h, pair) of the last compute_inequalities
         self._step_rows: tuple[Any, ...] | None = None
+        # whether the next compute_inequalities is announced (expect_check), and the (q bytes,
+        # dt) of the last announced one, whose step check_step may check
+        self._expect = False
+        self._checked_step: tuple[bytes, float] | None = None
+        # (that step, per pair its place in the pairs measured by check_step or -1, those)
+        self._probed: tuple[tuple[bytes, float], np.ndarray, PairDistances | None] | None = None
 
     # --------------------------------------------------------------- obstacles
     @property
@@ -323,15 +329,38 @@ class CollisionLimit(Limit):
         # long steps (k capped by gain / dt, as in solve_posture): one step can cover any
         # distance, so every pair gets a row (each may close the fraction ``gain`` of its gap)
         long_step = self.gain / dt < self.damper_rate
+        checked = self._expect and not long_step
+        self._expect = False
         step = configuration.q.tobytes()  # a step is a new q or new obstacle poses
-        near = self.scene.distances(
-            configuration.data,
-            self.detection_distance,
-            all_pairs=long_step,
-            lookahead=True,
-            step=step,
-            travel=None if long_step else self._travel * dt,
-        )
+        if checked:  # rows within d_i; the solved step is checked against the others
+            near = self.scene.near_rows(
+                configuration.data, self.detection_distance, step=step, margin=self._budget(dt)
+            )
+        else:
+            near = self.scene.distances(
+                configuration.data,
+                self.detection_distance,
+                all_pairs=long_step,
+                lookahead=True,
+                step=step,
+                travel=None if long_step else self._travel * dt,
+            )
+        self._checked_step = (step, dt) if checked else None
+        return self._step_rows_of(configuration, dt, near, step, long_step)
+
+    def _budget(self, dt: float) -> float:
+        """How far (m) the row of a pair at ``d_i`` lets it approach in a step of ``dt``."""
+        return self.rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
+
+    def _step_rows_of(
+        self,
+        configuration: Configuration,
+        dt: float,
+        near: PairDistances,
+        step: bytes,
+        long_step: bool,
+    ) -> Inequalities | None:
+        """The rows of the pairs ``near`` at this step (see :meth:`compute_inequalities`)."""
         self._last, self._last_names = near, self.scene.names
         motion = self.scene.obstacle_motion(near, step)  # over the last step
         coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
@@ -340,7 +369,8 @@ class CollisionLimit(Limit):
             loss = np.zeros(len(near.pairs))
             if not long_step:
                 loss = self._second_order(configuration, near, motion)
-            self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
+        # (the pairs a check added keep their loss, 0, when the step is evaluated again)
+        self._previous = (self.scene.generation, configuration.q.copy(), near, loss)
         self._step_rows = None
         if not len(near.pairs):
             return None
@@ -348,6 +378,67 @@ class CollisionLimit(Limit):
         # what report() reads back at this same step (q, obstacle poses, dt)
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, self._row_pairs)
         return G, h
+
+    def expect_check(self) -> None:
+        """Announce that the step computed from the next :meth:`compute_inequalities` will
+        be given to :meth:`check_step` (:func:`taskik.solve_ik` does): that call then gives
+        rows to the pairs within the detection distance (grown by the lookahead) only,
+        instead of every pair the velocity box could bring there, and :meth:`check_step`
+        adds the rows of any other pair the solved step would bring too close. Without the
+        announcement the rows cover every velocity of the box (a caller that solves the
+        rows itself needs nothing more)."""
+        self._expect = True
+
+    def check_step(
+        self, configuration: Configuration, v: np.ndarray, dt: float
+    ) -> Inequalities | None:
+        """After a solve of the rows of an announced :meth:`compute_inequalities` (see
+        :meth:`expect_check`), whether the step ``v`` keeps every pair left without rows:
+        None when it does, else the limit's rows again with those of the pairs it would bring
+        too close added (solve again with them in place of the old ones, and check again).
+
+        A pair left out has a lower bound ``d̲`` on its distance (bounding spheres,
+        capsules, GJK, see :meth:`taskik.geometry.CollisionScene.near_rows`) and a bound
+        ``a(v)`` on how fast ``v`` can bring it closer, from the relative motion of its two
+        bodies (``|Δv_o + Δω × c| + r |Δω|`` over a bounding sphere, first order,
+        ``relative_approach`` in ``geometry/bounds.py``). When ``d̲ − a(v) dt`` falls below
+        ``d_t − k (d_i − d_s − buffer) dt`` (``d_t`` its threshold, ``d_i`` grown by the
+        lookahead: where the row of a pair at the threshold could have let it end), the pair
+        is measured (GJK, once per step) and gets its row if ``d + ḋ dt``, less what tilting
+        a face contact may add (``ℓ (|t_1·ω| + |t_2·ω|) dt``, the tilt rows' terms), is still
+        below it. None when the last call was not announced or was at another ``q`` or
+        ``dt``."""
+        pending = self._checked_step
+        if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
+            return None
+        v = check_finite_array(v, "v", (self.model.nv,))
+        flagged, floor = self.scene.crossing(configuration.data, v, dt, self._budget(dt))
+        if not len(flagged):
+            return None
+        # the pairs the bounds flag, measured (GJK once per step): their distance after the
+        # step to first order, less what tilting a face contact may add (the tilt rows' lever)
+        probed = self._probed
+        if probed is None or probed[0] != pending:
+            probed = self._probed = (pending, np.full(len(self.scene.pairs), -1), None)
+        where, known = probed[1], probed[2]
+        new = flagged[where[flagged] < 0]
+        if len(new):
+            found = self.scene.pair_distances(configuration.data, new)
+            start = 0 if known is None else len(known.pairs)
+            where[new] = start + np.arange(len(new))
+            known = found if known is None else _joined(known, found)
+            self._probed = (pending, where, known)
+        assert known is not None
+        at = where[flagged]
+        turn = np.abs(known.turn[at] @ v).sum(axis=1)  # (the tilt rows' |t_1·ω| + |t_2·ω|)
+        after = known.distance[at] + dt * (known.gradient[at] @ v - known.lever[at] * turn)
+        need = np.flatnonzero(after < floor)
+        if not len(need):
+            return None
+        self.scene.mark_rows(flagged[need])
+        extra = _picked(known, at[need])
+        near = _joined(self._last, extra) if self._last is not None else extra
+        return self._step_rows_of(configuration, dt, near, pending[0], False)
 
     def _obstacle_poses(self) -> list[np.ndarray]:
         return [o.pose.homogeneous.copy() for o in self.scene.obstacles]
@@ -364,7 +455,7 @@ class CollisionLimit(Limit):
         ):
             return None
         loss = np.zeros(len(near.pairs))
-        _, now, then = np.intersect1d(near.pairs, previous[2].pairs, return_indices=True)
+        now, then = _common(near.pairs, previous[2].pairs, len(self.scene.pairs))
         loss[now] = previous[3][then]
         return loss
 
@@ -386,7 +477,7 @@ class CollisionLimit(Limit):
         _, q_before, before, _ = previous
         if not len(before.pairs) or q_before.shape != configuration.q.shape:
             return loss
-        _, now, then = np.intersect1d(near.pairs, before.pairs, return_indices=True)
+        now, then = _common(near.pairs, before.pairs, len(self.scene.pairs))
         if not len(now):
             return loss
         step = pin.difference(self.model, q_before, configuration.q)
@@ -521,3 +612,26 @@ class CollisionLimit(Limit):
             len(self.scene.pairs),
             self.safety_distance,
         )
+
+
+def _common(now: np.ndarray, then: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Where the pair indices (each unique, below ``count``) of ``now`` and ``then`` meet:
+    ``(i, j)`` with ``now[i] == then[j]``."""
+    where = np.full(count, -1)
+    where[then] = np.arange(len(then))
+    at = where[now]
+    i = np.flatnonzero(at >= 0)
+    return i, at[i]
+
+
+_FIELDS = ("pairs", "distance", "point_a", "point_b", "normal", "gradient", "turn", "lever")
+
+
+def _picked(a: PairDistances, which: np.ndarray) -> PairDistances:
+    """The pairs ``which`` (positions) of ``a``."""
+    return PairDistances(*(getattr(a, f)[which] for f in _FIELDS))
+
+
+def _joined(a: PairDistances, b: PairDistances) -> PairDistances:
+    """The pairs of ``a`` followed by those of ``b``."""
+    return PairDistances(*(np.concatenate([getattr(a, f), getattr(b, f)]) for f in _FIELDS))
