@@ -110,15 +110,26 @@ class BalanceLimit(Limit):
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
         self.edges = check_edges(edges)
         self.tolerance = check_scalar(tolerance, "tolerance", 0.0, MAX_COORDINATE)
-        # the contact frames' placements of the region in use, and the precision of
-        # pin.SE3.isApprox within which they keep every contact point within ``tolerance``
-        self._placed: list[tuple[pin.SE3, float]] = []
-        self._region: SupportRegion | None = None
         self.detection_distance = real_scalar(detection_distance, "detection_distance")
         if not self.detection_distance > 0.0:
             raise InvalidInput(
                 f"detection_distance must be > 0 (m), got {self.detection_distance!r}"
             )
+        # Each contact's points in its frame, homogeneous, padded to the same count with
+        # copies of its first point (a copy moves as that point does): (n, 4, k). With the
+        # frames' placements H (n, 4, 4), the world points are H @ X, and a point's motion
+        # since the region was computed is (H − H₀) @ X: one batched product per step.
+        self._sizes = [len(c.points) for c in self.contacts]
+        k = max(self._sizes)
+        self._local = np.stack(
+            [
+                np.vstack([np.vstack([c.points, np.repeat(c.points[:1], k - n, 0)]).T, np.ones(k)])
+                for c, n in zip(self.contacts, self._sizes, strict=True)
+            ]
+        )
+        self._placements: np.ndarray | None = None  # (n, 4, 4): the frames' H₀ of the region
+        self._region: SupportRegion | None = None  # the region in use
+        self._offsets = np.zeros(0)  # its offsets b_i − margin (m)
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray = np.zeros(0, dtype=int)
@@ -128,49 +139,31 @@ class BalanceLimit(Limit):
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
-        # √1.5 times each contact's farthest point from its frame's origin (m)
-        self._reach = [
-            math.sqrt(1.5) * float(np.linalg.norm(c.points, axis=1).max()) for c in self.contacts
-        ]
-        self._world: list[np.ndarray] = []  # the contacts' world points of the region in use
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
         no contact point moved by more than ``tolerance``)."""
         if type(configuration) is not Configuration:
             configuration = check_configuration(configuration, "BalanceLimit")
-        oMf, frames = configuration.data.oMf, self._frame_ids(configuration)
-        placed = self._placed
-        if self._region is not None and len(placed) == len(frames):
-            # A cheap sufficient test first: ``M.isApprox(M₀, ε)`` (Pinocchio) means
-            # ‖R − R₀‖_F ≤ ε √3 and ‖p − p₀‖ ≤ ε ‖p₀‖, and ‖R − R₀‖₂ = ‖R − R₀‖_F / √2 for
-            # two rotations, so a point x of the frame moved by at most
-            # ε (√1.5 ‖x‖ + ‖p₀‖), which ε keeps within ``tolerance``.
-            for i, (M0, eps) in zip(frames, placed, strict=True):
-                if not oMf[i].isApprox(M0, eps):
-                    break
-            else:
+        oMf = configuration.data.oMf
+        H = np.array([oMf[i].homogeneous for i in self._frame_ids(configuration)])
+        if self._placements is not None:
+            # every contact point within ``tolerance`` of where it was when the region was
+            # computed, ‖(H − H₀) x‖ ≤ tolerance (NaN placements fail the test)
+            moved = np.matmul(H - self._placements, self._local)
+            moved *= moved
+            if moved.sum(axis=1).max() <= self.tolerance**2:
                 return self._region
-        points = [c.world_points(configuration) for c in self.contacts]
-        if (
-            self._region is not None
-            and len(self._world) == len(points)
-            and max(
-                float(np.square(p - p0).sum(axis=1).max())
-                for p, p0 in zip(points, self._world, strict=True)
-            )
-            <= self.tolerance**2
-        ):  # (the exact test: every point within tolerance of where it was)
-            return self._region
-        self._region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
-        self._world = points
+        world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
+        points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
+        self._region = region = support_region(
+            ContactSet.from_points(points, self.contacts), self.edges
+        )
+        self._offsets = region.offsets - self.margin
+        self._placements = H
         self._points = [p[:, :2] for p in points]
-        self._source = (self._region, self._points)
-        self._placed = []
-        for i, r in zip(frames, self._reach, strict=True):
-            lever = r + float(np.linalg.norm(oMf[i].translation))
-            self._placed.append((pin.SE3(oMf[i]), self.tolerance / lever if lever else 0.0))
-        return self._region
+        self._source = (region, self._points)
+        return region
 
     def _frame_ids(self, configuration: Configuration) -> list[int]:
         """The contact frames' indices in ``configuration``'s model, by name (looked up
@@ -187,7 +180,8 @@ class BalanceLimit(Limit):
         return self._margins(self.region(configuration), configuration.com)
 
     def _margins(self, region: SupportRegion, com: np.ndarray) -> np.ndarray:
-        return region.offsets - self.margin - np.dot(region.normals, com[:2])
+        """``h_i`` at ``com`` of ``region``, the region in use (:meth:`region` just gave it)."""
+        return self._offsets - np.dot(region.normals, com[:2])
 
     def balance_margin(self, configuration: Configuration) -> float:
         """Signed distance (m) from the CoM's ground projection to the region's edge
