@@ -15,10 +15,18 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
+    convex_hull_2d,
     edge_distances,
+    polygon,
     support_region,
 )
-from ..exceptions import InvalidInput, check_positive_scalar, check_scalar, real_scalar
+from ..exceptions import (
+    InvalidInput,
+    check_finite_array,
+    check_positive_scalar,
+    check_scalar,
+    real_scalar,
+)
 from .limit import Inequalities, Limit
 
 
@@ -127,9 +135,22 @@ class BalanceLimit(Limit):
                 for c, n in zip(self.contacts, self._sizes, strict=True)
             ]
         )
+        # the normals are the surfaces', fixed in the world: flat contacts stay flat, and
+        # their region is the hull of the points (support_region's first case)
+        self._flat = ContactSet.from_points(
+            [c.points for c in self.contacts], self.contacts
+        ).is_flat()
         self._placements: np.ndarray | None = None  # (n, 4, 4): the frames' H₀ of the region
         self._region: SupportRegion | None = None  # the region in use
-        self._offsets = np.zeros(0)  # its offsets b_i − margin (m)
+        self._version = 0  # counts the regions computed
+        # (version, margin, gain, dt) of the rows' constant parts, and those parts: the
+        # normals with a zero third column N₃ (k × 3), s N₃ and s (b − margin), s = gain / dt
+        self._scaled_for: tuple[int, float, float, float] | None = None
+        self._scaled: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros((0, 3)),
+            np.zeros((0, 3)),
+            np.zeros(0),
+        )
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray = np.zeros(0, dtype=int)
@@ -156,10 +177,17 @@ class BalanceLimit(Limit):
                 return self._region
         world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
         points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
-        self._region = region = support_region(
-            ContactSet.from_points(points, self.contacts), self.edges
-        )
-        self._offsets = region.offsets - self.margin
+        if self._flat:  # (the checks of ContactSet on the points, then the hull)
+            flat = check_finite_array(np.vstack(points), "contact set points")
+            if np.abs(flat).max() > MAX_COORDINATE:
+                raise InvalidInput(
+                    f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
+                )
+            region = polygon(convex_hull_2d(flat[:, :2]))
+        else:
+            region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
+        self._region = region
+        self._version += 1
         self._placements = H
         self._points = [p[:, :2] for p in points]
         self._source = (region, self._points)
@@ -180,8 +208,7 @@ class BalanceLimit(Limit):
         return self._margins(self.region(configuration), configuration.com)
 
     def _margins(self, region: SupportRegion, com: np.ndarray) -> np.ndarray:
-        """``h_i`` at ``com`` of ``region``, the region in use (:meth:`region` just gave it)."""
-        return self._offsets - np.dot(region.normals, com[:2])
+        return region.offsets - self.margin - np.dot(region.normals, com[:2])
 
     def balance_margin(self, configuration: Configuration) -> float:
         """Signed distance (m) from the CoM's ground projection to the region's edge
@@ -229,22 +256,31 @@ class BalanceLimit(Limit):
         self._used = self._source
         J = configuration.com_jacobian  # (computes the CoM too)
         c = configuration.data.com[0]
-        if c[0] != c[0] or c[1] != c[1]:  # (NaN masses or inertias in the model)
+        x, y, z = c.tolist()
+        if x != x or y != y or z != z:  # (NaN masses or inertias in the model)
             raise InvalidInput(
                 f"{self!r}: the centre of mass is NaN (check the model's masses and inertias)"
             )
-        h = self._margins(region, c)
+        key = (self._version, self.margin, self.gain, dt)
+        if self._scaled_for != key:
+            N3 = np.zeros((len(normals), 3))
+            N3[:, :2] = normals
+            s = self.gain / dt
+            self._scaled = (N3, s * N3, s * (region.offsets - self.margin))
+            self._scaled_for = key
+        N3, sN3, sb = self._scaled
+        # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
+        h = sb - np.dot(sN3, c)
         if self.detection_distance == math.inf:  # every edge (np.dot: the cheapest product)
             if len(self._all_rows) != len(h):
                 self._all_rows = np.arange(len(h))
             self._rows = self._all_rows
-            h *= self.gain / dt
-            return np.dot(normals, J[:2]), h
-        rows = np.flatnonzero(h < self.detection_distance)
+            return np.dot(N3, J), h
+        rows = np.flatnonzero(h < self.detection_distance * (self.gain / dt))
         self._rows = rows
         if not len(rows):
             return None
-        return np.dot(normals[rows], J[:2]), h[rows] * (self.gain / dt)
+        return np.dot(N3[rows], J), h[rows]
 
     def row_names(self) -> list[str]:
         if self._used is None:
