@@ -29,6 +29,8 @@ from ..exceptions import (
 )
 from .limit import Inequalities, Limit
 
+_add, _max = np.add.reduce, np.maximum.reduce
+
 
 @dataclass(frozen=True)
 class BalanceStatus:
@@ -167,14 +169,17 @@ class BalanceLimit(Limit):
         if type(configuration) is not Configuration:
             configuration = check_configuration(configuration, "BalanceLimit")
         oMf = configuration.data.oMf
-        H = np.array([oMf[i].homogeneous for i in self._frame_ids(configuration)])
-        if self._placements is not None:
+        placed = [oMf[i].homogeneous for i in self._frame_ids(configuration)]
+        region = self._region
+        if region is not None and self._placements is not None:
             # every contact point within ``tolerance`` of where it was when the region was
-            # computed, ‖(H − H₀) x‖ ≤ tolerance (NaN placements fail the test)
-            moved = np.matmul(H - self._placements, self._local)
-            moved *= moved
-            if moved.sum(axis=1).max() <= self.tolerance**2:
-                return self._region
+            # computed, ‖(H − H₀) x‖ ≤ tolerance (NaN placements fail the test); the ufuncs
+            # called directly (their array methods add a Python call each)
+            moved = np.matmul(np.subtract(placed, self._placements), self._local)
+            np.multiply(moved, moved, out=moved)
+            if _max(_add(moved, 1), None) <= self.tolerance**2:
+                return region
+        H = np.array(placed)
         world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
         points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
         if self._flat:  # (the checks of ContactSet on the points, then the hull)
