@@ -92,7 +92,8 @@ class BalanceLimit(Limit):
     (``detection_distance=math.inf``).
 
     Args:
-        contacts: the :class:`~taskik.Contact` objects the robot stands on.
+        contacts: the :class:`~taskik.Contact` objects the robot stands on (their points and
+            normals are read here: make a new limit for contacts changed afterwards).
         margin: distance (m) kept from the region's edges, in [0, 1e6].
         gain: fraction of the distance a step may use, in (0, 1].
         edges: generators per friction pyramid (3 to 64).
