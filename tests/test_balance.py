@@ -13,6 +13,7 @@ from taskik.contacts import (
     ContactSet,
     both_feet,
     check_static_balance,
+    convex_hull_2d,
     equilibrium_forces,
     feet_and_hand,
     friction_generators,
@@ -455,3 +456,63 @@ def test_the_balance_rows_take_the_fast_assembly_and_the_warm_solver_unchanged(t
         active += int((problem.G @ v >= problem.h - 1e-9).any())
         conf.integrate_inplace(v, 0.01)
     assert active > 30  # the balance rows did bind along the way
+
+
+def test_convex_hull_matches_scipys_on_points_with_repeats_and_collinear_runs():
+    """``convex_hull_2d`` (a monotone chain on Python floats) against SciPy's Qhull: the same
+    vertices, counter-clockwise, on random point sets with repeated points and points on a
+    grid (collinear runs along the hull's edges)."""
+    from scipy.spatial import ConvexHull
+
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        P = rng.normal(size=(int(rng.integers(3, 30)), 2)) * 10.0 ** rng.integers(-3, 3)
+        if trial % 2:
+            P = np.round(P / P.std(), 0)  # on a grid: collinear and repeated points
+        P = np.vstack([P, P[: len(P) // 3]])
+        if np.linalg.matrix_rank(P - P.mean(axis=0), tol=1e-9 * np.abs(P).max()) < 2:
+            continue
+        hull = convex_hull_2d(P)
+        ref = P[ConvexHull(P).vertices]  # (Qhull: counter-clockwise, no collinear points)
+        assert len(hull) == len(ref)
+        start = int(np.argmin(np.linalg.norm(ref - hull[0], axis=1)))
+        np.testing.assert_allclose(np.roll(ref, -start, axis=0), hull, atol=1e-9)
+        edges = np.roll(hull, -1, axis=0) - hull
+        turns = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1]
+        turns -= edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        assert turns.min() > 0.0  # every turn to the left: counter-clockwise, convex
+
+
+def test_the_limit_s_region_of_flat_contacts_is_support_region_s(talos):
+    """On flat contacts the limit computes the hull of the points itself, without the
+    contact set: the same region as ``support_region`` at configurations along a reach."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, tolerance=0.0)  # (computed again at every new placement)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = conf.q.copy()
+        q[:3] += rng.uniform(-0.05, 0.05, 3)
+        q[7:] += rng.uniform(-0.1, 0.1, len(q) - 7)
+        conf.update(q)
+        mine = limit.region(conf)
+        ref = support_region(ContactSet.of(conf, feet))
+        np.testing.assert_allclose(mine.vertices, ref.vertices, atol=1e-12)
+        np.testing.assert_allclose(mine.offsets, ref.offsets, atol=1e-12)
+
+
+def test_rows_follow_margin_gain_and_dt_changed_between_steps(talos):
+    """The rows' constant parts are kept per (region, margin, gain, dt) by value: changing
+    any of them between two steps at the same configuration gives the rows of a new limit."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet)
+    limit.compute_inequalities(conf, 0.01)
+    for margin, gain, dt in ((0.02, 0.5, 0.01), (0.02, 0.25, 0.01), (0.02, 0.25, 0.02)):
+        limit.margin, limit.gain = margin, gain
+        G, h = limit.compute_inequalities(conf, dt)
+        G0, h0 = BalanceLimit(feet, margin=margin, gain=gain).compute_inequalities(conf, dt)
+        np.testing.assert_allclose(G, G0, atol=1e-12)
+        np.testing.assert_allclose(h, h0, atol=1e-12)
+        expected = gain / dt * (limit.margins(conf))  # h_i = gain · (b_i − margin − n_iᵀ c) / dt
+        np.testing.assert_allclose(h, expected, atol=1e-9)

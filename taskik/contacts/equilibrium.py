@@ -106,12 +106,16 @@ def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
 def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """Counter-clockwise convex hull of 2D points (Andrew's monotone chain), shape (k, 2);
     collinear points dropped."""
-    P = np.unique(np.round(np.asarray(points, dtype=float), 12), axis=0)
+    # the points rounded to 1e-12 m, without repeats, sorted by (x, y); the chain runs on
+    # Python floats (the same double-precision arithmetic, without NumPy's per-scalar cost)
+    P = sorted(
+        set(map(tuple, np.round(np.asarray(points, dtype=float), 12).reshape(-1, 2).tolist()))
+    )
     if len(P) <= 2:
-        return P
+        return np.array(P, dtype=float).reshape(-1, 2)
 
-    def half(seq: np.ndarray) -> list[np.ndarray]:
-        out: list[np.ndarray] = []
+    def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        out: list[tuple[float, float]] = []
         for p in seq:
             while len(out) >= 2:
                 o, a = out[-2], out[-1]
@@ -122,8 +126,8 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
         return out
 
     lower, upper = half(P), half(P[::-1])
-    hull = np.array(lower[:-1] + upper[:-1])
-    return hull if len(hull) else P[:1]
+    hull = lower[:-1] + upper[:-1]
+    return np.array(hull if hull else P[:1], dtype=float)
 
 
 def polygon(vertices: np.ndarray, bounded: bool = True) -> SupportRegion:

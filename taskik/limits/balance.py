@@ -15,11 +15,21 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
+    convex_hull_2d,
     edge_distances,
+    polygon,
     support_region,
 )
-from ..exceptions import InvalidInput, check_positive_scalar, check_scalar, real_scalar
+from ..exceptions import (
+    InvalidInput,
+    check_finite_array,
+    check_positive_scalar,
+    check_scalar,
+    real_scalar,
+)
 from .limit import Inequalities, Limit
+
+_add, _max = np.add.reduce, np.maximum.reduce
 
 
 @dataclass(frozen=True)
@@ -82,7 +92,8 @@ class BalanceLimit(Limit):
     (``detection_distance=math.inf``).
 
     Args:
-        contacts: the :class:`~taskik.Contact` objects the robot stands on.
+        contacts: the :class:`~taskik.Contact` objects the robot stands on (their points and
+            normals are read here: make a new limit for contacts changed afterwards).
         margin: distance (m) kept from the region's edges, in [0, 1e6].
         gain: fraction of the distance a step may use, in (0, 1].
         edges: generators per friction pyramid (3 to 64).
@@ -110,15 +121,39 @@ class BalanceLimit(Limit):
         self.gain = check_scalar(gain, "gain", 0.0, 1.0, low_open=True)
         self.edges = check_edges(edges)
         self.tolerance = check_scalar(tolerance, "tolerance", 0.0, MAX_COORDINATE)
-        # the contact frames' placements of the region in use, and the precision of
-        # pin.SE3.isApprox within which they keep every contact point within ``tolerance``
-        self._placed: list[tuple[pin.SE3, float]] = []
-        self._region: SupportRegion | None = None
         self.detection_distance = real_scalar(detection_distance, "detection_distance")
         if not self.detection_distance > 0.0:
             raise InvalidInput(
                 f"detection_distance must be > 0 (m), got {self.detection_distance!r}"
             )
+        # Each contact's points in its frame, homogeneous, padded to the same count with
+        # copies of its first point (a copy moves as that point does): (n, 4, k). With the
+        # frames' placements H (n, 4, 4), the world points are H @ X, and a point's motion
+        # since the region was computed is (H − H₀) @ X: one batched product per step.
+        self._sizes = [len(c.points) for c in self.contacts]
+        k = max(self._sizes)
+        self._local = np.stack(
+            [
+                np.vstack([np.vstack([c.points, np.repeat(c.points[:1], k - n, 0)]).T, np.ones(k)])
+                for c, n in zip(self.contacts, self._sizes, strict=True)
+            ]
+        )
+        # the normals are the surfaces', fixed in the world: flat contacts stay flat, and
+        # their region is the hull of the points (support_region's first case)
+        self._flat = ContactSet.from_points(
+            [c.points for c in self.contacts], self.contacts
+        ).is_flat()
+        self._placements: np.ndarray | None = None  # (n, 4, 4): the frames' H₀ of the region
+        self._region: SupportRegion | None = None  # the region in use
+        self._version = 0  # counts the regions computed
+        # (version, margin, gain, dt) of the rows' constant parts, and those parts: the
+        # normals with a zero third column N₃ (k × 3), s N₃ and s (b − margin), s = gain / dt
+        self._scaled_for: tuple[int, float, float, float] | None = None
+        self._scaled: tuple[np.ndarray, np.ndarray, np.ndarray] = (
+            np.zeros((0, 3)),
+            np.zeros((0, 3)),
+            np.zeros(0),
+        )
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray = np.zeros(0, dtype=int)
@@ -128,49 +163,41 @@ class BalanceLimit(Limit):
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
-        # √1.5 times each contact's farthest point from its frame's origin (m)
-        self._reach = [
-            math.sqrt(1.5) * float(np.linalg.norm(c.points, axis=1).max()) for c in self.contacts
-        ]
-        self._world: list[np.ndarray] = []  # the contacts' world points of the region in use
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
         no contact point moved by more than ``tolerance``)."""
         if type(configuration) is not Configuration:
             configuration = check_configuration(configuration, "BalanceLimit")
-        oMf, frames = configuration.data.oMf, self._frame_ids(configuration)
-        placed = self._placed
-        if self._region is not None and len(placed) == len(frames):
-            # A cheap sufficient test first: ``M.isApprox(M₀, ε)`` (Pinocchio) means
-            # ‖R − R₀‖_F ≤ ε √3 and ‖p − p₀‖ ≤ ε ‖p₀‖, and ‖R − R₀‖₂ = ‖R − R₀‖_F / √2 for
-            # two rotations, so a point x of the frame moved by at most
-            # ε (√1.5 ‖x‖ + ‖p₀‖), which ε keeps within ``tolerance``.
-            for i, (M0, eps) in zip(frames, placed, strict=True):
-                if not oMf[i].isApprox(M0, eps):
-                    break
-            else:
-                return self._region
-        points = [c.world_points(configuration) for c in self.contacts]
-        if (
-            self._region is not None
-            and len(self._world) == len(points)
-            and max(
-                float(np.square(p - p0).sum(axis=1).max())
-                for p, p0 in zip(points, self._world, strict=True)
-            )
-            <= self.tolerance**2
-        ):  # (the exact test: every point within tolerance of where it was)
-            return self._region
-        self._region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
-        self._world = points
+        oMf = configuration.data.oMf
+        placed = [oMf[i].homogeneous for i in self._frame_ids(configuration)]
+        region = self._region
+        if region is not None and self._placements is not None:
+            # every contact point within ``tolerance`` of where it was when the region was
+            # computed, ‖(H − H₀) x‖ ≤ tolerance (NaN placements fail the test); the ufuncs
+            # called directly (their array methods add a Python call each)
+            moved = np.matmul(np.subtract(placed, self._placements), self._local)
+            np.multiply(moved, moved, out=moved)
+            if _max(_add(moved, 1), None) <= self.tolerance**2:
+                return region
+        H = np.array(placed)
+        world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
+        points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
+        if self._flat:  # (the checks of ContactSet on the points, then the hull)
+            flat = check_finite_array(np.vstack(points), "contact set points")
+            if np.abs(flat).max() > MAX_COORDINATE:
+                raise InvalidInput(
+                    f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
+                )
+            region = polygon(convex_hull_2d(flat[:, :2]))
+        else:
+            region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
+        self._region = region
+        self._version += 1
+        self._placements = H
         self._points = [p[:, :2] for p in points]
-        self._source = (self._region, self._points)
-        self._placed = []
-        for i, r in zip(frames, self._reach, strict=True):
-            lever = r + float(np.linalg.norm(oMf[i].translation))
-            self._placed.append((pin.SE3(oMf[i]), self.tolerance / lever if lever else 0.0))
-        return self._region
+        self._source = (region, self._points)
+        return region
 
     def _frame_ids(self, configuration: Configuration) -> list[int]:
         """The contact frames' indices in ``configuration``'s model, by name (looked up
@@ -235,22 +262,31 @@ class BalanceLimit(Limit):
         self._used = self._source
         J = configuration.com_jacobian  # (computes the CoM too)
         c = configuration.data.com[0]
-        if c[0] != c[0] or c[1] != c[1]:  # (NaN masses or inertias in the model)
+        x, y, z = c.tolist()
+        if x != x or y != y or z != z:  # (NaN masses or inertias in the model)
             raise InvalidInput(
                 f"{self!r}: the centre of mass is NaN (check the model's masses and inertias)"
             )
-        h = self._margins(region, c)
+        key = (self._version, self.margin, self.gain, dt)
+        if self._scaled_for != key:
+            N3 = np.zeros((len(normals), 3))
+            N3[:, :2] = normals
+            s = self.gain / dt
+            self._scaled = (N3, s * N3, s * (region.offsets - self.margin))
+            self._scaled_for = key
+        N3, sN3, sb = self._scaled
+        # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
+        h = sb - np.dot(sN3, c)
         if self.detection_distance == math.inf:  # every edge (np.dot: the cheapest product)
             if len(self._all_rows) != len(h):
                 self._all_rows = np.arange(len(h))
             self._rows = self._all_rows
-            h *= self.gain / dt
-            return np.dot(normals, J[:2]), h
-        rows = np.flatnonzero(h < self.detection_distance)
+            return np.dot(N3, J), h
+        rows = np.flatnonzero(h < self.detection_distance * (self.gain / dt))
         self._rows = rows
         if not len(rows):
             return None
-        return np.dot(normals[rows], J[:2]), h[rows] * (self.gain / dt)
+        return np.dot(N3[rows], J), h[rows]
 
     def row_names(self) -> list[str]:
         if self._used is None:
