@@ -39,6 +39,7 @@ targets, seed 0), to benchmarks/results/partial/ otherwise (ignored by git).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import sys
 import time
@@ -126,11 +127,11 @@ def run(model, targets, q0s, seed: int) -> dict[str, dict[str, np.ndarray]]:
 
 def line_fit(t_us: np.ndarray, its: np.ndarray) -> tuple[float, float]:
     """``(a, b)`` of ``time ≈ a + b · iterations``: least squares over the median time of each
-    iteration count (counts seen at least 5 times), so that a few slow calls weigh little."""
+    iteration count seen at least 30 times, so that a few slow calls weigh little."""
     xs, ys, ws = [], [], []
     for it in np.unique(its):
         sel = its == it
-        if sel.sum() >= 5:
+        if sel.sum() >= 30:
             xs.append(it)
             ys.append(np.median(t_us[sel]))
             ws.append(np.sqrt(sel.sum()))
@@ -151,12 +152,16 @@ def main() -> None:
     q0s = np.random.default_rng(args.seed + 2).uniform(-np.pi, np.pi, (n, 6))
     import roboticstoolbox as rtb
 
+    load = os.getloadavg()[0]
     out = run(model, targets, q0s, args.seed + 1)
+    load = max(load, os.getloadavg()[0])
     lines = [
         f"solve_posture vs roboticstoolbox-python ik_LM: UR5 (DH), {n} targets, seed "
         f"{args.seed}, the same q0 per target, calls alternating target by target",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
-        f"{np.__version__}, roboticstoolbox {rtb.__version__}, {platform.machine()}",
+        f"{np.__version__}, roboticstoolbox {rtb.__version__}, {platform.machine()}, "
+        f"{os.cpu_count()} cores, load average {load:.1f} (above the core count: times are "
+        "noisy, compare the ratios only)",
         "",
         f"{'':34s} {'solved':>9s} {'median µs':>10s} {'mean µs':>9s} {'p95 µs':>8s} "
         f"{'mean it':>8s} {'median it':>9s} {'mean s.':>8s} {'per call µs':>11s} "
@@ -189,7 +194,8 @@ def main() -> None:
         "solved: E < 1e-6 (rtb: its world-frame error; taskik: log6), within the limits; "
         "worst E: the largest world-frame E (Haviland & Corke eq. 37) at a solved target; "
         "it/s.: iterations and searches per call (all targets); per call / per it: the line "
-        "time ≈ a + b · iterations through the median time of each iteration count.",
+        "time ≈ a + b · iterations through the median time of each iteration count seen 30 "
+        "times or more.",
     ]
     results = Path(__file__).resolve().parent / "results"
     default = n == 2000 and args.seed == 0
