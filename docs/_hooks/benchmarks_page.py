@@ -35,6 +35,12 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "taskik in one process; the velocities compared step by step along a closed loop, and "
      "where each peer's problem differs from taskik's. "
      "`benchmarks/step_compiled_peers.py` (`make bench-peers`)."),
+    ("posture_vs_rtb", "Solving to a posture against roboticstoolbox-python",
+     "`solve_posture` with its defaults against roboticstoolbox-python's compiled `ik_LM` "
+     "(Chan's Levenberg–Marquardt, λ = 0.1) on the same 2,000 UR5 targets from the same first "
+     "configuration, calls alternating target by target in one process: time per call "
+     "(median, mean, 95th percentile), success, iterations, and the per-call and "
+     "per-iteration costs. `benchmarks/posture_vs_rtb.py` (needs roboticstoolbox-python)."),
     ("step_chains", "Long chains",
      "A frame task on the tip of serial chains of 50 to 200 joints and a posture, with no bound "
      "active and with bounds active. `benchmarks/step_chains.py`."),

@@ -22,11 +22,20 @@ class FastPose:
     """One :class:`~taskik.FrameTask` (unit costs, gain 1, no ``lm_damping``) on a
     fixed-base model with 1-DoF joints.
 
-    Per iteration: forward kinematics of the frame, the error (``log6(T⁻¹T*)``, or
-    Haviland & Corke's world-frame error ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²``, the
-    frame Jacobian (LOCAL, or world-aligned for the world error) and one LAPACK solve; no
-    task objects, no allocation beyond the few small arrays numpy returns. ``target`` is
-    set before each solve.
+    Per iteration, one Pinocchio call gives the frame's Jacobian (LOCAL, or world-aligned
+    for the world error) and its pose; then the error (``log6(T⁻¹T*)``, or Haviland &
+    Corke's world-frame error ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
+    below tol, one BLAS rank update and one LAPACK solve for the step: no task objects, no
+    allocation beyond the few small arrays numpy returns, no checks inside the loop.
+    ``target`` is set before each solve.
+
+    The pose comes with the Jacobian: ``computeFrameJacobian`` with the world-aligned
+    frame writes the frame's placement (``data.oMf``), the same floats as
+    ``updateFramePlacement``; with the LOCAL frame it composes the joint placements from
+    the frame back to the root (``data.iMf[0]``: the same pose, multiplied in the other
+    order, so equal to it within a few ulps). :meth:`pose_with_jacobian` checks this once
+    per model; where it does not hold, every iteration computes the pose by forward
+    kinematics first.
     """
 
     def __init__(self, model: pin.Model, fid: int, pose_error: str) -> None:
@@ -37,6 +46,30 @@ class FastPose:
         self.world = pose_error == "world"
         self.eye = np.eye(model.nv)
         self.square = model.nv == 6
+        self.ref = pin.LOCAL_WORLD_ALIGNED if self.world else pin.LOCAL
+        # where computeFrameJacobian leaves the frame's pose: (vector, index) of data
+        self.poses, self.pose_index = (
+            (self.data.oMf, fid) if self.world else (self.data.iMf, 0)
+        )  # fmt: skip
+        self.one_call = self.pose_with_jacobian()
+
+    def pose_with_jacobian(self) -> bool:
+        """Whether the pose that ``computeFrameJacobian`` leaves in ``data`` is the frame's
+        placement (within 1e-12 at two configurations): the loop then makes one Pinocchio
+        call per iteration instead of three."""
+        model, data, fid = self.model, self.data, self.fid
+        check = model.createData()
+        lo = np.where(np.isfinite(model.lowerPositionLimit), model.lowerPositionLimit, -1.0)
+        hi = np.where(np.isfinite(model.upperPositionLimit), model.upperPositionLimit, 1.0)
+        for t in (0.3, 0.7):
+            q = pin.normalize(model, lo + t * (np.clip(hi, lo, lo + 2.0) - lo))
+            pin.computeFrameJacobian(model, data, q, fid, self.ref)
+            pin.forwardKinematics(model, check, q)
+            M = pin.updateFramePlacement(model, check, fid)
+            got = self.poses[self.pose_index]
+            if not np.allclose(got.homogeneous, M.homogeneous, rtol=0.0, atol=1e-12):
+                return False
+        return True
 
     def _error(self, q: np.ndarray) -> np.ndarray:
         model, data, fid = self.model, self.data, self.fid
@@ -68,12 +101,12 @@ class FastPose:
         "clip" policy), or None. ``start`` = (frame pose, LOCAL Jacobian) at q when known
         (a seed-memory entry): the first iteration then skips the kinematics."""
         model, data, fid, Mt = self.model, self.data, self.fid, self.target
-        fk = pin.forwardKinematics
-        ufp = pin.updateFramePlacement
         cfj = pin.computeFrameJacobian
         log6 = pin.log6
         world = self.world
-        ref = pin.LOCAL_WORLD_ALIGNED if world else pin.LOCAL
+        ref = self.ref
+        one_call = self.one_call
+        poses, k = self.poses, self.pose_index
         eye = self.eye
         method, damping, deadline = options.method, options.damping, options.deadline
         max_iterations = options.max_iterations
@@ -82,14 +115,20 @@ class FastPose:
         half_lam = 0.5 * damping if chan else 0.0
         stalled = Stagnation(options.stagnation, options.patience)
         best_q, best_ee = q, math.inf  # q is never modified in place: keep a reference
+        J = None
         i = 0
         while i < max_iterations:
             i += 1
-            if start is None:
-                fk(model, data, q)
-                M = ufp(model, data, fid)
+            if start is not None:
+                M, J = start
+                start = None
+            elif one_call:
+                J = cfj(model, data, q, fid, ref)  # C-ordered: J.T is Fortran-ordered
+                M = poses[k]
             else:
-                M = start[0]
+                pin.forwardKinematics(model, data, q)
+                M = pin.updateFramePlacement(model, data, fid)
+                J = None
             if world:
                 e = np.concatenate(
                     (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
@@ -110,22 +149,21 @@ class FastPose:
                 return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
             if deadline is not None and time.perf_counter() > deadline:
                 return i, 0.5 * best_ee, best_q, "time budget exhausted"
-            if start is None:
-                J = cfj(model, data, q, fid, ref)  # C-ordered: J.T is Fortran-ordered
-            else:
-                J = start[1]
-                start = None
+            if J is None:
+                J = cfj(model, data, q, fid, ref)
             if chan:
                 # JᵀJ + μI (upper triangle), Jᵀe, Cholesky solve in place (positional flags:
                 # lower = 0, overwrite_a = overwrite_b = 1, cheaper than keywords)
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
-                    dq = None
+                    return i, 0.5 * best_ee, best_q, "singular step matrix"
+                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
+                q = dq
             else:
                 dq = self._step(method, J, e, ee, damping)
-            if dq is None:
-                return i, 0.5 * best_ee, best_q, "singular step matrix"
-            q = q + dq
+                if dq is None:
+                    return i, 0.5 * best_ee, best_q, "singular step matrix"
+                q = q + dq
             if limits is not None:
                 limits.clip(q)
         return i, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"

@@ -218,9 +218,10 @@ def solve_posture(
         )  # fmt: skip
     if strict is not False and strict is not True:
         strict = check_bool(strict, "strict")
-    if not (isinstance(select, str) and select in SELECTS):  # str subclasses: np.str_
-        raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
-    select = str(select)
+    if type(select) is not str or select != "first":  # (the default needs no check)
+        if not (isinstance(select, str) and select in SELECTS):  # str subclasses: np.str_
+            raise InvalidInput(f"select must be one of {', '.join(SELECTS)}, got {select!r}")
+        select = str(select)
     if not (type(patience) is int and patience >= 1):
         patience = _check_count(patience, "patience")
     if not (type(stagnation) is float and 0.0 <= stagnation < 1.0):
@@ -246,7 +247,7 @@ def solve_posture(
         )
     levels: list[list[Task]] | None = None
     task_list: list[Task] | None
-    if isinstance(tasks, list | tuple) and tasks and isinstance(tasks[0], list | tuple):
+    if isinstance(tasks, (list, tuple)) and tasks and isinstance(tasks[0], (list, tuple)):
         levels = check_levels(tasks)
         if method not in LEVEL_METHODS:
             raise InvalidInput(

@@ -1,0 +1,86 @@
+"""The single-pose loop takes the frame's pose from the Jacobian's Pinocchio call (one call
+per iteration): the same solutions as forward kinematics first, and no extra calls."""
+
+from __future__ import annotations
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+import taskik
+from taskik.posture.context import context
+
+
+def _targets(model, n, seed):
+    data = model.createData()
+    fid = model.getFrameId("tool0")
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        pin.framesForwardKinematics(model, data, rng.uniform(-np.pi, np.pi, model.nq))
+        out.append(pin.SE3(data.oMf[fid]))
+    return out
+
+
+@pytest.mark.parametrize("pose_error", ["log6", "world"])
+def test_pose_with_the_jacobian_is_the_frame_placement(ur5, pose_error):
+    model = ur5.model
+    runner = context(model).fast_pose(model.getFrameId("tool0"), pose_error)
+    assert runner.pose_with_jacobian()
+    assert runner.one_call
+    data = model.createData()
+    fid = model.getFrameId("tool0")
+    for q in np.random.default_rng(3).uniform(-3.0, 3.0, (20, model.nq)):
+        pin.computeFrameJacobian(model, runner.data, q, fid, runner.ref)
+        pin.forwardKinematics(model, data, q)
+        M = pin.updateFramePlacement(model, data, fid)
+        got = runner.poses[runner.pose_index].homogeneous
+        assert np.abs(got - M.homogeneous).max() < 1e-12
+
+
+@pytest.mark.parametrize("pose_error", ["log6", "world"])
+def test_one_call_and_forward_kinematics_give_the_same_solutions(ur5, pose_error):
+    model = ur5.model
+    runner = context(model).fast_pose(model.getFrameId("tool0"), pose_error)
+    task = taskik.FrameTask("tool0")
+    q0s = np.random.default_rng(5).uniform(-np.pi, np.pi, (40, model.nq))
+    solutions = {}
+    try:
+        for one_call in (True, False):
+            runner.one_call = one_call
+            rows = []
+            for target, q0 in zip(_targets(model, 40, 4), q0s, strict=True):
+                task.target = target
+                res = taskik.solve_posture(model, [task], q0=q0, rng=7, pose_error=pose_error)
+                rows.append((res.success, res.iterations, res.searches, res.q))
+            solutions[one_call] = rows
+    finally:
+        runner.one_call = runner.pose_with_jacobian()
+    for a, b in zip(solutions[True], solutions[False], strict=True):
+        assert a[:3] == b[:3]
+        assert np.abs(a[3] - b[3]).max() < 1e-9
+    assert sum(row[0] for row in solutions[True]) >= 38
+
+
+def test_one_pinocchio_call_per_iteration(ur5, monkeypatch):
+    model = ur5.model
+    calls = {"fk": 0, "jacobian": 0}
+    fk, cfj = pin.forwardKinematics, pin.computeFrameJacobian
+
+    def counted_fk(*args):
+        calls["fk"] += 1
+        return fk(*args)
+
+    def counted_cfj(*args):
+        calls["jacobian"] += 1
+        return cfj(*args)
+
+    task = taskik.FrameTask("tool0")
+    task.target = _targets(model, 1, 11)[0]
+    q0 = np.random.default_rng(12).uniform(-np.pi, np.pi, model.nq)
+    monkeypatch.setattr(pin, "forwardKinematics", counted_fk)
+    monkeypatch.setattr(pin, "computeFrameJacobian", counted_cfj)
+    res = taskik.solve_posture(model, [task], q0=q0, rng=0, max_searches=1, max_iterations=30)
+    assert res.success and res.iterations >= 3
+    assert calls["fk"] == 0
+    assert calls["jacobian"] == res.iterations
