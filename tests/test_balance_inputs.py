@@ -121,3 +121,26 @@ def test_contacts_that_hold_nothing_give_an_empty_region_not_an_exception(stance
     assert check.margin == -math.inf and not len(check.region.vertices)
     with pytest.raises(InvalidInput, match="nowhere"):
         BalanceLimit([ceiling]).compute_inequalities(conf, 0.01)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("points", np.zeros((4, 3))), ("normal", (1.0, 0.0, 0.0)), ("friction", 0.1),
+     ("held", False), ("frame", "universe")],
+)  # fmt: skip
+def test_a_contact_is_fixed_once_made_so_no_limit_misses_a_change(stance, field, value):
+    """A BalanceLimit reads its contacts when it is made: a contact changed afterwards would
+    be silently ignored. Assigning a field is refused, the arrays are read-only."""
+    _, contacts = stance
+    contact = contacts[0]
+    before = (contact.points.copy(), contact.normal.copy(), contact.friction, contact.held)
+    with pytest.raises(InvalidInput, match=rf"fixed once made \(its {field}"):
+        setattr(contact, field, value)
+    with pytest.raises(ValueError, match="read-only"):
+        contact.points[0, 0] += 0.1
+    with pytest.raises(ValueError, match="read-only"):
+        contact.normal[0] = 1.0
+    assert np.array_equal(contact.points, before[0]) and np.array_equal(contact.normal, before[1])
+    assert (contact.friction, contact.held) == before[2:]
+    fresh = Contact(contact.frame.name, contact.points, contact.normal)  # from its arrays
+    assert fresh.points.flags.writeable is False and fresh.points is not contact.points

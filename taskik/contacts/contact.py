@@ -57,7 +57,14 @@ class Contact:
         friction: Coulomb friction coefficient μ in (0, 100] (dimensionless).
         held: whether the contact is held in place (a stance helper then adds a task that
             keeps the frame where it is; see :meth:`task`).
+
+    A contact is a value: its frame, points, normal, friction and ``held`` are fixed once it
+    is made (assigning one raises :class:`~taskik.InvalidInput`; ``points`` and ``normal``
+    are read-only arrays), since a :class:`~taskik.BalanceLimit` reads them when it is
+    made. For another stance, make new contacts and a new limit.
     """
+
+    _FIELDS = ("frame", "points", "normal", "friction", "held")
 
     frame = FrameName()
 
@@ -89,10 +96,23 @@ class Contact:
             raise InvalidInput(f"the contact normal must not be zero, got {n.tolist()}")
         if not isinstance(held, bool | np.bool_):
             raise InvalidInput(f"held must be True or False, got {held!r}")
+        pts = pts.copy()
+        pts.setflags(write=False)
+        unit = n / length
+        unit.setflags(write=False)
         self.points = pts
-        self.normal = n / length
+        self.normal = unit
         self.friction = check_scalar(friction, "friction", 0.0, MAX_FRICTION, low_open=True)
         self.held = bool(held)
+        self._made = True
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in self._FIELDS and getattr(self, "_made", False):
+            raise InvalidInput(
+                f"a Contact is fixed once made (its {name} was read by the limits built on "
+                "it): make a new Contact, and a new BalanceLimit with it"
+            )
+        object.__setattr__(self, name, value)
 
     def world_points(self, configuration: Configuration) -> np.ndarray:
         """The contact points in the world (m), shape (k, 3)."""
