@@ -33,6 +33,7 @@ timing).
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 from pathlib import Path
@@ -253,12 +254,17 @@ def panda_scene(rng):
     return robot, conf, limit, obstacles, velocities
 
 
-def soak(steps: int, only: set[int] | None = None) -> None:
+def soak(steps: int, only: set[int] | None = None) -> dict:
     """Closed loops among obstacles and on Talos: steps closer than d_s − 0.1 mm, NaN, errors.
 
     ``only``: the scene indices (from 0, numbered across both robots) to simulate; the
     others only draw their random numbers (which do not depend on the motion), so that a
-    scene can be run alone as it is in the full soak."""
+    scene can be run alone as it is in the full soak, and the soak split across processes
+    (``--out``, then ``--merge``).
+
+    The obstacles start moving after a scene's first step: the scene is checked clear at
+    their first poses, and a step's collision rows can allow for an obstacle's motion only
+    from the second step on (the first has no motion history)."""
     from taskik.exceptions import NoSolutionFound
 
     rng = np.random.default_rng(0)
@@ -319,13 +325,19 @@ def soak(steps: int, only: set[int] | None = None) -> None:
             foreseen = np.zeros(len(names))
             lower, upper = model.lowerPositionLimit, model.upperPositionLimit
             bounded = np.isfinite(lower) & np.isfinite(upper)
+            for joint in model.joints:  # a floating base's placeholder bounds are not limits
+                if joint.shortname() == "JointModelFreeFlyer":
+                    bounded[joint.idx_q : joint.idx_q + joint.nq] = False
             v_max = model.velocityLimit
             if only is not None and scene not in only:
                 done += 200
                 continue
+            start = limit.distances(conf, all_pairs=True)
+            d_before[start.pairs] = start.distance
+            wake = d_before < limit.safety_distance - 1e-4  # (a start inside d_s: pushed out)
             for k in range(200):
                 for obstacle, velocity in zip(obstacles, velocities, strict=True):
-                    if velocity.any():
+                    if velocity.any() and k:
                         obstacle.move_to(obstacle.pose.translation + velocity * DT)
                 try:
                     v = taskik.solve_ik(conf, [*tasks, posture], DT, limits, solver="daqp")
@@ -391,6 +403,36 @@ def soak(steps: int, only: set[int] | None = None) -> None:
                 d_before = d_after
                 foreseen = depth
         print(robot_name, counts, flush=True)
+    return {"steps": steps, "tables": tables, "closest": closest, "unreported": unreported}
+
+
+def merge_soaks(parts: list[dict]) -> dict:
+    """One soak's figures from the parts run by separate processes (``--scenes``)."""
+    tables = {
+        robot: {key: sum(p["tables"][robot][key] for p in parts) for key in table}
+        for robot, table in parts[0]["tables"].items()
+    }
+    closest = {
+        robot: tuple(min((tuple(p["closest"][robot]) for p in parts), key=lambda c: c[0]))
+        for robot in parts[0]["closest"]
+    }
+    unreported = [line for p in parts for line in p["unreported"]]
+    return {
+        "steps": parts[0]["steps"],
+        "tables": tables,
+        "closest": closest,
+        "unreported": unreported,
+    }
+
+
+def soak_table(result: dict, write: bool) -> None:
+    """Print the soak's table; with ``write``, also to benchmarks/results/collisions_soak.txt."""
+    tables, closest, unreported, steps = (
+        result["tables"],
+        result["closest"],
+        result["unreported"],
+        result["steps"],
+    )
     lines = [
         "Collision soak: closed loops of solve_ik's default step (DAQP), 200 steps per scene,",
         "random targets. Panda: spheres, boxes, capsules, cylinders and a mesh, half of them",
@@ -408,7 +450,7 @@ def soak(steps: int, only: set[int] | None = None) -> None:
     lines += ["steps closer than d_s - 0.1 mm NOT reported:", *unreported] if unreported else []
     text = "\n".join(lines)
     print(text)
-    if only is None and steps >= 10000:
+    if write:
         path = Path(__file__).parent / "results" / "collisions_soak.txt"
         path.write_text(text + "\n")
         print(f"written to {path}")
@@ -521,9 +563,16 @@ if __name__ == "__main__":
         default=None,
         help="with --soak: the scene indices (from 0) to run, the others' draws skipped",
     )
+    parser.add_argument("--out", help="with --soak: the figures to this JSON file (a part)")
+    parser.add_argument("--merge", nargs="+", help="JSON parts of one soak: merged, written")
     args = parser.parse_args()
-    if args.soak:
-        soak(args.soak, args.scenes)
+    if args.merge:
+        soak_table(merge_soaks([json.loads(Path(f).read_text()) for f in args.merge]), True)
+    elif args.soak:
+        result = soak(args.soak, args.scenes)
+        if args.out:
+            Path(args.out).write_text(json.dumps(result))
+        soak_table(result, args.scenes is None and args.soak >= 10000)
     elif args.check:
         check_against_coal(args.check)
     elif args.near_pairs:
