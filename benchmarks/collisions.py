@@ -24,10 +24,16 @@ difference (m) and the steps whose near pairs differ (no timing).
 
 ``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
 capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
-then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, split
-into reported ones (the step's relaxation named the pair, or an earlier one did and it has not
-come closer since) and not reported ones, the non-finite distances, the exceptions by kind (no
-timing).
+then N of Talos reaching random hand targets; counts the relaxed steps and the steps closer
+than d_s − 0.1 mm, split into reported (the step's relaxation named the pair), foreseen (the
+previous step's did, and the pair came no closer than the depth it gave: the obstacle's move
+it predicted), recovering (named earlier, or inside d_s from the scene's start, and not
+closer since) and not reported (each printed with its scene and step); NaN in v, q or the
+distances, joint position and velocity limits exceeded, exceptions by kind, the closest
+distance (no timing). ``--scenes 3,7`` runs those scenes (numbered from 0 across both robots)
+as in the full soak, the others' random draws only; ``--out part.json`` saves a part's
+figures and ``--merge part*.json`` adds the parts up and writes
+benchmarks/results/collisions_soak.txt (as does a full run of N ≥ 10,000).
 """
 
 from __future__ import annotations
