@@ -343,8 +343,10 @@ def soak(steps: int, only: set[int] | None = None) -> dict:
             wake = d_before < limit.safety_distance - 1e-4  # (a start inside d_s: pushed out)
             for k in range(200):
                 for obstacle, velocity in zip(obstacles, velocities, strict=True):
-                    if velocity.any() and k:
-                        obstacle.move_to(obstacle.pose.translation + velocity * DT)
+                    if velocity.any() and k:  # (a translation: the pose keeps its rotation)
+                        pose = obstacle.pose.copy()
+                        pose.translation = pose.translation + velocity * DT
+                        obstacle.move_to(pose)
                 try:
                     v = taskik.solve_ik(conf, [*tasks, posture], DT, limits, solver="daqp")
                 except NoSolutionFound:
