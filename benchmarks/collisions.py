@@ -29,15 +29,22 @@ instructions with ``callgrind_annotate F | grep TOTALS`` (repeatable whatever th
 
 ``--soak N``: N closed-loop steps of the Panda reaching random targets among spheres, boxes,
 capsules, cylinders and a mesh (half of them moving at up to 0.5 m/s) over a half-space table,
-then N of Talos reaching random hand targets; counts the steps closer than d_s − 0.1 mm, split
-into reported ones (the step's relaxation named the pair, or an earlier one did and it has not
-come closer since) and not reported ones, the non-finite distances, the exceptions by kind (no
-timing).
+then N of Talos reaching random hand targets; counts the relaxed steps and the steps closer
+than d_s − 0.1 mm, split into reported (the step's relaxation named the pair), foreseen (the
+previous step's did, and the pair came no closer than the depth it gave: the obstacle's move
+it predicted), recovering (named earlier, or inside d_s from the scene's start, and not
+closer since) and not reported (each printed with its scene and step); NaN in v, q or the
+distances, joint position and velocity limits exceeded, exceptions by kind, the closest
+distance (no timing). ``--scenes 3,7`` runs those scenes (numbered from 0 across both robots)
+as in the full soak, the others' random draws only; ``--out part.json`` saves a part's
+figures and ``--merge part*.json`` adds the parts up and writes
+benchmarks/results/collisions_soak.txt (as does a full run of N ≥ 10,000).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 from pathlib import Path
@@ -292,21 +299,40 @@ def panda_scene(rng):
     return robot, conf, limit, obstacles, velocities
 
 
-def soak(steps: int) -> None:
-    """Closed loops among obstacles and on Talos: steps closer than d_s − 0.1 mm, NaN, errors."""
+def soak(steps: int, only: set[int] | None = None) -> dict:
+    """Closed loops among obstacles and on Talos: steps closer than d_s − 0.1 mm, NaN, errors.
+
+    ``only``: the scene indices (from 0, numbered across both robots) to simulate; the
+    others only draw their random numbers (which do not depend on the motion), so that a
+    scene can be run alone as it is in the full soak, and the soak split across processes
+    (``--out``, then ``--merge``).
+
+    The obstacles start moving after a scene's first step: the scene is checked clear at
+    their first poses, and a step's collision rows can allow for an obstacle's motion only
+    from the second step on (the first has no motion history)."""
     from taskik.exceptions import NoSolutionFound
 
     rng = np.random.default_rng(0)
-    counts = {
-        "steps": 0,
-        "closer": 0,
-        "closer, reported": 0,
-        "closer, NOT reported": 0,
-        "nan": 0,
-        "no solution": 0,
-        "other errors": 0,
-    }
+    scene = -1
+    unreported: list[str] = []
+    closest = {"panda": (np.inf, ""), "talos": (np.inf, "")}
+    tables: dict[str, dict[str, int]] = {}
     for robot_name in ("panda", "talos"):
+        counts = {
+            "steps": 0,
+            "closer": 0,
+            "relaxed steps": 0,
+            "closer, reported": 0,
+            "closer, foreseen": 0,
+            "closer, recovering": 0,
+            "closer, NOT reported": 0,
+            "nan": 0,
+            "position limit exceeded": 0,
+            "velocity limit exceeded": 0,
+            "no solution": 0,
+            "other errors": 0,
+        }
+        tables[robot_name] = counts
         done = 0
         while done < steps:
             if robot_name == "panda":
@@ -319,6 +345,7 @@ def soak(steps: int) -> None:
                 frames = list(robot.end_effectors[2:])
             if limit.clearance(conf) < 0.0:  # a start in collision: another scene
                 continue
+            scene += 1
             model = robot.model
             tasks = []
             for frame in frames:
@@ -337,10 +364,28 @@ def soak(steps: int) -> None:
             names = np.array(limit.pair_names)
             d_before = np.full(len(names), np.inf)
             wake = np.zeros(len(names), dtype=bool)  # named by a relaxation, not back at d_s
-            for _ in range(200):
+            # per pair, the depth the last step's relaxation gave it (0: not named): a step's
+            # rows carry the obstacles' predicted move over the next step, so an approach
+            # within that depth at the next step was reported a step ahead
+            foreseen = np.zeros(len(names))
+            lower, upper = model.lowerPositionLimit, model.upperPositionLimit
+            bounded = np.isfinite(lower) & np.isfinite(upper)
+            for joint in model.joints:  # a floating base's placeholder bounds are not limits
+                if joint.shortname() == "JointModelFreeFlyer":
+                    bounded[joint.idx_q : joint.idx_q + joint.nq] = False
+            v_max = model.velocityLimit
+            if only is not None and scene not in only:
+                done += 200
+                continue
+            start = limit.distances(conf, all_pairs=True)
+            d_before[start.pairs] = start.distance
+            wake = d_before < limit.safety_distance - 1e-4  # (a start inside d_s: pushed out)
+            for k in range(200):
                 for obstacle, velocity in zip(obstacles, velocities, strict=True):
-                    if velocity.any():
-                        obstacle.move_to(obstacle.pose.translation + velocity * DT)
+                    if velocity.any() and k:  # (a translation: the pose keeps its rotation)
+                        pose = obstacle.pose.copy()
+                        pose.translation = pose.translation + velocity * DT
+                        obstacle.move_to(pose)
                 try:
                     v = taskik.solve_ik(conf, [*tasks, posture], DT, limits, solver="daqp")
                 except NoSolutionFound:
@@ -350,9 +395,23 @@ def soak(steps: int) -> None:
                     counts["other errors"] += 1
                     break
                 relaxation = taskik.last_relaxation(conf)
-                named = np.isin(names, [r.row for r in relaxation.rows] if relaxation else [])
+                depth = np.zeros(len(names))
+                for r in relaxation.rows if relaxation else []:
+                    i = np.flatnonzero(names == r.row)
+                    depth[i] = np.maximum(depth[i], r.depth)
+                named = depth > 0.0
                 wake |= named
+                counts["relaxed steps"] += bool(relaxation)
+                if not np.all(np.isfinite(v)):
+                    counts["nan"] += 1
+                    v = np.zeros(model.nv)
+                counts["velocity limit exceeded"] += int(np.any(np.abs(v) > v_max + 1e-9))
                 conf.integrate_inplace(v, DT)
+                q = conf.q
+                counts["nan"] += int(not np.all(np.isfinite(q)))
+                counts["position limit exceeded"] += int(
+                    np.any((q < lower - 1e-9)[bounded] | (q > upper + 1e-9)[bounded])
+                )
                 found = limit.distances(conf, all_pairs=True)
                 every = found.distance
                 d_after = np.full(len(names), np.inf)
@@ -360,18 +419,88 @@ def soak(steps: int) -> None:
                 counts["steps"] += 1
                 done += 1
                 counts["nan"] += int(not np.all(np.isfinite(every)))
-                # closer than d_s − 0.1 mm: reported when this step's relaxation named the pair,
-                # or an earlier one did and it has not come closer since (pushed out)
+                low = float(every.min()) if len(every) else np.inf
+                if low < closest[robot_name][0]:
+                    closest[robot_name] = (low, f"scene {scene} step {k}, {names[every.argmin()]}")
+                # closer than d_s − 0.1 mm: reported when this step's relaxation named the pair;
+                # foreseen when the last step's did and the pair came no closer than its depth
+                # (the obstacle's move at the start of this step, which it predicted);
+                # recovering when an earlier one did and it has not come closer since
                 close = d_after < limit.safety_distance - 1e-4
                 if close.any():
                     counts["closer"] += 1
-                    reported = named | (wake & (d_after >= d_before - 1e-4))
-                    counts[
-                        "closer, NOT reported" if (close & ~reported).any() else "closer, reported"
-                    ] += 1
+                    ahead = (foreseen > 0.0) & (d_after >= d_before - foreseen - 1e-4)
+                    recovering = wake & (d_after >= d_before - 1e-4)
+                    missed = np.flatnonzero(close & ~(named | ahead | recovering))
+                    if len(missed):
+                        counts["closer, NOT reported"] += 1
+                    elif (close & named).any():
+                        counts["closer, reported"] += 1
+                    elif (close & ahead).any():
+                        counts["closer, foreseen"] += 1
+                    else:
+                        counts["closer, recovering"] += 1
+                    for i in missed:
+                        unreported.append(
+                            f"  {robot_name} scene {scene} step {k}: {names[i]} "
+                            f"{d_before[i] * 1e3:.2f} -> {d_after[i] * 1e3:.2f} mm"
+                        )
+                        print("NOT reported:" + unreported[-1], flush=True)
                 wake &= close
                 d_before = d_after
-        print(robot_name, counts)
+                foreseen = depth
+        print(robot_name, counts, flush=True)
+    return {"steps": steps, "tables": tables, "closest": closest, "unreported": unreported}
+
+
+def merge_soaks(parts: list[dict]) -> dict:
+    """One soak's figures from the parts run by separate processes (``--scenes``)."""
+    tables = {
+        robot: {key: sum(p["tables"][robot][key] for p in parts) for key in table}
+        for robot, table in parts[0]["tables"].items()
+    }
+    closest = {
+        robot: tuple(min((tuple(p["closest"][robot]) for p in parts), key=lambda c: c[0]))
+        for robot in parts[0]["closest"]
+    }
+    unreported = [line for p in parts for line in p["unreported"]]
+    return {
+        "steps": parts[0]["steps"],
+        "tables": tables,
+        "closest": closest,
+        "unreported": unreported,
+    }
+
+
+def soak_table(result: dict, write: bool) -> None:
+    """Print the soak's table; with ``write``, also to benchmarks/results/collisions_soak.txt."""
+    tables, closest, unreported, steps = (
+        result["tables"],
+        result["closest"],
+        result["unreported"],
+        result["steps"],
+    )
+    lines = [
+        "Collision soak: closed loops of solve_ik's default step (DAQP), 200 steps per scene,",
+        "random targets. Panda: spheres, boxes, capsules, cylinders and a mesh, half of them",
+        "moving at up to 0.5 m/s, over a half-space table; Talos: self-collision, random hand",
+        "targets, feet held. CollisionLimit defaults (d_s = 10 mm).",
+        f"seed 0, {steps} steps per robot ({platform.machine()}, Python "
+        f"{platform.python_version()}, taskik {taskik.__version__})",
+        "",
+        f"{'':42s} {'Panda':>9s} {'Talos':>9s}",
+    ]
+    for key in tables["panda"]:
+        lines.append(f"{key:42s} {tables['panda'][key]:9d} {tables['talos'][key]:9d}")
+    for name, (low, where) in closest.items():
+        lines.append(f"closest distance, {name}: {low * 1e3:.2f} mm ({where})")
+    lines += ["steps closer than d_s - 0.1 mm NOT reported:", *unreported] if unreported else []
+    text = "\n".join(lines)
+    print(text)
+    if write:
+        path = Path(__file__).parent / "results" / "collisions_soak.txt"
+        path.write_text(text + "\n")
+        print(f"written to {path}")
 
 
 def instructions(mode: str, steps: int, detection: float) -> None:
@@ -513,11 +642,24 @@ if __name__ == "__main__":
     )
     parser.add_argument("--steps", type=int, default=200, help="steps for --instructions")
     parser.add_argument("--detection", type=float, default=0.05, help="d_i for --instructions")
+    parser.add_argument(
+        "--scenes",
+        type=lambda text: {int(e) for e in text.split(",")},
+        default=None,
+        help="with --soak: the scene indices (from 0) to run, the others' draws skipped",
+    )
+    parser.add_argument("--out", help="with --soak: the figures to this JSON file (a part)")
+    parser.add_argument("--merge", nargs="+", help="JSON parts of one soak: merged, written")
     args = parser.parse_args()
     if args.instructions:
         instructions(args.instructions, args.steps, args.detection)
+    elif args.merge:
+        soak_table(merge_soaks([json.loads(Path(f).read_text()) for f in args.merge]), True)
     elif args.soak:
-        soak(args.soak)
+        result = soak(args.soak, args.scenes)
+        if args.out:
+            Path(args.out).write_text(json.dumps(result))
+        soak_table(result, args.scenes is None and args.soak >= 10000)
     elif args.check:
         check_against_coal(args.check)
     elif args.near_pairs:

@@ -15,14 +15,24 @@ velocity and collision limits; ``CollisionLimit`` with its default distances), t
   the old default, and ``strict=True``, raise ``NoSolutionFound`` on exactly these steps;
   the depth of each relaxed row (``slack · dt``, m) and of the deepest row per step;
 - after the step, every monitored pair closer than ``d_s − 0.1 mm``, sorted into: named by
-  the step's relaxation; *recovering* (an earlier step's relaxation named it, it has not
-  been back beyond ``d_s − 0.1 mm`` since, and this step did not bring it closer by more
-  than 0.1 mm: pushed out at the damper's rate); and *not reported*, split into pairs with
-  the half-space table and the others;
-- NaN in ``v`` or ``q``; joint position or velocity limits exceeded (by more than 1e-9).
+  the step's relaxation; *foreseen* by the previous step's relaxation (the obstacles move
+  at the start of a step, before it is solved, and a step's rows carry the obstacles'
+  predicted move over the next one: a relaxation that named the pair with depth ``D``
+  reported that move a step ahead, and the pair came no closer than ``D`` + 0.1 mm);
+  *recovering* (an earlier step's relaxation named it, it has not been back beyond
+  ``d_s − 0.1 mm`` since, and this step did not bring it closer by more than 0.1 mm: pushed
+  out at the damper's rate); and *not reported*, split into pairs with the half-space table
+  and the others (each printed with its episode and step);
+- NaN in ``v`` or ``q``; joint position or velocity limits exceeded (by more than 1e-9);
+  the closest distance, where it was reached and how it was counted.
 
     python benchmarks/moving_obstacles.py            # 30 episodes × 1,000 steps
     python benchmarks/moving_obstacles.py --episodes 2 --steps 200   # a quick look
+    python benchmarks/moving_obstacles.py --only 21  # episode 21 alone, as in the full run
+
+``--only`` runs the episodes listed (from 0) and only draws the others' random numbers, which
+do not depend on the robot's motion: an episode is the same as in the full run with the
+same ``--steps``.
 
 Writes the table to benchmarks/results/moving_obstacles.txt (full runs only).
 """
@@ -98,7 +108,11 @@ def hand_target(rng, model, data, fid, top):
             return p
 
 
-def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict) -> None:
+def episode(
+    robot, rng: np.random.Generator, index: int, steps: int, tally: dict, simulate: bool = True
+) -> None:
+    """One episode; with ``simulate=False``, only its random draws (which do not depend on
+    the robot's motion), so that a later episode can be run alone with the same scene."""
     model = robot.model
     conf = robot.configuration()
     top = 0.0
@@ -150,6 +164,10 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
     d_before = np.full(len(names), np.inf)
     d_before[before.pairs] = before.distance
     wake = np.zeros(len(names), dtype=bool)  # pairs a relaxation named, not yet back at d_s
+    # the depth (m) the last step's relaxation gave each pair it named: it foresaw the
+    # obstacles' move at the start of this step (the rows carry the obstacles' predicted
+    # motion over the next step), so an approach within it was reported a step ahead
+    foreseen: dict[str, float] = {}
     for k in range(steps):
         if k % TARGET_EVERY == 0 and k:
             target = hand_target(rng, model, data, fid, top)
@@ -163,6 +181,8 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
         t = (k + 1) * DT
         for swing in swings:
             swing.obstacle.move_to(swing.at(t))
+        if not simulate:
+            continue
         try:
             v = taskik.solve_ik(conf, [hand, rest], DT, limits)
         except Exception as exc:  # noqa: BLE001 - counted, the loop goes on
@@ -170,7 +190,7 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
             v = np.zeros(model.nv)
         relaxation = taskik.last_relaxation(conf)
         tally["steps"] += 1
-        named = set()
+        named: dict[str, float] = {}
         if relaxation:
             tally["relaxed_steps"] += 1
             tally["fallback"] += relaxation.fallback
@@ -179,7 +199,8 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
             tally["row_depths"] += depths
             if depths:
                 tally["step_depths"].append(max(depths))
-            named = {r.row for r in relaxation.rows}
+            for r in relaxation.rows:
+                named[r.row] = max(named.get(r.row, 0.0), r.depth)
             wake |= np.array([n in named for n in names])
             tally["relaxed_rows"] += len(relaxation.rows)
             tally["relaxed_table"] += sum("/ table" in n for n in named)
@@ -200,31 +221,47 @@ def episode(robot, rng: np.random.Generator, index: int, steps: int, tally: dict
         d_after = np.full(len(names), np.inf)
         d_after[after.pairs] = after.distance
         close = np.flatnonzero(d_after < d_s - CLOSE_TOL)
-        tally["min_distance"] = min(tally["min_distance"], float(d_after.min()))
+        closest = int(np.argmin(d_after))
         if len(close):
             tally["close_steps"] += 1
             kinds = set()
             for i in close:
                 if names[i] in named:
-                    kinds.add("reported")
+                    kind = "reported"
+                elif (
+                    names[i] in foreseen
+                    and d_after[i] >= d_before[i] - foreseen[names[i]] - CLOSE_TOL
+                ):
+                    kind = "foreseen"
                 elif wake[i] and d_after[i] >= d_before[i] - CLOSE_TOL:
-                    kinds.add("recovering")
+                    kind = "recovering"
                 else:
-                    kinds.add(
+                    kind = (
                         "unreported_halfspace"
                         if table_pairs[i] and halfspace_table
                         else "unreported_other"
                     )
                     tally["unreported_pairs"][names[i]] += 1
+                    tally["unreported_steps"].append(
+                        f"  episode {index} step {k}: {names[i]} {d_before[i] * 1e3:.2f} -> "
+                        f"{d_after[i] * 1e3:.2f} mm"
+                    )
+                    print("NOT reported:" + tally["unreported_steps"][-1], flush=True)
                     tally["unreported_depths"].append(d_s - d_after[i])
                     near_before = d_before[i] < limit.detection_distance
                     tally["unreported_near_before" if near_before else "unreported_far_before"] += 1
                     deep_before = d_before[i] < d_s - CLOSE_TOL
                     tally["unreported_deeper" if deep_before else "unreported_entered"] += 1
+                kinds.add(kind)
+                if i == closest and d_after[i] < tally["min_distance"]:
+                    tally["min_distance"] = float(d_after[i])
+                    tally["min_where"] = f"episode {index} step {k}, {names[i]}, {kind}"
             for kind in kinds:
                 tally[kind] += 1
+        tally["min_distance"] = min(tally["min_distance"], float(d_after[closest]))
         wake &= d_after < d_s - CLOSE_TOL
         d_before = d_after
+        foreseen = named
         tally["hand_error"].append(float(np.linalg.norm(hand.compute_error(conf))))
 
 
@@ -239,6 +276,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--episodes", type=int, default=30)
     parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument(
+        "--only",
+        type=lambda text: {int(e) for e in text.split(",")},
+        default=None,
+        help="comma-separated episode indices (from 0) to run, the others' draws skipped",
+    )
     args = parser.parse_args()
     robot = taskik.robots.load("panda")
     rng = np.random.default_rng(SEED)
@@ -262,16 +305,19 @@ def main() -> None:
         "unreported_other": 0,
         "unreported_pairs": Counter(),
         "unreported_depths": [],
+        "unreported_steps": [],
         "unreported_near_before": 0,
         "unreported_far_before": 0,
         "unreported_deeper": 0,
         "unreported_entered": 0,
         "min_distance": np.inf,
+        "min_where": "",
+        "foreseen": 0,
         "hand_error": [],
     }
     start = time.perf_counter()
     for e in range(args.episodes):
-        episode(robot, rng, e, args.steps, tally)
+        episode(robot, rng, e, args.steps, tally, args.only is None or e in args.only)
         print(
             f"episode {e + 1}/{args.episodes}: {tally['steps']} steps, "
             f"{tally['relaxed_steps']} relaxed, {sum(tally['exceptions'].values())} exceptions",
@@ -285,7 +331,8 @@ def main() -> None:
         f"(accelerations up to {MAX_ACCELERATION:g} m/s^2) above a table (half-space in even",
         "episodes, box in odd ones), half aimed at the hand's random targets (every 2.5 s);",
         "solve_ik with its defaults (strict=False), CollisionLimit defaults (d_s = 10 mm).",
-        f"seed {SEED}, {args.episodes} episodes x {args.steps} steps of {DT * 1e3:g} ms",
+        f"seed {SEED}, {args.episodes} episodes x {args.steps} steps of {DT * 1e3:g} ms"
+        + (f" (run: episodes {sorted(args.only)} only)" if args.only is not None else ""),
         f"({platform.machine()}, Python {platform.python_version()}, "
         f"taskik {taskik.__version__}, wall {wall:.0f} s, not a timing figure)",
         "",
@@ -302,6 +349,8 @@ def main() -> None:
         f"  deepest per step, mm (p50/p90/p99/max)       {percentiles(tally['step_depths'])}",
         f"steps ending with a pair < d_s - 0.1 mm         {tally['close_steps']}",
         f"  named by the step's relaxation               {tally['reported']}",
+        f"  foreseen by the previous step's relaxation   {tally['foreseen']}"
+        "  (the obstacle's move it predicted, within its depth)",
         f"  recovering from an earlier relaxed step      {tally['recovering']}",
         f"  NOT reported, half-space table pairs         {tally['unreported_halfspace']}",
         f"  NOT reported, other pairs                    {tally['unreported_other']}",
@@ -312,7 +361,7 @@ def main() -> None:
         f"  NOT reported, depth below d_s, mm (p50/p90/p99/max) "
         f"{percentiles(tally['unreported_depths'])}",
         f"closest distance reached, mm                   {tally['min_distance'] * 1e3:.2f}"
-        f"  (d_s = {d_s * 1e3:g} mm)",
+        f"  (d_s = {d_s * 1e3:g} mm; {tally['min_where'] or 'not closer than d_s'})",
         f"NaN in v or q                                  {tally['nan']}",
         f"joint position limits exceeded (steps)         {tally['position_violations']}",
         f"joint velocity limits exceeded (steps)         {tally['velocity_violations']}",
@@ -323,9 +372,10 @@ def main() -> None:
             "unreported pairs (steps): "
             + ", ".join(f"{k}: {c}" for k, c in tally["unreported_pairs"].most_common(8))
         )
+    lines += tally["unreported_steps"][:20]
     text = "\n".join(lines) + "\n"
     print(text)
-    if args.episodes >= 30 and args.steps >= 1000:
+    if args.episodes >= 30 and args.steps >= 1000 and args.only is None:
         RESULT.write_text(text)
         print(f"written to {RESULT}")
 

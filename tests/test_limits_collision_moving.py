@@ -53,6 +53,36 @@ def test_an_obstacle_the_robot_cannot_escape_is_relaxed_and_named():
     assert unreported == 0
 
 
+def test_an_obstacles_move_is_reported_a_step_ahead_within_the_relaxations_depth():
+    """The rows carry the obstacles' predicted move over the next step, so the relaxation of
+    step k names the approach that the obstacle's move at the start of step k+1 brings, and
+    its depth (``slack · dt``) covers it: the moving-obstacle soak counts such an approach
+    as foreseen. Here the ball comes on at 3 mm per step into a link that no joint moves
+    along the normal (it alone closes the gap)."""
+    _, conf, ball, limit, tasks, limits = ball_at_the_shoulder()
+    i = limit.pair_names.index("shoulder_pan_joint_link / ball")
+
+    def distance() -> float:
+        every = limit.distances(conf, all_pairs=True)
+        return float(every.distance[np.flatnonzero(every.pairs == i)[0]])
+
+    before, depth, checked = distance(), 0.0, 0
+    for k in range(40):
+        ball.move_to([0.2 - 0.3 * DT * (k + 1), 0.0, 0.0])
+        v = taskik.solve_ik(conf, tasks, DT, limits)
+        conf.integrate_inplace(v, DT)
+        after = distance()
+        if after < limit.safety_distance and k > 1:  # (the motion is known from step 2 on)
+            checked += 1
+            assert after >= before - depth - 1e-5  # within what the last step reported
+        rows = taskik.last_relaxation(conf).rows
+        depth = max((r.depth for r in rows if r.row == limit.pair_names[i]), default=0.0)
+        if after < limit.safety_distance and k > 1:
+            assert depth >= 0.003 * 0.9  # the next 3 mm are reported now
+        before = after
+    assert checked >= 5
+
+
 def test_the_row_of_a_pair_inside_d_s_still_carries_the_obstacles_motion():
     """Closer than d_s the robot is asked to separate at most at ξ (the cap); the obstacle's
     approach comes on top of that, so the row asks for more than ξ when the ball comes on."""
