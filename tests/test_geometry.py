@@ -59,6 +59,18 @@ def test_obstacles_are_placed_and_moved():
     assert "ball" in repr(ball)
 
 
+def test_moving_an_obstacle_to_a_position_keeps_its_orientation():
+    """``move_to(position)`` used to reset the rotation: a turned box moved 5 mm snapped
+    axis-aligned (a capsule 33.5 mm from a link reached it in one step)."""
+    turned = pin.SE3(pin.utils.rpyToMatrix(0.3, -0.4, 1.1), np.array([0.5, 0.0, 0.2]))
+    slab = geometry.box("slab", [0.4, 0.1, 0.02], turned)
+    slab.move_to(turned.translation + [0.005, 0.0, 0.0])
+    assert np.allclose(slab.pose.rotation, turned.rotation, atol=1e-15)
+    assert np.allclose(slab.pose.translation, [0.505, 0.0, 0.2])
+    slab.move_to(pin.SE3.Identity())  # a whole pose sets the orientation too
+    assert np.allclose(slab.pose.rotation, np.eye(3)) and slab.version == 2
+
+
 @pytest.mark.parametrize(
     "make, message",
     [

@@ -180,8 +180,12 @@ class Obstacle:
         self.version += 1
 
     def move_to(self, pose: Any) -> None:
-        """Place the obstacle at ``pose`` (pin.SE3, 4×4 matrix, or a position in m)."""
-        self._pose = _pose(pose, f"pose of obstacle {self.name!r}")
+        """Place the obstacle at ``pose``: a pin.SE3 or a 4×4 matrix sets its position and
+        orientation; a position (m, three values) moves it there and keeps its orientation."""
+        placed = _pose(pose, f"pose of obstacle {self.name!r}")
+        if not isinstance(pose, pin.SE3) and np.shape(pose) == (3,):
+            placed = pin.SE3(self._pose.rotation, placed.translation)
+        self._pose = placed
         self.version += 1
 
     @property
