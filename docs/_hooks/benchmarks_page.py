@@ -93,6 +93,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("collisions_instructions", "Self-collision on Talos: instructions per step",
      "`benchmarks/collisions.py --instructions` under callgrind: the step with and without "
      "the limit, before and after the check of the solved step, and by detection distance."),
+    ("collisions_near", "Self-collision on Talos: cost per near pair",
+     "`benchmarks/collisions.py --near-pairs`: the step by detection distance, against the "
+     "step without collisions timed in the same rounds."),
     ("collision_defaults", "The collision limit's defaults",
      "`benchmarks/collision_defaults.py`."),
     ("moving_obstacles", "Moving obstacles: a step always exists",
