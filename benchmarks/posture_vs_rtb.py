@@ -160,8 +160,12 @@ def main() -> None:
         f"{args.seed}, the same q0 per target, calls alternating target by target",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
         f"{np.__version__}, roboticstoolbox {rtb.__version__}, {platform.machine()}, "
-        f"{os.cpu_count()} cores, load average {load:.1f} (above the core count: times are "
-        "noisy, compare the ratios only)",
+        f"{os.cpu_count()} cores, load average {load:.1f}"
+        + (
+            " (above the core count: times are noisy, compare the ratios only)"
+            if load > (os.cpu_count() or 1)
+            else ""
+        ),
         "",
         f"{'':34s} {'solved':>9s} {'median µs':>10s} {'mean µs':>9s} {'p95 µs':>8s} "
         f"{'mean it':>8s} {'median it':>9s} {'mean s.':>8s} {'per call µs':>11s} "
