@@ -132,9 +132,9 @@ MOVED = 1e-18
 REST_RATE = 1e-3
 REST_STEPS = 10
 #: a level above the lowest fails when its ``M`` grows past what it had and what it was
-#: predicted by more than this (m², rad²: a weighted error of 1e-3). Chosen on B5 and on
-#: posture generation with levels: 1e-8 shortened the steps of too many settling loops,
-#: and with none a level search left held feet 0.1 m off.
+#: predicted by more than this (m², rad²: a weighted error of 1e-3). Chosen on the settling
+#: benchmark and on posture generation with levels: 1e-8 shortened the steps of too many
+#: settling loops, and with none a level search left held feet 0.1 m off.
 HELD = 1e-6
 #: a change of target, gain, cost or limit keeps ``ν`` (instead of the plain step) while the
 #: loop flips: ``FLIPS`` reversals or more that do not shrink (``‖v_k‖ ≥ ‖v_{k−1}‖``), none

@@ -5,9 +5,9 @@ large enough, about 4.4e5 multiply-adds for ``AᵀA`` with OpenBLAS 0.3.31 (a 11
 is split, 120 × 60 is not). On a machine whose other cores are busy, the split waits for
 threads that do not get a core: ``AᵀA`` of a 100 × 100 ``A`` took 12.8 ms with the default
 two threads against 48 µs with one, 200 × 60 took 86 against 42 µs (same process, a second
-process busy on the other core). Smaller products never wake the pool: B1's scenes (nv ≤ 38)
-and the chains of nv 50 to 200 (whose posture rows enter ``P``'s diagonal, not ``AᵀA``)
-measured the same step time with OpenBLAS's default threads and with one.
+process busy on the other core). Smaller products never wake the pool: the step benchmark's
+scenes (nv ≤ 38) and the chains of nv 50 to 200 (whose posture rows enter ``P``'s diagonal,
+not ``AᵀA``) measured the same step time with OpenBLAS's default threads and with one.
 
 :func:`hold` sets every BLAS library found by threadpoolctl to one thread and returns what
 to give back to :func:`release`, which restores each library's count as it was: a user's
