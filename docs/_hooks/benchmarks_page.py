@@ -96,6 +96,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("collisions_near", "Self-collision on Talos: cost per near pair",
      "`benchmarks/collisions.py --near-pairs`: the step by detection distance, against the "
      "step without collisions timed in the same rounds."),
+    ("collisions_soak", "Collision soak: Panda among obstacles, Talos self-collision",
+     "`benchmarks/collisions.py --soak 35000`: steps closer than the safety distance less "
+     "0.1 mm, each reported or not, NaN, limit violations and errors, per robot."),
     ("collision_defaults", "The collision limit's defaults",
      "`benchmarks/collision_defaults.py`."),
     ("moving_obstacles", "Moving obstacles: a step always exists",
