@@ -432,13 +432,7 @@ class Assembler:
                         else:
                             soft_lb[idx] = np.maximum(soft_lb[idx], lo)
                             soft_ub[idx] = np.minimum(soft_ub[idx], hi)
-                rows = lim.compute_inequalities(configuration, dt)
-                if rows is not None:
-                    if not lim.well_formed:
-                        rows = check_rows(lim, rows, self.nv)
-                    G_rows.append(rows[0])
-                    h_rows.append(rows[1])
-                    row_limits.append((lim, len(rows[1])))
+                self._append_rows(lim, configuration, dt, G_rows, h_rows, row_limits)
             self._dynamic_boxes = boxes
             if have_dyn_hard and (hard_lb > hard_ub).any():
                 self._resolve(hard_lb, hard_ub, resolve, "inconsistent hard bounds")
@@ -467,6 +461,24 @@ class Assembler:
             return self.P, self.r, G, h, None, None
         return self.P, self.r, G, h, lb, ub
 
+    def _append_rows(
+        self,
+        lim: Limit,
+        configuration: Configuration,
+        dt: float,
+        G_rows: list[np.ndarray],
+        h_rows: list[np.ndarray],
+        row_limits: list[tuple[Limit, int]],
+    ) -> None:
+        """Append ``lim``'s rows ``G v ≤ h`` (checked unless it is well formed), if any."""
+        rows = lim.compute_inequalities(configuration, dt)
+        if rows is not None:
+            if not lim.well_formed:
+                rows = check_rows(lim, rows, self.nv)
+            G_rows.append(rows[0])
+            h_rows.append(rows[1])
+            row_limits.append((lim, len(rows[1])))
+
     def _rows(
         self, limits: list[Limit], configuration: Configuration, dt: float
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -474,15 +486,10 @@ class Assembler:
         :attr:`row_limits`."""
         G_rows: list[np.ndarray] = []
         h_rows: list[np.ndarray] = []
-        self.row_limits = row_limits = []
+        row_limits: list[tuple[Limit, int]] = []
+        self.row_limits = row_limits
         for lim in limits:
-            rows = lim.compute_inequalities(configuration, dt)
-            if rows is not None:
-                if not lim.well_formed:
-                    rows = check_rows(lim, rows, self.nv)
-                G_rows.append(rows[0])
-                h_rows.append(rows[1])
-                row_limits.append((lim, len(rows[1])))
+            self._append_rows(lim, configuration, dt, G_rows, h_rows, row_limits)
         if len(G_rows) == 1:  # (no copy: nothing downstream writes into G or h)
             return G_rows[0], h_rows[0]
         if not G_rows:
