@@ -369,15 +369,20 @@ def test_only_edges_within_the_detection_distance_give_rows(talos):
         BalanceLimit(feet, detection_distance=0.0)
 
 
-def test_the_step_report_shows_the_balance_rows_and_margin(talos):
-    conf = talos.configuration()
+def reach_past_the_feet(talos, conf):
+    """Both feet held and a hand sent 1.5 m forward: a loop that rides to the soles' edge."""
     feet = both_feet(talos, conf)
     tasks = [*(c.task(conf) for c in feet)]
     hand = taskik.PositionTask(talos.end_effectors[3], lm_damping=1.0)
     hand.set_target(
         conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [1.5, 0, -0.3]
     )
-    tasks.append(hand)
+    return feet, [*tasks, hand]
+
+
+def test_the_step_report_shows_the_balance_rows_and_margin(talos):
+    conf = talos.configuration()
+    feet, tasks = reach_past_the_feet(talos, conf)
     limits = [*taskik.limits.default_limits(talos.model), BalanceLimit(feet)]
     for _ in range(150):
         conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.01, limits=limits), 0.01)
@@ -432,13 +437,7 @@ def test_the_balance_rows_take_the_fast_assembly_and_the_warm_solver_unchanged(t
     the general assembly, and ``build_ik`` + ``solve_qp`` solve cold: all take the same
     step, to rounding, along a loop that rides to the edge of the soles."""
     conf = talos.configuration()
-    feet = both_feet(talos, conf)
-    tasks = [*(c.task(conf) for c in feet)]
-    hand = taskik.PositionTask(talos.end_effectors[3], lm_damping=1.0)
-    hand.set_target(
-        conf.get_transform_frame_to_world(talos.end_effectors[3]).translation + [1.5, 0, -0.3]
-    )
-    tasks.append(hand)
+    feet, tasks = reach_past_the_feet(talos, conf)
     model_limits = taskik.limits.default_limits(talos.model)
     fast = [*model_limits, BalanceLimit(feet)]
     general = [*model_limits, taskik.limits.ConfigurationLimit(talos.model), BalanceLimit(feet)]
