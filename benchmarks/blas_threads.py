@@ -11,8 +11,8 @@ One process, contenders interleaved in rounds over the same moving configuration
 - ``threads=1``: BLAS set to one thread for the whole run (threadpoolctl; what
   ``OPENBLAS_NUM_THREADS=1`` does for a process).
 
-Scenes: B1's four (UR5, Panda, Talos, G1; ``step_vs_pink``), whose products are too small
-for OpenBLAS to split, and a serial chain of 100 joints (``step_chains``) with its posture
+Scenes: the step benchmark's four (UR5, Panda, Talos, G1; ``step_vs_pink``), whose products are too
+small for OpenBLAS to split, and a serial chain of 100 joints (``step_chains``) with its posture
 task first, so that its 100 posture rows enter the dense ``AᵀA`` (106 × 100: 1.06e6
 multiply-adds). The velocities of the three contenders (the plain step, ``adaptive=False``)
 are compared at 20 configurations.

@@ -1,4 +1,4 @@
-"""B3: tracking with Buss's Y and double-Y multibodies, every unconstrained backend.
+"""Tracking with Buss's Y and double-Y multibodies, every unconstrained backend.
 
 The targets move on Buss's sinusoids, partly out of reach; one IK update per time step
 (dt = 0.005 s, Buss's demonstration step), each update asking for the full correction
@@ -139,7 +139,7 @@ def main() -> None:
     args = ap.parse_args()
 
     lines = [
-        "B3 — Buss's Y (J 6×7) and double-Y (J 12×16): tracking sinusoidal targets, "
+        "Tracking — Buss's Y (J 6×7) and double-Y (J 12×16): tracking sinusoidal targets, "
         f"dt = {DT} s, {args.steps} updates after {args.warmup} warm-up updates",
         f"python {platform.python_version()}, numpy {np.__version__}, {platform.machine()}",
         "",

@@ -1,4 +1,5 @@
-"""B4 speed: a three-level prioritized humanoid step vs the same tasks weighted in one level.
+"""Priorities vs weights, speed: a three-level prioritized humanoid step vs the same tasks weighted
+in one level.
 
 Levels: [[both soles, CoM], [both grippers (hands)], [posture]] on Talos (example-robot-data,
 nv = 38) when installed, else on the bundled humanoid (nv = 34). The weighted step solves
@@ -79,7 +80,7 @@ def run(n: int) -> tuple[list[str], str]:
     # (hand shift, CoM shift) in m; at dt = 0.01 s a 1 cm error asks for 1 m/s
     situations = {
         "small step (no limit active)": (np.array([1e-3, -1e-3, 1e-3]), np.array([5e-4, 0, 0])),
-        "B1-size step (velocity limits bind)": (
+        "large step (velocity limits bind)": (
             np.array([0.06, -0.06, 0.05]),
             np.array([0.02, 0.0, -0.02]),
         ),
@@ -136,7 +137,8 @@ def main() -> None:
     args = parser.parse_args()
     lines, detail = run(args.calls)
     header = [
-        "B4 speed: 3-level prioritized step [[soles, CoM], [grippers], [posture]] vs the same",
+        "Priorities vs weights, speed: 3-level prioritized step [[soles, CoM], [grippers], "
+        "[posture]] vs the same",
         "tasks weighted in one QP; position + velocity limits, DAQP, dt = 0.01 s",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
         f"{np.__version__}, {args.calls} calls per variant, interleaved",

@@ -1,5 +1,5 @@
 """Which QP solver should solve_ik use by default? Time every installed qpsolvers solver on
-the B1 problems (UR5, Panda, Talos), through taskik.solve_ik, interleaved in one run.
+the step benchmark's problems (UR5, Panda, Talos), through taskik.solve_ik, interleaved in one run.
 
 Install candidates with ``pip install -e .[bench,quadprog]`` (quadprog is GPL: optional).
 Writes benchmarks/results/qp_solvers.txt.
@@ -30,7 +30,8 @@ def main() -> None:
     args = parser.parse_args()
     solvers = list(qpsolvers.available_solvers)
     lines = [
-        "QP solvers on the B1 step (solve_ik, same tasks and limits), median / p95 µs",
+        "QP solvers on the step benchmark's step (solve_ik, same tasks and limits), "
+        "median / p95 µs",
         f"{'robot':<7}" + "".join(f"{s:>20}" for s in solvers),
     ]
     for name in ("ur5", "panda", "talos"):

@@ -1,4 +1,4 @@
-"""B5: does the closed loop ``v = solve_ik(conf, tasks, dt); conf.integrate_inplace(v, dt)``
+"""Settling: does the closed loop ``v = solve_ik(conf, tasks, dt); conf.integrate_inplace(v, dt)``
 come to rest with default settings?
 
 Every taskik episode runs twice: with the defaults (the damping adapted across steps,
@@ -942,7 +942,7 @@ def main() -> None:
     full = args.episodes == FULL_EPISODES and robots == ROBOTS and with_pink and args.seed == 0
     n_pink = sum(p is not None for _, _, p in rows)
     lines = [
-        f"B5 settling: {len(rows)} taskik episodes ({n_pink} flat ones also with pink), "
+        f"Settling: {len(rows)} taskik episodes ({n_pink} flat ones also with pink), "
         f"{STEPS} steps each, seed {args.seed}; default settings (gain 1, limits=None, "
         "damping 1e-12, DAQP, adaptive damping); 'plain': the same with adaptive=False",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "

@@ -1,10 +1,10 @@
-"""B5's unsettled static-target episodes at dt = 0.001: could any velocity-limited motion
-have reached the target within the episode's 1000 steps (1 s)?
+"""The settling benchmark's unsettled static-target episodes at dt = 0.001: could any
+velocity-limited motion have reached the target within the episode's 1000 steps (1 s)?
 
-For every taskik episode of B5 (``benchmarks/settling.py``'s full run: seed 0, two
-repetitions per set-up, both modes) in the scenario ``reachable`` at dt = 0.001 that is
-unsettled after its 1000 steps (B5's loop and rule, through ``settling.run_loop``), this
-computes
+For every taskik episode of the settling benchmark (``benchmarks/settling.py``'s full run: seed 0,
+two repetitions per set-up, both modes) in the scenario ``reachable`` at dt = 0.001 that is
+unsettled after its 1000 steps (the settling benchmark's loop and rule, through
+``settling.run_loop``), this computes
 
     T_min = min over q* in G of max_i |q*_i − q_start_i| / vmax_i,
 
@@ -15,17 +15,18 @@ and the Panda). vmax = ``model.velocityLimit`` (``solve_ik``'s default velocity 
 Any motion from q_start to a q* with ``|q̇_i| ≤ vmax_i`` takes at least
 ``|q*_i − q_start_i| / vmax_i`` for every joint i, so no controller that respects the
 velocity limits puts the hand on the target before T_min (position limits along the way,
-accelerations and the 1e-4 tolerance of B5's "reached" are ignored: a lower bound). A joint
-whose range is wider than 2π (the UR5's ±2π) reaches the angle of q*_i at several
+accelerations and the 1e-4 tolerance of the settling benchmark's "reached" are ignored: a lower
+bound). A joint whose range is wider than 2π (the UR5's ±2π) reaches the angle of q*_i at several
 q*_i + 2πk within its range; the one nearest q_start_i is taken.
 
 The search (``q = pin.integrate(q_start, x)``, x the displacement from the start):
 
 1. from each start, Levenberg–Marquardt on the hand (and feet, weighted 100×) residuals;
    the starts: ``--starts`` uniform random configurations within the limits (the
-   humanoids: the pelvis → hand joints, as B5's target draws them), q_start, and the
-   configuration B5 drew the target from (``q_goal``, a known member of G); joints with a
-   range narrower than 2π are clipped to it at every iterate, wider ones wrapped after;
+   humanoids: the pelvis → hand joints, as the settling benchmark's target draws them), q_start, and
+   the configuration the settling benchmark drew the target from (``q_goal``, a known member of G);
+   joints with a range narrower than 2π are clipped to it at every iterate, wider ones
+   wrapped after;
 2. each end point is refined by SLSQP: minimise t subject to ``−t·vmax ≤ x ≤ t·vmax``,
    the pose residuals = 0 and the joint limits (the Panda's solutions form 1-D families,
    along which this slides to a local optimum; the UR5's are isolated: nothing to slide),
@@ -45,11 +46,11 @@ at each of 101 values across its range, LM on the other six from 8 random starts
 a grid point lies a little above the family's optimum, so T grid ≥ T_min is expected, and a
 value below T_min would reveal a branch the main search missed.
 
-Per episode, taskik's loop (B5's tasks, default settings) also runs for ``--horizon`` s of
-simulated time: ``t loop``, the first time every goal error is below 1e-4 (B5's
-"reached"); ``T(q loop)``, the bound above for the configuration it had then (it cannot
-have got there sooner); ``loop end``, "reached" or, when it never did, whether it was at
-rest (‖v‖ < 1e-3 on the last 10 steps) or moving at the horizon and its goal error then;
+Per episode, taskik's loop (the settling benchmark's tasks, default settings) also runs for
+``--horizon`` s of simulated time: ``t loop``, the first time every goal error is below 1e-4 (the
+settling benchmark's "reached"); ``T(q loop)``, the bound above for the configuration it had then
+(it cannot have got there sooner); ``loop end``, "reached" or, when it never did, whether it
+was at rest (‖v‖ < 1e-3 on the last 10 steps) or moving at the horizon and its goal error then;
 ``T(q_goal)``, the bound for the configuration the target was drawn from.
 
 Secondary, a DIFFERENT and WEAKER bound, for the ``out_of_reach`` episodes unsettled at
@@ -93,7 +94,7 @@ import settling as b5  # noqa: E402
 from _timing import publish  # noqa: E402
 
 DT = 0.001
-REPETITIONS = (0, 1)  # B5's full run: two repetitions per set-up
+REPETITIONS = (0, 1)  # the settling benchmark's full run: two repetitions per set-up
 TOL_POSE = 1e-6  # a member of G: hand (and feet) within this log6 norm of the target
 TOL_DISTINCT = 1e-3  # refined end points differing by more (rad, any joint) are distinct
 SLACK = 1e-3  # secondary: G' = hand error <= e_rest + SLACK
@@ -101,7 +102,8 @@ DEFAULT_STARTS = 300
 DEFAULT_STARTS_SECONDARY = 100
 GRID_VALUES = 101  # grid_check: values of the fixed joint
 GRID_STARTS = 8  # grid_check: random starts per value
-DEFAULT_HORIZON = 10.0  # s of simulated time for the loop's reach time (B5's "10 s")
+# s of simulated time for the loop's reach time (the settling benchmark's "10 s")
+DEFAULT_HORIZON = 10.0
 REST_SECONDS = 10.0  # secondary: the loop's error after this long is e_rest
 BIG = 1e10  # |bounds| above this are none
 
@@ -348,7 +350,8 @@ def search(G: GoalSet, starts: list[np.ndarray]) -> Search:
 
 # ----------------------------------------------------------------------------- episodes
 def goal_configuration(info: b5.RobotInfo, episode: b5.Episode) -> np.ndarray:
-    """The configuration B5's reachable target was drawn from (``make_targets``' draws)."""
+    """The configuration the settling benchmark's reachable target was drawn from (``make_targets``'
+    draws)."""
     rng = np.random.default_rng(episode.seed)
     q = info.robot.q0.copy()
     if episode.setup.start == "neutral":
@@ -415,7 +418,7 @@ def grid_check(
 
 @dataclass
 class Loop:
-    settled: bool  # B5's rule after its 1000 steps
+    settled: bool  # the settling benchmark's rule after its 1000 steps
     t_reach: float | None  # first time every goal error < 1e-4 (s)
     q_reach: np.ndarray | None
     qs: list[np.ndarray]  # q after each step
@@ -424,9 +427,9 @@ class Loop:
 
 
 def run_loop(info: b5.RobotInfo, episode: b5.Episode, seconds: float, stop: bool = True) -> Loop:
-    """taskik's loop on the episode (B5's tasks and settings) for ``seconds`` (``stop``: or
-    until every goal error is below 1e-4); the first 1000 steps through
-    ``settling.run_loop``, for B5's settled rule."""
+    """taskik's loop on the episode (the settling benchmark's tasks and settings) for ``seconds``
+    (``stop``: or until every goal error is below 1e-4); the first 1000 steps through
+    ``settling.run_loop``, for the settling benchmark's settled rule."""
     targets = b5.make_targets(info, episode)
     _, _, problem = b5.taskik_tasks(targets, episode.setup.mode)
     model = info.robot.model
@@ -464,7 +467,8 @@ def run_loop(info: b5.RobotInfo, episode: b5.Episode, seconds: float, stop: bool
 
 
 def unsettled(scenario: str, robots: tuple[str, ...]) -> list[tuple[b5.Episode, Loop | None]]:
-    """B5's taskik episodes of ``scenario`` at dt 0.001 unsettled after 1000 steps."""
+    """The settling benchmark's taskik episodes of ``scenario`` at dt 0.001 unsettled after 1000
+    steps."""
     out = []
     for robot in robots:
         info = b5.robot_info(robot)
@@ -504,7 +508,7 @@ def primary(robots: tuple[str, ...], n_starts: int, horizon: float) -> tuple[lis
         key = (ep.setup.robot, ep.setup.start, ep.repetition)
         q_goal = goal_configuration(info, ep)
         x_goal = pin.difference(G.model, G.q_start, q_goal)
-        assert G.member(G.wrap(x_goal)), "q_goal does not reproduce B5's target"
+        assert G.member(G.wrap(x_goal)), "q_goal does not reproduce the settling benchmark's target"
         if key not in cache:
             t0 = time.perf_counter()
             starts = random_starts(info, G, n_starts, ep.seed)
@@ -599,7 +603,8 @@ def main() -> None:
     t0 = time.perf_counter()
     rows, stats = primary(robots, args.starts, args.horizon)
     lines = [
-        "B5 bounds: the taskik episodes of B5's full run (seed 0, repetitions 0 and 1, both "
+        "Settling bounds: the taskik episodes of the settling benchmark's full run (seed 0, "
+        "repetitions 0 and 1, both "
         f"modes; {', '.join(robots)}) unsettled after 1000 steps at dt 0.001",
         "",
         "reachable: T_min = min over q* in G of max_i |q*_i − q_start_i| / vmax_i; G: within "

@@ -1,21 +1,23 @@
-"""B5's unsettled moving-target episodes: could any configuration within the joint limits
-have the hand on the circle at the episode's end, and follow it there within the velocity
-limits?
+"""The settling benchmark's unsettled moving-target episodes: could any configuration within the
+joint limits have the hand on the circle at the episode's end, and follow it there within the
+velocity limits?
 
-B5 (``benchmarks/settling.py``) moves the hand target on a circle of radius 0.1 m through
-the hand's start position, one revolution over the 1000 steps (0.063 m/s at dt = 0.01,
+The settling benchmark (``benchmarks/settling.py``) moves the hand target on a circle of radius 0.1
+m through the hand's start position, one revolution over the 1000 steps (0.063 m/s at dt = 0.01,
 0.63 m/s at dt = 0.001), orientation held at the start's. Such an episode counts as settled
 only when the hand is within 1e-4 of the target after the last step (a loop following a
-moving target is never at rest). For every taskik episode of B5's full run (seed 0, two
-repetitions per set-up, both modes, both dt) in the scenario ``moving`` that is unsettled
-after its 1000 steps (B5's loop and rule, through ``settling.run_loop``), this computes, for
-the targets ``T_k`` of the last ``--window`` steps (default 10) and of every 50th step:
+moving target is never at rest). For every taskik episode of the settling benchmark's full run (seed
+0, two repetitions per set-up, both modes, both dt) in the scenario ``moving`` that is unsettled
+after its 1000 steps (the settling benchmark's loop and rule, through ``settling.run_loop``), this
+computes, for the targets ``T_k`` of the last ``--window`` steps (default 10) and of every
+50th step:
 
 - ``e_min(k)`` = min over q within the joint position limits (and, on the humanoids, with
   both feet at their start poses to 1e-6) of the hand's ``‖log6(T_k⁻¹ T(q))‖``: the
   multi-start Levenberg–Marquardt of ``settling_bounds.py`` from ``--starts`` random
   configurations, the start and the loop's own q at step k. ``e_min > 1e-4`` means no
-  configuration within the limits puts the hand on that target to B5's tolerance.
+  configuration within the limits puts the hand on that target to the settling benchmark's
+  tolerance.
 - ``ρ(k)`` = min over the configurations found with the hand on ``T_k`` (to 1e-6) of the
   linear programme ``min t s.t. J_hand v = (ṗ_k, 0), J_foot v = 0, |v_i| ≤ t·vmax_i``
   (``J`` in ``LOCAL_WORLD_ALIGNED``, ``ṗ_k`` the circle's velocity there by central
@@ -73,8 +75,8 @@ class Point:
 def loop_configurations(
     info: b5.RobotInfo, episode: b5.Episode
 ) -> tuple[bool, list, float, b5.Targets]:
-    """B5's taskik loop on the episode: (settled after 1000 steps, q after each step,
-    final goal error, the episode's targets)."""
+    """The settling benchmark's taskik loop on the episode: (settled after 1000 steps, q after each
+    step, final goal error, the episode's targets)."""
     targets = b5.make_targets(info, episode)
     goals, _, problem = b5.taskik_tasks(targets, episode.setup.mode)
     conf = taskik.Configuration(info.robot.model, targets.q_start.copy())
@@ -174,13 +176,15 @@ def main() -> None:
     robots = tuple(r for r in b5.ROBOTS if r in args.robots)
     t0 = time.perf_counter()
     lines = [
-        "B5 moving-target episodes unsettled after 1000 steps (taskik defaults): can the hand be "
+        "Settling, moving-target episodes unsettled after 1000 steps (taskik defaults): "
+        "can the hand be "
         "on the circle at the end, and follow it there?",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
         f"{np.__version__}, {platform.machine()}; {args.starts} random starts per target, "
         f"window: the last {args.window} steps",
         "",
-        "loop err: B5's goal error after the last step; e_min end: the least hand error any "
+        "loop err: the settling benchmark's goal error after the last step; e_min end: the "
+        "least hand error any "
         "configuration within the limits reaches at the last step's target;",
         "max e_min: the largest e_min over the window and every 50th step (the circle leaves "
         "what the limits allow);",

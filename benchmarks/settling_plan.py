@@ -1,12 +1,12 @@
-"""B5's unsettled static-target episodes at dt = 0.001: does choosing the end configuration
-first (``solve_posture``) and then driving the joints there settle them within the 1000
-steps?
+"""The settling benchmark's unsettled static-target episodes at dt = 0.001: does choosing the end
+configuration first (``solve_posture``) and then driving the joints there settle them within the
+1000 steps?
 
-For every weighted (``flat``) taskik episode of B5's full run (``benchmarks/settling.py``:
-seed 0, two repetitions per set-up) in the scenarios ``reachable`` and ``out_of_reach`` at
-dt = 0.001 that is unsettled after its 1000 steps (the episodes of ``settling_bounds.py``;
-the prioritized ones are the same set-ups, and the recipe below does not depend on the
-mode), this runs the README's recipe for far static targets from the episode's start:
+For every weighted (``flat``) taskik episode of the settling benchmark's full run
+(``benchmarks/settling.py``: seed 0, two repetitions per set-up) in the scenarios ``reachable`` and
+``out_of_reach`` at dt = 0.001 that is unsettled after its 1000 steps (the episodes of
+``settling_bounds.py``; the prioritized ones are the same set-ups, and the recipe below does not
+depend on the mode), this runs the README's recipe for far static targets from the episode's start:
 
 1. ``solve_posture(conf, [*feet, hand], tol=1e-10, rng=0)``, with its default ``select``
    (the first solution found) and with ``select="nearest", max_searches=40`` (of the
@@ -16,8 +16,9 @@ mode), this runs the README's recipe for far static targets from the episode's s
    the first step; a real controller would have to fit it into its cycle of 1 ms);
 2. ``T(q*)`` = ``max_i |q*_i − q_start_i| / vmax_i``: no velocity-limited motion gets to q*
    sooner (``settling_bounds.py``'s bound, for this one configuration);
-3. B5's loop for 1000 steps (``settling.run_loop``, B5's settled rule and goal errors) with
-   the feet tasks and ``PostureTask(1)`` targeting q* (weighted), default settings.
+3. The settling benchmark's loop for 1000 steps (``settling.run_loop``, its settled rule and
+   goal errors) with the feet tasks and ``PostureTask(1)`` targeting q* (weighted), default
+   settings.
 
 It answers whether the global choice that ``solve_posture`` makes is the one the 1 s
 episodes need (the soonest reached), not whether it finds a solution.
@@ -51,7 +52,7 @@ VARIANTS = (("first", 100), ("nearest", 40))
 def plan_and_drive(
     info: b5.RobotInfo, episode: b5.Episode, select: str, searches: int
 ) -> tuple[str, b5.Result]:
-    """One row of the table (without the case) and the driven loop's B5 result."""
+    """One row of the table (without the case) and the driven loop's settling result."""
     targets = b5.make_targets(info, episode)
     goals, feet, _ = b5.taskik_tasks(targets, episode.setup.mode)
     model = info.robot.model
@@ -84,7 +85,8 @@ def plan_and_drive(
 def main() -> None:
     t0 = time.perf_counter()
     lines = [
-        "B5 static-target episodes unsettled after 1000 steps at dt 0.001 (taskik defaults): "
+        "Settling, static-target episodes unsettled after 1000 steps at dt 0.001 "
+        "(taskik defaults): "
         "solve_posture(conf, [*feet, hand]) first, then drive the joints there (PostureTask(1))",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, numpy "
         f"{np.__version__}, {platform.machine()}",
@@ -92,7 +94,8 @@ def main() -> None:
         "met: solve_posture met tol=1e-10; solve ms: its wall time; T(q*): the least time any "
         "velocity-limited motion needs to get to its answer;",
         "reached s: first time every goal error < 1e-4 while driving ('—': not within the "
-        "1000 steps); settled: B5's rule after 1000 steps; err: goal error then.",
+        "1000 steps); settled: the settling benchmark's rule after 1000 steps; err: goal "
+        "error then.",
     ]
     for select, searches in VARIANTS:
         settled = total = 0

@@ -1,4 +1,4 @@
-"""taskik's step against its floor on Talos (the B1 scene): how much is taskik's own?
+"""taskik's step against its floor on Talos (the step benchmark's scene): how much is taskik's own?
 
 The *floor* of a step is what any implementation of the same step must call: the Pinocchio
 calls taskik makes for it and one warm DAQP solve of the same QP. Timed, per step at q_k:
@@ -12,7 +12,7 @@ calls taskik makes for it and one warm DAQP solve of the same QP. Timed, per ste
 - taskik: ``conf.update(q_k)`` + ``solve_ik(conf, tasks, dt, limits, solver="daqp")``
   (defaults: ``adaptive=True``), and the same with ``adaptive=False``.
 
-Both include the kinematics pass at q_k. q_k moves on the smooth path of B1
+Both include the kinematics pass at q_k. q_k moves on the smooth path of the step benchmark
 (``_timing.moving_path``), the same sequence for every contender, interleaved in rounds.
 Also printed, for where the time goes: the floor's Pinocchio part and DAQP part alone, a cold
 ``daqp.solve`` of the same QP, and taskik's ``conf.update`` alone. Writes
@@ -146,7 +146,7 @@ def main() -> None:
         "+ jacobianCenterOfMass + warm daqp.Model update/solve of taskik's QP at q_k (P, r, box "
         "precomputed untimed);",
         "taskik = conf.update(q_k) + solve_ik(..., solver='daqp'): both include the kinematics "
-        "pass; q_k on B1's moving path",
+        "pass; q_k on the step benchmark's moving path",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"daqp {version('daqp')}, {calls} timed calls per contender, interleaved in 5 rounds",
         f"max |v_floor - v_taskik(adaptive=False)| over 50 path points: {agree:.2e}",

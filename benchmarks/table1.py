@@ -1,7 +1,7 @@
-"""B2: Table 1 of Haviland & Corke, "Manipulator Differential Kinematics" (part 1),
+"""Table 1 of Haviland & Corke, "Manipulator Differential Kinematics" (part 1),
 reproduced with taskik.solve_posture, then our default solver against roboticstoolbox-python.
 
-Protocol (benchmarks B2 of the design notes): UR5 from its DH parameters (taskik's bundled
+Protocol (the Table 1 benchmark of the design notes): UR5 from its DH parameters (taskik's bundled
 ``ur5``), targets ``T = FK(q)``, ``q ~ U[−π, π]^6``; every search starts from a new random
 ``q0 ~ U[−π, π]^6``; converged when ``E = ½ eᵀe < 1e−6`` with the tutorial's error (eq. 37,
 ``pose_error="world"``). Settings: (a) 1 search × 500 iterations, (b) up to 100 searches ×
@@ -237,7 +237,7 @@ def main() -> None:
     _, targets = make_targets(model, n, rng)
 
     lines = [
-        f"B2 / Haviland & Corke Table 1 on the UR5 (DH), {n} targets, seed {args.seed}",
+        f"Haviland & Corke Table 1 on the UR5 (DH), {n} targets, seed {args.seed}",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"numpy {np.__version__}, {platform.machine()}",
         "",
