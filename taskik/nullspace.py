@@ -12,7 +12,7 @@ from scipy.linalg.lapack import dgeqp3 as _dgeqp3
 from scipy.linalg.lapack import dorgqr as _dorgqr
 from scipy.linalg.lapack import dposv as _dposv
 
-from .exceptions import NoSolutionFound
+from .exceptions import InvalidInput, NoSolutionFound, check_finite_array, check_scalar
 
 _EPS = float(np.finfo(float).eps)
 
@@ -125,8 +125,16 @@ class LevelSplit:
 
 
 def null_basis(B: np.ndarray, scale: float = 0.0) -> tuple[np.ndarray, int]:
-    """Orthonormal basis of the null space of ``B`` and the rank of ``B`` (see LevelSplit)."""
-    split = LevelSplit(B, scale)
+    """Orthonormal basis of the null space of ``B`` (m × r, finite) and the rank of ``B``
+    (see LevelSplit; ``scale`` ≥ 0 the norm below which what is left counts as noise).
+
+    Raises:
+        InvalidInput: ``B`` is not a finite real matrix, or ``scale`` not a finite number ≥ 0.
+    """
+    B = check_finite_array(B, "B")
+    if B.ndim != 2:
+        raise InvalidInput(f"B must be a matrix (m × r), got shape {B.shape}")
+    split = LevelSplit(B, check_scalar(scale, "scale", 0.0))
     return split.null, split.rank
 
 

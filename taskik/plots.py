@@ -48,7 +48,13 @@ def _pyplot() -> ModuleType:
 
 
 def task_label(task: Task) -> str:
-    """A short name for a task: its class and, when it has one, its frame."""
+    """A short name for a task: its class and, when it has one, its frame.
+
+    Raises:
+        InvalidInput: ``task`` is not a :class:`taskik.Task`.
+    """
+    if not isinstance(task, Task):
+        raise InvalidInput(f"task_label needs a taskik.Task, got {type(task).__name__}")
     frame = getattr(task, "frame", None)
     name = getattr(frame, "name", frame)
     return f"{type(task).__name__}({name})" if name else type(task).__name__

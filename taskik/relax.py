@@ -45,20 +45,17 @@ import math
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .backends.qp import daqp_solve
+from .configuration import Configuration, check_configuration
 from .exceptions import check_scalar
 from .limits.balance import BalanceLimit
 from .limits.base_velocity import BaseVelocityLimit
 from .limits.collision import CollisionLimit
 from .limits.cone import ConeLimit
 from .limits.limit import Limit
-
-if TYPE_CHECKING:
-    from .configuration import Configuration
 
 __all__ = [
     "EPS",
@@ -191,7 +188,13 @@ _RECORDED = False  # whether _LAST may hold an entry
 def last_relaxation(configuration: Configuration) -> Relaxation:
     """What gave way in the last step computed on ``configuration`` (by
     :func:`taskik.solve_ik` or ``taskik.hierarchy.solve_hierarchy``); an empty
-    :class:`Relaxation` (false) when the limits did not conflict."""
+    :class:`Relaxation` (false) when the limits did not conflict.
+
+    Raises:
+        InvalidInput: ``configuration`` is not a :class:`taskik.Configuration`.
+    """
+    if type(configuration) is not Configuration:  # (a subclass is fine)
+        configuration = check_configuration(configuration, "last_relaxation")
     return _LAST.get(configuration) or Relaxation()
 
 

@@ -15,6 +15,9 @@ their pairs from :mod:`taskik.geometry` (see ``docs/coming_from_pink.md``).
 
 from __future__ import annotations
 
+import numbers
+
+import numpy as np
 import pinocchio as pin
 
 from .configuration import Tangent, check_model, custom_configuration_vector
@@ -30,9 +33,9 @@ class VectorSpace(Tangent):
     __slots__ = ()
 
     def __init__(self, dim: int) -> None:
-        if not isinstance(dim, int) or isinstance(dim, bool) or dim < 0:
+        if not isinstance(dim, numbers.Integral) or isinstance(dim, bool | np.bool_) or dim < 0:
             raise InvalidInput(f"VectorSpace dim must be an integer >= 0, got {dim!r}")
-        super().__init__(dim)
+        super().__init__(int(dim))
 
 
 def get_root_joint_dim(model: pin.Model) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import coal
@@ -209,3 +210,257 @@ def test_retarget_refuses_a_q_start_outside_the_joint_limits():
     result = retarget(robot, clip, mapping, q_start=robot.q0, steps=2, first_steps=2)
     lo, hi = robot.model.lowerPositionLimit, robot.model.upperPositionLimit
     assert ((result.q >= lo - 1e-6) & (result.q <= hi + 1e-6)).all()
+
+
+# ---- entry points that arrived after the fuzzer's last run (tests/fuzz.py: gen_later_entries,
+# gen_array_entries)
+
+
+@pytest.mark.parametrize("bad", [None, "abc", 1, [0.0]])
+def test_last_relaxation_names_what_is_not_a_configuration(bad):
+    """Before: a bare TypeError from the weak-key lookup (None, a str), or an empty
+    Relaxation for a model or a list, as if it were a configuration that never stepped."""
+    with pytest.raises(InvalidInput, match="last_relaxation needs a taskik.Configuration"):
+        taskik.last_relaxation(bad)
+    model = taskik.robots.load("ur5").model
+    with pytest.raises(InvalidInput, match="wrap the model"):
+        taskik.last_relaxation(model)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["none", "text", "short", "long", "column", "nan", "complex", "bools"],
+)
+def test_configuration_limit_check_refuses_what_is_not_a_q(change):
+    """Before: a bare IndexError (None, a string), a TypeError, or None, i.e. "within the
+    limits", for a q one coordinate too long, a column, NaN, complex or bools."""
+    model = taskik.robots.load("ur5").model
+    limit = taskik.ConfigurationLimit(model)
+    q = np.zeros(model.nq)
+    q[2] = math.nan
+    bad = {
+        "none": None,
+        "text": "abc",
+        "short": np.zeros(model.nq - 1),
+        "long": np.zeros(model.nq + 1),
+        "column": np.zeros((model.nq, 1)),
+        "nan": q,
+        "complex": np.zeros(model.nq, dtype=complex) + 1j,
+        "bools": np.ones(model.nq, dtype=bool),
+    }[change]
+    with pytest.raises(InvalidInput, match="q"):
+        limit.check(bad)
+    limit.check(np.zeros(model.nq))  # (a valid q within the limits passes)
+    with pytest.raises(taskik.NotWithinConfigurationLimits, match="outside"):
+        limit.check(np.full(model.nq, 7.0))
+
+
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"p_min": [[-1.0, -1.0, -1.0]]}, "p_min must have one value per index"),
+        ({"p_max": np.ones((3, 1))}, "p_max must have one value per index"),
+        ({"gain": [[1.0]]}, "gain must be a scalar or a vector"),
+        ({"indices": [True], "p_min": None, "p_max": [1.0]}, "indices must be distinct axes"),
+    ],
+)
+def test_position_barrier_refuses_columns_nested_bounds_and_bool_indices(kw, message):
+    """Before: a column or a nested list was flattened and ``indices=[True]`` read as the y
+    axis, silently."""
+    args = {"frame": "ee_link", "p_min": [-1.0, -1.0, -1.0], "p_max": [1.0, 1.0, 1.0], **kw}
+    with pytest.raises(InvalidInput, match=message):
+        taskik.limits.PositionBarrier(**args)
+    # a scalar still bounds a single index, and one gain serves every row
+    lim = taskik.limits.PositionBarrier("ee_link", indices=[2], p_min=0.1, gain=[2.0])
+    assert lim.p_min.tolist() == [0.1] and lim.gain.tolist() == [2.0]
+
+
+@pytest.mark.parametrize(
+    "B, scale, message",
+    [
+        (None, 0.0, "B must be real numbers"),
+        (np.ones(3), 0.0, "B must be a matrix"),
+        (np.full((2, 3), np.nan), 0.0, "B contains NaN"),
+        (np.ones((2, 3)), None, "scale"),
+        (np.ones((2, 3)), -1.0, "scale"),
+    ],
+)
+def test_null_basis_names_a_bad_matrix_or_scale(B, scale, message):
+    """Before: bare AttributeError / ValueError / TypeError from numpy, or a basis of NaN."""
+    from taskik.hierarchy import null_basis
+
+    with pytest.raises(InvalidInput, match=message):
+        null_basis(B, scale)
+    N, rank = null_basis(np.array([[1.0, 0.0, 0.0]]))
+    assert rank == 1 and N.shape == (3, 2) and np.allclose(np.array([[1.0, 0.0, 0.0]]) @ N, 0)
+
+
+def test_task_label_refuses_what_is_not_a_task_and_vector_space_takes_numpy_ints():
+    """Before: task_label(None) was "NoneType" (a label for a non-task); VectorSpace refused
+    np.int64(3), a valid dimension."""
+    from taskik.plots import task_label
+    from taskik.utils import VectorSpace
+
+    with pytest.raises(InvalidInput, match="task_label needs a taskik.Task"):
+        task_label(None)
+    assert task_label(taskik.FrameTask("tool")) == "FrameTask(tool)"
+    assert VectorSpace(np.int64(3)).zeros.shape == (3,)
+    with pytest.raises(InvalidInput, match="dim"):
+        VectorSpace(np.bool_(True))
+
+
+# ---- findings in modules other branches own: each test fails until the owner's fix lands
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/limits/collision.py: check_step returns None ('the step is fine') before "
+    "it looks at its arguments when the last compute_inequalities was not announced, or was "
+    "at another q or dt; a NaN step, None or another model's configuration pass",
+)
+def test_collision_check_step_refuses_a_nan_step_whatever_the_order():
+    model = taskik.robots.load("ur5").model
+    limit = taskik.CollisionLimit(model, geometry.fit_capsules(model, 0.03))
+    conf = taskik.Configuration(model, taskik.robots.load("ur5").q0)
+    v = np.full(model.nv, np.nan)
+    with pytest.raises(InvalidInput, match="v"):
+        limit.check_step(conf, v, 0.01)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/limits/collision.py:412: check_step(None, v, dt) after an announced "
+    "compute_inequalities raises a bare AttributeError ('NoneType' object has no attribute 'q')",
+)
+def test_collision_check_step_names_a_configuration_that_is_not_one():
+    model = taskik.robots.load("ur5").model
+    limit = taskik.CollisionLimit(model, geometry.fit_capsules(model, 0.03))
+    conf = taskik.Configuration(model, taskik.robots.load("ur5").q0)
+    limit.expect_check()
+    limit.compute_inequalities(conf, 0.01)
+    with pytest.raises(InvalidInput, match="Configuration"):
+        limit.check_step(None, np.zeros(model.nv), 0.01)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/tasks/posture.py: write_error writes into any e_out numpy can broadcast "
+    "or cast to: a wrong length is a bare ValueError, an int array a bare casting error, "
+    "a float32 or complex array is filled silently, None passes (1-DoF robot: a longer "
+    "e_out is filled by broadcasting)",
+)
+@pytest.mark.parametrize(
+    "e_out", ["long", "int", "float32", "none"], ids=["long", "int", "float32", "none"]
+)
+def test_posture_write_error_refuses_an_output_array_of_the_wrong_kind(e_out):
+    model = taskik.robots.load("ur5").model
+    task = taskik.PostureTask(1e-2)
+    task.set_target(np.zeros(model.nq))
+    conf = taskik.Configuration(model, np.full(model.nq, 0.1))
+    out = {
+        "long": np.zeros(model.nv + 1),
+        "int": np.zeros(model.nv, dtype=int),
+        "float32": np.zeros(model.nv, dtype=np.float32),
+        "none": None,
+    }[e_out]
+    with pytest.raises(InvalidInput, match="e_out"):
+        task.write_error(conf, out)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/tasks/frame.py: set_position_cost(None) / set_orientation_cost(None) go "
+    "to set_costs(position_cost=None), which means 'unchanged': the call silently does nothing",
+)
+@pytest.mark.parametrize("method", ["set_position_cost", "set_orientation_cost"])
+def test_frame_task_cost_setters_refuse_none(method):
+    task = taskik.FrameTask("tool")
+    with pytest.raises(InvalidInput, match="cost"):
+        getattr(task, method)(None)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/contacts/equilibrium.py: SupportRegion.signed_distance / contains read "
+    "np.asarray(point)[:2] unchecked (None, 'abc', a 1-vector: bare IndexError/ValueError; "
+    "complex or bools: a distance), and contains compares with an unchecked margin (None: "
+    "bare TypeError; NaN: False)",
+)
+@pytest.mark.parametrize("point", [None, "abc", [0.0], [0.0 + 1j, 0.0], [math.nan, 0.0]])
+def test_support_region_refuses_a_point_that_is_not_xy(point):
+    from taskik.contacts import Contact, ContactSet, support_region
+
+    model = taskik.robots.load("ur5").model
+    conf = taskik.Configuration(model, taskik.robots.load("ur5").q0)
+    region = support_region(ContactSet.of(conf, [Contact.rectangle("tool", 0.2, 0.1)]))
+    with pytest.raises(InvalidInput, match="point"):
+        region.signed_distance(point)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/contacts/contact.py: friction_generators checks neither the normal "
+    "(None, a 2-vector: bare TypeError/ValueError) nor the friction nor edges: "
+    "edges=10**9 allocates tens of GB (the fuzzer's worker took 18 GB before it was stopped)",
+)
+@pytest.mark.parametrize(
+    "args", [(None, 0.5, 8), (np.ones(2), 0.5, 8), (np.array([0, 0, 1.0]), None, 8),
+             (np.array([0, 0, 1.0]), 0.5, 10**6)],
+    ids=["normal None", "normal of 2", "friction None", "edges 10**6"],
+)  # fmt: skip
+def test_friction_generators_checks_its_arguments(args):
+    from taskik.contacts import friction_generators
+
+    with pytest.raises(InvalidInput, match="normal|friction|edges"):
+        friction_generators(*args)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/contacts/equilibrium.py: ContactSet.from_points zips points and contacts "
+    "unchecked: None is a bare TypeError, a length mismatch a bare ValueError from zip, "
+    "[] a bare ValueError from np.vstack",
+)
+@pytest.mark.parametrize("case", ["none", "mismatch", "empty"])
+def test_contact_set_from_points_names_mismatched_inputs(case):
+    from taskik.contacts import Contact, ContactSet
+
+    contact = Contact.rectangle("tool", 0.2, 0.1)
+    pts = [np.zeros((4, 3))]
+    points, contacts = {
+        "none": (None, [contact]),
+        "mismatch": (pts, [contact, contact]),
+        "empty": ([], []),
+    }[case]
+    with pytest.raises(InvalidInput, match="points|contact"):
+        ContactSet.from_points(points, contacts)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/backends/*: the array kernels exported by taskik.backends (solve_pinv, "
+    "solve_dls, solve_dls_svd, solve_sdls, solve_transpose) check neither A nor c: a list, "
+    "a transposed A, NaN or strings give bare numpy errors (LinAlgError, ValueError, "
+    "AttributeError)",
+)
+@pytest.mark.parametrize("name", ["solve_pinv", "solve_dls", "solve_sdls", "solve_transpose"])
+def test_backend_kernels_name_a_bad_matrix(name):
+    from taskik import backends
+
+    A = np.ones((3, 5))
+    args = (A.T, np.ones(3)) if name != "solve_dls" else (A.T, np.ones(3), 1e-3)
+    with pytest.raises(InvalidInput, match="A|shape"):
+        getattr(backends, name)(*args)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/backends/regularized.py: RegularizedJacobian(gamma0=None / 'abc' / [0.5]) "
+    "and rcond=None give bare TypeErrors from np.isfinite and float()",
+)
+@pytest.mark.parametrize("kw", [{"gamma0": None}, {"sigma_thr": "abc"}, {"rcond": [1e-10]}])
+def test_regularized_jacobian_names_a_bad_parameter(kw):
+    from taskik import backends
+
+    with pytest.raises(InvalidInput, match=next(iter(kw))):
+        backends.RegularizedJacobian(**kw)

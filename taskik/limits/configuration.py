@@ -6,7 +6,7 @@ import numpy as np
 import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges, check_model, velocity_index_name
-from ..exceptions import InvalidInput, check_scalar
+from ..exceptions import InvalidInput, check_finite_array, check_scalar
 from .limit import Box, Limit, StackedBox
 
 
@@ -88,7 +88,10 @@ class ConfigurationLimit(Limit):
         return self.indices, out
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
-        """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
+        """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range
+        (by more than ``tol``, rad or m), :class:`InvalidInput` when ``q`` is not a finite
+        real vector of the model's ``nq`` coordinates."""
+        q = check_finite_array(q, "q", (self.model.nq,))
         self.ranges.check(q, tol)
 
     def __repr__(self) -> str:

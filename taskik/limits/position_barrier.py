@@ -64,7 +64,7 @@ class PositionBarrier(Limit):
         idx = [0, 1, 2] if indices is None else np.asarray(indices).reshape(-1).tolist()
         if (
             not idx
-            or not all(isinstance(i, int) and 0 <= i <= 2 for i in idx)
+            or not all(type(i) is int and 0 <= i <= 2 for i in idx)
             or len(set(idx)) != len(idx)
         ):
             raise InvalidInput(
@@ -75,8 +75,8 @@ class PositionBarrier(Limit):
         if p_min is None and p_max is None:
             raise InvalidInput(f"PositionBarrier on {frame!r} needs p_min, p_max or both")
         k = len(idx)
-        self.p_min = None if p_min is None else check_finite_array(p_min, "p_min").reshape(-1)
-        self.p_max = None if p_max is None else check_finite_array(p_max, "p_max").reshape(-1)
+        self.p_min = None if p_min is None else _bound(p_min, "p_min", k)
+        self.p_max = None if p_max is None else _bound(p_max, "p_max", k)
         for name, bound in (("p_min", self.p_min), ("p_max", self.p_max)):
             if bound is not None and bound.shape != (k,):
                 raise InvalidInput(
@@ -89,7 +89,12 @@ class PositionBarrier(Limit):
             )
         sides = (self.p_min is not None) + (self.p_max is not None)
         dim = sides * k
-        g = check_finite_array(gain, "PositionBarrier gain").reshape(-1)
+        g = check_finite_array(gain, "PositionBarrier gain")
+        if g.ndim > 1:
+            raise InvalidInput(
+                f"PositionBarrier gain must be a scalar or a vector, got shape {g.shape}"
+            )
+        g = g.reshape(-1)
         if g.size == 1:
             g = np.full(dim, float(g[0]))
         elif g.size == k and dim == 2 * k:
@@ -167,3 +172,10 @@ class PositionBarrier(Limit):
             f"p_min={None if self.p_min is None else self.p_min.tolist()}, "
             f"p_max={None if self.p_max is None else self.p_max.tolist()})"
         )
+
+
+def _bound(value: npt.ArrayLike, name: str, k: int) -> np.ndarray:
+    """A bound of ``k`` coordinates (m) as a vector: a scalar stands for a single index; a
+    column or a nested list is refused (below) rather than flattened."""
+    bound = check_finite_array(value, name)
+    return bound.reshape(1) if bound.ndim == 0 and k == 1 else bound
