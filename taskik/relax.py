@@ -50,7 +50,7 @@ import numpy as np
 
 from .backends.qp import daqp_solve
 from .configuration import Configuration, check_configuration
-from .exceptions import check_scalar
+from .exceptions import InvalidInput, check_finite_array, check_scalar, real_array
 from .limits.balance import BalanceLimit
 from .limits.base_velocity import BaseVelocityLimit
 from .limits.collision import CollisionLimit
@@ -103,6 +103,8 @@ def relax_rank(limit: Limit) -> float | None:
     A class attribute ``relax_rank`` (a number, or None) on the limit decides; otherwise
     ``RELAX_RANKS`` by type, else ``DEFAULT_RANK``.
     """
+    if not isinstance(limit, Limit):
+        raise InvalidInput(f"relax_rank needs a taskik.Limit, got {type(limit).__name__}")
     own = getattr(type(limit), "relax_rank", _UNSET)
     if own is not _UNSET:
         return None if own is None else check_scalar(own, f"{type(limit).__name__}.relax_rank")
@@ -279,7 +281,37 @@ def least_violation(
     ``G v ≤ h + s`` and the box have a solution, tier by tier (module docstring), and a
     ``v`` that meets them. None when even that fails (the box and the hard rows alone
     have no common point, or the solver fails).
+
+    Raises:
+        InvalidInput: ``G`` (m × n), ``h`` (m), ``lb`` and ``ub`` (n, or None) and ``ranks``
+            (m, ``inf`` for a row that never gives way) do not fit, or hold NaN (or, but for
+            ``ranks`` and the box's ±inf, inf).
     """
+    G = check_finite_array(G, "G")
+    if G.ndim != 2:
+        raise InvalidInput(f"G must be a matrix (rows × nv), got shape {G.shape}")
+    m, n = G.shape
+    h = check_finite_array(h, "h", (m,))
+    ranks = real_array(ranks, "ranks")
+    if ranks.shape != (m,) or np.isnan(ranks).any():
+        raise InvalidInput(f"ranks must be {m} numbers (one per row of G), got {ranks.shape}")
+    box = []
+    for name, bound in (("lb", lb), ("ub", ub)):
+        b = None if bound is None else real_array(bound, name)
+        if b is not None and (b.shape != (n,) or np.isnan(b).any()):
+            raise InvalidInput(f"{name} must be {n} numbers (±inf for none), got {b.shape}")
+        box.append(b)
+    return _least_violation(G, h, box[0], box[1], ranks)
+
+
+def _least_violation(
+    G: np.ndarray,
+    h: np.ndarray,
+    lb: np.ndarray | None,
+    ub: np.ndarray | None,
+    ranks: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`least_violation` on arrays already checked."""
     h = np.asarray(h, dtype=float)
     norms = np.sqrt(np.einsum("ij,ij->i", G, G))
     # rows without a direction (G_i = 0 to rounding: a body no joint moves along the row)
@@ -287,7 +319,7 @@ def least_violation(
     flat = norms <= 1e-12 * max(1.0, float(norms.max(initial=0.0)))
     if flat.any():
         keep = ~flat
-        found = least_violation(G[keep], h[keep], lb, ub, ranks[keep]) if keep.any() else None
+        found = _least_violation(G[keep], h[keep], lb, ub, ranks[keep]) if keep.any() else None
         if found is None and keep.any():
             return None
         v = found[1] if found is not None else rest_within(lb, ub, G.shape[1])
@@ -399,7 +431,7 @@ def relaxed_rows(
     ranks = row_ranks(row_limits)
     if len(ranks) != len(h):  # (rows without a known limit: every row gives way alike)
         ranks = np.full(len(h), DEFAULT_RANK)
-    found = least_violation(G, h, lb, ub, ranks)
+    found = _least_violation(G, h, lb, ub, ranks)
     if found is None:
         return None, None, relaxation
     slack, v = found

@@ -128,6 +128,7 @@ MODULE_PREFIXES: tuple[tuple[str, str], ...] = (
     ("BalanceLimit", "contacts"),
     ("Contact", "contacts"),
     ("contacts.", "contacts"),
+    ("last_relaxation", "solve"),
 )
 
 
@@ -7611,6 +7612,982 @@ def gen_leftovers(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
                 bot.name,
             )
         )
+    return out
+
+
+# ------------------------------------------ entry points that arrived after the fuzzer's last run
+def check_equal_to(expected: Callable[[], Any], atol: float = 1e-9) -> Callable[[Any], str | None]:
+    """A finite array equal (to ``atol``) to what ``expected()`` computes independently."""
+
+    def check(x: Any) -> str | None:
+        want = np.asarray(expected(), dtype=float)
+        why = finite_array(want.shape)(x)
+        if why is None and not np.allclose(x, want, rtol=0.0, atol=atol):
+            return f"differs from the independent answer by {np.abs(x - want).max():.3g}"
+        return why
+
+    return check
+
+
+class _LongNameTask(taskik.PositionTask):
+    """A position task whose repr (its row label in a report) is long and spans lines."""
+
+    def __repr__(self) -> str:
+        return "PositionTask(" + "x" * 150 + "\nsecond line\t|tab)"
+
+
+@generator
+def gen_later_entries(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The public entry points that arrived after the fuzzer last grew:
+    ``Configuration.update_from_keyframe`` and ``check_q``; ``Task.adopt`` (a step after
+    adopting must equal the step of the task not adopted); ``PostureTask.write_error``
+    (against ``compute_error``); ``FrameTask.set_position_cost`` and
+    ``set_orientation_cost``; ``ConfigurationLimit.check``; ``limits.PositionBarrier`` (its
+    arguments, a step, margins, safe_damping); ``last_relaxation``;
+    ``CollisionLimit.expect_check``, ``check_step`` (in and out of order) and ``report``;
+    ``BalanceLimit.margins``, ``balance_margin`` and ``status`` (another model's
+    configuration); ``Contact`` fields assigned; ``ContactSet.from_points``,
+    ``SupportRegion.signed_distance`` and ``contains``; ``solve_posture``'s ``strict``,
+    ``limits`` and ``pose_error``; the report's columns (a limit's status line, long task
+    names)."""
+    model, nv, nq = bot.model, bot.model.nv, bot.model.nq
+    own = np.random.default_rng([20261127, getattr(w, "round", 0)])  # (the shared rng untouched)
+    q = bot.random_q(own)
+    target_q = bot.random_q(own)
+    other = w.other(bot)
+    frame = bot.frames[0]
+    out: list[Case] = []
+    vcheck = check_velocity(nv)
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, names: tuple):
+        out.append(Case(entry, label, run, exp, chk, names, bot.name))
+
+    # ---- Configuration.update_from_keyframe (a copy of the model with a keyframe "home")
+    keyed = pin.Model(model)
+    home = bot.random_q(own)
+    keyed.referenceConfigurations["home"] = home
+
+    def keyframe(name: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            conf = taskik.Configuration(keyed, q.copy())
+            conf.update_from_keyframe(name)
+            return conf
+
+        return run
+
+    for m in name_muts("home", nframes=0):
+        if m.label == "nframes (out of range)":
+            continue
+        add("Configuration.update_from_keyframe", f"name={m.label}", keyframe(m.value), m.expect,
+            check_configuration(keyed, home), ("keyframe", "home"))  # fmt: skip
+    add("Configuration.update_from_keyframe", "name='home' on a model without keyframes",
+        lambda: conf_of(bot, q).update_from_keyframe("home"), REJECT, None,
+        ("keyframe", "home"))  # fmt: skip
+    bad_key = pin.Model(model)
+    bad_key.referenceConfigurations["short"] = np.zeros(max(nq - 1, 0))
+    add("Configuration.update_from_keyframe", "keyframe of the wrong size",
+        lambda: taskik.Configuration(bad_key, q.copy()).update_from_keyframe("short"),
+        REJECT, None, ("q", "keyframe", "size", "shape"))  # fmt: skip
+
+    # ---- Configuration.check_q
+    conf0 = conf_of(bot, q)
+    qmuts = vector_muts(q)
+    if bot.floating:
+        bad = q.copy()
+        bad[3:7] *= 2.0
+        qmuts.append(Mut("quaternion of norm 2", bad, REJECT))
+    add_q = [Mut(m.label, m.value, ANY if m.label == "float32 array" else m.expect) for m in qmuts]
+    out += _cases("Configuration.check_q", bot, add_q,
+                  lambda v: (lambda: conf0.check_q(v)), finite_array((nq,)),
+                  ("q", "configuration", "quaternion"), "q=")  # fmt: skip
+
+    # ---- Task.adopt: whatever is adopted, the next step is the one of the task not adopted
+    def made(kind: str, m: pin.Model = model, f: str = frame) -> Any:
+        if kind == "frame":
+            t: Any = taskik.FrameTask(f, 1.0, 0.5)
+        elif kind == "position":
+            t = taskik.PositionTask(f)
+        elif kind == "orientation":
+            t = taskik.OrientationTask(f)
+        else:
+            t = taskik.PostureTask(1e-2)
+        goal = taskik.Configuration(m, target_q if m is model else other.q0)
+        t.set_target_from_configuration(goal)
+        return t
+
+    def served(kind: str, b: Bot, f: str) -> Any:
+        """A task of ``kind`` that served a step of robot ``b``."""
+        t = made(kind, b.model, f)
+        taskik.solve_ik(conf_of(b), [t, _posture_task(b)], 0.01)
+        return t
+
+    root = _other_frame(bot, frame)
+    for kind in ("frame", "position", "orientation", "posture"):
+        plain = lambda kind=kind: taskik.solve_ik(  # noqa: E731
+            conf_of(bot, q), [made(kind), _posture_task(bot)], 0.01
+        )
+        resolved: list[tuple[str, Callable[[], Any], str]] = [
+            ("the same task", lambda kind=kind: served(kind, bot, frame), ACCEPT),
+            ("a task of another frame", lambda kind=kind: served(kind, bot, root), ACCEPT),
+            ("a task of another model",
+             lambda kind=kind: served(kind, other, other.frames[0]), ACCEPT),
+            ("a task of another type",
+             lambda kind=kind: served("posture" if kind != "posture" else "frame", bot, frame),
+             ACCEPT),
+            ("a task that served no step", lambda kind=kind: made(kind), ACCEPT),
+            ("None", lambda: None, ANY),
+            ("'abc'", lambda: "abc", ANY),
+        ]  # fmt: skip
+        for label, make_resolved, exp in resolved:
+
+            def adopted(kind: str = kind, mk: Callable[[], Any] = make_resolved) -> Any:
+                t = made(kind)
+                t.adopt(mk())
+                return taskik.solve_ik(conf_of(bot, q), [t, _posture_task(bot)], 0.01)
+
+            add("Task.adopt", f"{kind}: resolved={label}", adopted, exp,
+                check_equal_to(plain, 1e-7), ("adopt", "task", "resolved"))  # fmt: skip
+
+    # ---- PostureTask.write_error (the step's rows of a selection posture)
+    def write_error(e_out: Any, conf: Any = None, target: Any = "set") -> Callable[[], Any]:
+        def run() -> Any:
+            t = taskik.PostureTask(1e-2)
+            if target == "set":
+                t.set_target(target_q)
+            c = conf_of(bot, q) if conf is None else conf
+            out_ = e_out() if callable(e_out) else e_out
+            t.write_error(c, out_)
+            return out_
+
+        return run
+
+    def expected_error() -> np.ndarray:
+        t = taskik.PostureTask(1e-2)
+        t.set_target(target_q)
+        return t.compute_error(conf_of(bot, q))
+
+    dim = len(expected_error())
+    ro = np.zeros(dim)
+    ro.setflags(write=False)
+    for label, e_out, exp in (
+        ("e_out=zeros(dim)", lambda: np.zeros(dim), ACCEPT),
+        ("e_out=a view of a wider array", lambda: np.zeros(dim + 3)[2 : 2 + dim], ACCEPT),
+        ("e_out=length dim+1", lambda: np.zeros(dim + 1), REJECT),
+        ("e_out=length dim-1", lambda: np.zeros(max(dim - 1, 0)), REJECT),
+        ("e_out=column (dim, 1)", lambda: np.zeros((dim, 1)), REJECT),
+        ("e_out=int array", lambda: np.zeros(dim, dtype=int), REJECT),
+        ("e_out=float32 array", lambda: np.zeros(dim, dtype=np.float32), REJECT),
+        ("e_out=complex array", lambda: np.zeros(dim, dtype=complex), REJECT),
+        ("e_out=read-only array", lambda: ro, REJECT),
+        ("e_out=list", lambda: [0.0] * dim, REJECT),
+        ("e_out=None", lambda: None, REJECT),
+        ("e_out='abc'", lambda: "abc", REJECT),
+    ):
+        chk = check_equal_to(expected_error) if exp == ACCEPT else None
+        add("PostureTask.write_error", label, write_error(e_out), exp, chk,
+            ("e_out", "error", "shape", "dtype", "float", "writ", "array"))  # fmt: skip
+    for label, c, exp in (
+        ("configuration=None", None, REJECT),
+        ("configuration=q array", q.copy(), REJECT),
+        ("configuration=another model's", "other", REJECT),
+    ):
+
+        def wrong_conf(c: Any = c) -> Any:
+            t = taskik.PostureTask(1e-2)
+            t.set_target(target_q)
+            cc = conf_of(other) if isinstance(c, str) else c
+            t.write_error(cc, np.zeros(dim))
+
+        add("PostureTask.write_error", label, wrong_conf, exp, None,
+            ("configuration", "target", "model", "nq", "q"))  # fmt: skip
+    add("PostureTask.write_error", "no target set", write_error(lambda: np.zeros(dim),
+        target=None), REJECT, None, ("target",))  # fmt: skip
+
+    # ---- FrameTask.set_position_cost / set_orientation_cost, then a step
+    for method in ("set_position_cost", "set_orientation_cost"):
+
+        def set_cost(val: Any, method: str = method) -> Callable[[], Any]:
+            def run() -> Any:
+                c = conf_of(bot, q)
+                t = made("frame")
+                getattr(t, method)(val)
+                return taskik.solve_ik(c, [t, _posture_task(bot)], 0.01)
+
+            return run
+
+        muts = merge(scalar_muts(1.0, NONNEG), vector_muts(np.ones(3), scalar_ok=True))
+        out += _cases(f"FrameTask.{method}", bot, _extreme_any(muts), set_cost, vcheck,
+                      ("cost",), "cost=")  # fmt: skip
+
+    # ---- ConfigurationLimit.check(q, tol)
+    climit = taskik.ConfigurationLimit(model)
+    inside = taskik.robots.random_configuration(model, bot.q0, own)
+    out += _cases("ConfigurationLimit.check", bot, _float32_any(vector_muts(inside)),
+                  lambda v: (lambda: climit.check(v)), None,
+                  ("q", "configuration", "limit", "outside"), "q=")  # fmt: skip
+    ranges = taskik.configuration.PositionRanges(model)
+    if ranges.q_indices.size:
+        outside = inside.copy()
+        outside[ranges.q_indices[0]] = ranges.upper[0] + 0.5
+        add("ConfigurationLimit.check", "q=0.5 past an upper bound",
+            lambda: climit.check(outside), REJECT, None, ("outside",))  # fmt: skip
+    out += _cases("ConfigurationLimit.check", bot,
+                  [m for m in scalar_muts(1e-6, NONNEG) if m.label != "None"],
+                  lambda v: (lambda: climit.check(inside, v)), None, ("tol",),
+                  "tol=")  # fmt: skip
+
+    # ---- limits.PositionBarrier: arguments, a step, margins and safe damping
+    if bot.name != "one_joint":
+        p = conf_of(bot, q).get_transform_frame_to_world(frame).translation
+        lo, hi = p - 0.5, p + 0.5
+
+        def barrier(**kw: Any) -> Callable[[], Any]:
+            args: dict[str, Any] = {"frame": frame, "p_min": lo, "p_max": hi}
+            args.update(kw)
+
+            def run() -> Any:
+                lim = taskik.limits.PositionBarrier(**args)
+                c = conf_of(bot, q)
+                v = taskik.solve_ik(c, base_tasks(bot, c, target_q), 0.01, limits=[lim])
+                margins = lim.margins(c)
+                damping = lim.safe_damping(c)
+                if not np.isfinite(margins).all() or not math.isfinite(damping):
+                    return np.full(nv, math.nan)
+                return v
+
+            return run
+
+        for pname, base in (("p_min", lo), ("p_max", hi)):
+            muts = [m for m in vector_muts(base, allow_none=True) if m.label != "empty"]
+            out += _cases("limits.PositionBarrier", bot, _float32_any(_extreme_any(muts)),
+                          lambda v, pn=pname: barrier(**{pn: v}), vcheck,
+                          (pname, "PositionBarrier", "finite", "above"), f"{pname}=")  # fmt: skip
+
+        def upper_of(indices: Any) -> Any:
+            """``p_max`` of one value per index (those of ``hi``) when the indices are axes."""
+            try:
+                return hi[[int(i) for i in indices]]
+            except (TypeError, ValueError, IndexError):
+                return hi
+
+        out += _cases("limits.PositionBarrier", bot,
+                      (("[0, 2]", [0, 2], ACCEPT), ("(2,)", (2,), ACCEPT), ("[]", [], REJECT),
+                       ("[0, 0, 1]", [0, 0, 1], REJECT), ("[3]", [3], REJECT),
+                       ("[-1]", [-1], REJECT), ("[0.5]", [0.5], REJECT), ("'x'", "x", REJECT),
+                       ("[True]", [True], REJECT), ("np.int64 array", np.arange(3), ACCEPT),
+                       ("None (all three)", None, ACCEPT), ("1 (a bare int)", 1, ANY)),
+                      lambda v: barrier(indices=v, p_min=None, p_max=upper_of(
+                          v if isinstance(v, list | tuple | np.ndarray) else [0, 1, 2])),
+                      vcheck, ("indices", "PositionBarrier", "index"), "indices=")  # fmt: skip
+        gmuts = [
+            Mut(m.label, m.value, ANY) if m.label == "[1.0]" else m
+            for m in _extreme_any(scalar_muts(1.0, POSITIVE))
+        ]  # (one gain for every row)
+        out += _cases("limits.PositionBarrier", bot, gmuts, lambda v: barrier(gain=v), vcheck,
+                      ("gain",), "gain=")  # fmt: skip
+        out += _cases("limits.PositionBarrier", bot, _extreme_any(scalar_muts(0.0, NONNEG)),
+                      lambda v: barrier(safe_displacement_gain=v), vcheck,
+                      ("safe_displacement_gain",), "safe_displacement_gain=")  # fmt: skip
+        out += _cases("limits.PositionBarrier", bot, name_muts(frame, nframes=model.nframes),
+                      lambda v: barrier(frame=v), vcheck, ("frame",), "frame=")  # fmt: skip
+        add("limits.PositionBarrier", "p_min above p_max", barrier(p_min=hi, p_max=lo), REJECT,
+            None, ("p_min", "above"))  # fmt: skip
+        add("limits.PositionBarrier", "neither bound", barrier(p_min=None, p_max=None), REJECT,
+            None, ("p_min", "p_max"))  # fmt: skip
+
+    # ---- last_relaxation
+    add("last_relaxation", "a configuration that never stepped",
+        lambda: taskik.last_relaxation(conf_of(bot, q)), ACCEPT,
+        lambda r: None if not r else "a relaxation recorded for no step", ())  # fmt: skip
+    for label, val in (
+        ("None", None),
+        ("'abc'", "abc"),
+        ("q array", q.copy()),
+        ("model", model),
+        ("int 1", 1),
+        ("[configuration]", [conf0]),
+    ):
+        add("last_relaxation", f"configuration={label}",
+            (lambda v=val: taskik.last_relaxation(v)), REJECT, None,
+            ("configuration",))  # fmt: skip
+
+    # ---- ConeLimit.margins with another model's configuration
+    add("ConeLimit.margins", "configuration of another model",
+        lambda: taskik.ConeLimit(frame, [0, 0, 1], [0, 0, 1], 1.0).margins(conf_of(other)),
+        REJECT, None,
+        ("frame", "model", "configuration"))  # fmt: skip
+
+    # ---- solve_posture: strict, limits, pose_error
+    def posture(**kw: Any) -> Callable[[], Any]:
+        def run() -> Any:
+            t = made("frame")
+            args: dict[str, Any] = {"max_iterations": 3, "max_searches": 1, "rng": 0, "q0": q}
+            args.update(kw)
+            return taskik.solve_posture(model, [t], **args)
+
+        return run
+
+    def posture_ok(res: Any) -> str | None:
+        why = check_q(model)(getattr(res, "q", None))
+        if why is None and not (math.isfinite(res.error) and res.error >= 0.0):
+            return "error not finite"
+        return why
+
+    for label, val, exp in (
+        ("True", True, ACCEPT),
+        ("False", False, ACCEPT),
+        ("np.bool_(True)", np.bool_(True), ACCEPT),
+        ("1", 1, REJECT),
+        ("'yes'", "yes", REJECT),
+        ("None", None, REJECT),
+    ):
+        add("solve_posture", f"strict={label}", posture(strict=val, method="qp",
+            limits=[taskik.ConfigurationLimit(model)]), exp, posture_ok,
+            ("strict",))  # fmt: skip
+    for label, val, exp in (
+        ("pose_error='world'", {"pose_error": "world"}, ANY),  # (unit costs, gain 1 only)
+        ("pose_error='WORLD'", {"pose_error": "WORLD"}, REJECT),
+        ("pose_error=None", {"pose_error": None}, REJECT),
+        ("limits=[] (any method)", {"limits": []}, ACCEPT),
+        (
+            "limits=[ConfigurationLimit] method='qp'",
+            {"limits": [taskik.ConfigurationLimit(model)], "method": "qp"},
+            ACCEPT,
+        ),
+        (
+            "limits=[ConfigurationLimit] method='gn'",
+            {"limits": [taskik.ConfigurationLimit(model)], "method": "gn"},
+            REJECT,
+        ),
+        (
+            "limits=[VelocityLimit(other model)] method='qp'",
+            {"limits": [taskik.VelocityLimit(other.model)], "method": "qp"},
+            REJECT,
+        ),
+        ("limits=[None] method='qp'", {"limits": [None], "method": "qp"}, REJECT),
+        ("limits='abc' method='qp'", {"limits": "abc", "method": "qp"}, REJECT),
+        ("limits=[NaN box] method='qp'", {"limits": [NanLimit()], "method": "qp"}, REJECT),
+    ):
+        add("solve_posture", label, posture(**val), exp, posture_ok,
+            ("pose_error", "limit", "method", "model", "nan", "bound"))  # fmt: skip
+
+    # ---- far targets (1e30 ... 1e200 m): a step or NoSolutionFound, without a numpy warning
+    def far(kind: str, x: float, backend: str | None = None) -> Callable[[], Any]:
+        def run() -> Any:
+            c = conf_of(bot, q)
+            if kind == "frame":
+                t: Any = taskik.FrameTask(frame)
+                t.set_target(pin.SE3(np.eye(3), np.array([x, 0.0, 0.0])))
+            elif kind == "position":
+                t = taskik.PositionTask(frame)
+                t.set_target([x, 0.0, 0.0])
+            else:
+                t = taskik.ComTask()
+                t.set_target([x, 0.0, 0.0])
+            kw = {} if backend is None else {"backend": backend}
+            return taskik.solve_ik(c, [t, _posture_task(bot)], 0.01, **kw)
+
+        return run
+
+    for x in (1e30, 1e100, 1e154, 1e200):
+        for kind in ("frame", "position", "com"):
+            add("solve_ik", f"{kind} target at {x:g} m", far(kind, x), ANY, vcheck,
+                ("target", "solution", "finite"))  # fmt: skip
+        for backend in ("dls", "transpose"):
+            add(f"solve_ik backend={backend}", f"frame target at {x:g} m", far("frame", x, backend),
+                ANY, vcheck, ("target", "solution", "finite"))  # fmt: skip
+
+    # ---- report: the limit status column, long task names
+    def report_with(make_tasks: Callable[[taskik.Configuration], list[Any]], lims: Any = None):
+        def run() -> Any:
+            c = conf_of(bot, q)
+            tasks = make_tasks(c)
+            limits = None if lims is None else lims()
+            v = taskik.solve_ik(c, tasks, 0.01, limits=limits)
+            rep = taskik.report(c, tasks, 0.01, v, limits=limits)
+            text = str(rep)
+            if any(len(line) > 120 for line in text.splitlines()):
+                return "a line of the report is wider than 120 characters"
+            return rep
+
+        return run
+
+    def long_task(c: taskik.Configuration) -> list[Any]:
+        t = _LongNameTask(frame)
+        t.set_target_from_configuration(conf_of(bot, target_q))
+        return [t, _posture_task(bot)]
+
+    add("report", "a task named by 150 characters and a newline", report_with(long_task),
+        ACCEPT, finite_report(), ())  # fmt: skip
+    if bot.name != "one_joint":
+        add("report", "limits=[CollisionLimit]", report_with(
+            lambda c: base_tasks(bot, c, target_q),
+            lambda: [taskik.CollisionLimit(model, taskik.geometry.fit_capsules(model, 0.03))]),
+            ACCEPT, finite_report(), ())  # fmt: skip
+
+    # ---- CollisionLimit.expect_check / check_step / report
+    if bot.name != "one_joint":
+        caps = taskik.geometry.fit_capsules(model, 0.03)
+
+        solved, same = object(), object()  # (the step solved, the configuration stepped)
+
+        def coll(order: str, v: Any = solved, dt: Any = 0.01, conf: Any = same):
+            def run() -> Any:
+                c = conf_of(bot, q)
+                lim = taskik.CollisionLimit(model, caps)
+                tasks = base_tasks(bot, c, target_q)
+                step = taskik.solve_ik(c, tasks, 0.01, limits=[lim])
+                vv = step if v is solved else v
+                cc = c if conf is same else conf
+                if order == "announced":
+                    lim.expect_check()
+                    lim.compute_inequalities(c, 0.01)
+                elif order == "moved":
+                    lim.expect_check()
+                    lim.compute_inequalities(c, 0.01)
+                    c.integrate_inplace(step, 0.01)
+                elif order == "fresh":
+                    lim = taskik.CollisionLimit(model, caps)
+                res = lim.check_step(cc, vv, dt)
+                if res is not None:
+                    G, h = res
+                    if G.shape != (len(h), nv) or not np.isfinite(G).all():
+                        return np.full(nv, math.nan)
+                return step
+
+            return run
+
+        for order in ("announced", "after solve_ik", "fresh", "moved"):
+            add("CollisionLimit.check_step", f"the solved step ({order})", coll(order), ACCEPT,
+                vcheck, ())  # fmt: skip
+        for m in vector_muts(np.zeros(nv)):
+            if m.expect == ACCEPT:
+                continue
+            for order in ("announced", "fresh"):
+                add("CollisionLimit.check_step", f"v={m.label} ({order})",
+                    coll(order, v=m.value), m.expect, vcheck, ("v",))  # fmt: skip
+        for m in scalar_muts(0.01, POSITIVE):
+            if m.expect == ACCEPT:
+                continue
+            for order in ("announced", "fresh"):
+                add("CollisionLimit.check_step", f"dt={m.label} ({order})",
+                    coll(order, dt=m.value), m.expect, vcheck, ("dt",))  # fmt: skip
+        for label, val in (("None", None), ("another model's", "other"), ("q array", q.copy())):
+            for order in ("announced", "fresh"):
+                add("CollisionLimit.check_step", f"configuration={label} ({order})",
+                    coll(order, conf=conf_of(other) if isinstance(val, str) else val), REJECT,
+                    vcheck,
+                    ("configuration", "model"))  # fmt: skip
+
+        def coll_report(v: Any = solved, dt: Any = 0.01, conf: Any = same):
+            def run() -> Any:
+                c = conf_of(bot, q)
+                lim = taskik.CollisionLimit(model, caps)
+                step = taskik.solve_ik(c, base_tasks(bot, c, target_q), 0.01, limits=[lim])
+                rep = lim.report(c if conf is same else conf, step if v is solved else v, dt)
+                d = np.asarray(rep.distances, dtype=float)
+                if not np.isfinite(d).all():
+                    return "NaN in the report's distances"
+                return rep
+
+            return run
+
+        def rep_ok(rep: Any) -> str | None:
+            return rep if isinstance(rep, str) else None
+
+        add("CollisionLimit.report", "the solved step", coll_report(), ACCEPT, rep_ok, ())
+        add("CollisionLimit.report", "v=None", coll_report(v=None), ACCEPT, rep_ok, ())
+        for m in vector_muts(np.zeros(nv), allow_none=True):
+            if m.expect != ACCEPT:
+                add("CollisionLimit.report", f"v={m.label}", coll_report(v=m.value), m.expect,
+                    rep_ok, ("v",))  # fmt: skip
+        for m in scalar_muts(0.01, POSITIVE):
+            if m.expect != ACCEPT:
+                add("CollisionLimit.report", f"dt={m.label}", coll_report(dt=m.value), m.expect,
+                    rep_ok, ("dt",))  # fmt: skip
+        for label, val in (("None", None), ("another model's", conf_of(other))):
+            add("CollisionLimit.report", f"configuration={label}", coll_report(conf=val), REJECT,
+                rep_ok, ("configuration", "model"))  # fmt: skip
+
+    # ---- contacts: BalanceLimit's margins, balance_margin, status; Contact fields;
+    # ContactSet.from_points; SupportRegion.signed_distance and contains
+    from taskik.contacts import Contact, ContactSet, support_region
+
+    stance = [Contact.rectangle(frame, 0.2, 0.1)]
+    blimit = taskik.BalanceLimit(stance)
+    for meth in ("margins", "balance_margin", "status"):
+        for label, val in (
+            ("None", None),
+            ("q array", q.copy()),
+            ("'abc'", "abc"),
+            ("another model's", conf_of(other)),
+            ("model", model),
+        ):
+            add(f"BalanceLimit.{meth}", f"configuration={label}",
+                (lambda m=meth, v=val: getattr(blimit, m)(v)), REJECT, None,
+                ("configuration", "frame", "model", frame))  # fmt: skip
+        add(f"BalanceLimit.{meth}", "configuration=valid",
+            (lambda m=meth: getattr(taskik.BalanceLimit(stance), m)(conf_of(bot, q))), ACCEPT,
+            lambda r: None if np.isfinite(getattr(r, "margin", r)).all() else "NaN",
+            ())  # fmt: skip
+    contact = stance[0]
+    for field_name, val in (
+        ("frame", "x"),
+        ("points", np.zeros((1, 3))),
+        ("normal", [1, 0, 0]),
+        ("friction", 0.3),
+        ("held", False),
+    ):
+        add("Contact", f"assigned {field_name}",
+            (lambda f=field_name, v=val: setattr(contact, f, v)), REJECT, None,
+            ("fixed", field_name))  # fmt: skip
+    region = support_region(ContactSet.of(conf_of(bot, q), stance))
+    centre = region.vertices.mean(axis=0) if len(region.vertices) else np.zeros(2)
+    for meth in ("signed_distance", "contains"):
+        for m in vector_muts(centre):
+            exp = m.expect
+            if m.label in ("length n+1",):
+                exp = ANY  # (x, y, z) of a CoM: z ignored
+            add(f"contacts.SupportRegion.{meth}", f"point={m.label}",
+                (lambda mm=meth, v=m.value: getattr(region, mm)(v)), exp,
+                (lambda r: None if isinstance(r, bool | np.bool_) or math.isfinite(r)
+                 else "NaN/inf distance"), ("point",))  # fmt: skip
+    out += _cases("contacts.SupportRegion.contains", bot,
+                  [m for m in scalar_muts(0.0, lambda x: math.isfinite(x))],
+                  lambda v: (lambda: region.contains(centre, v)),
+                  lambda r: None if isinstance(r, bool | np.bool_) else "not a bool",
+                  ("margin",), "margin=")  # fmt: skip
+    world_pts = [c.world_points(conf_of(bot, q)) for c in stance]
+    for label, pts, cs, exp in (
+        ("valid", world_pts, stance, ACCEPT),
+        ("points=[] and contacts=[]", [], [], REJECT),
+        ("one more contact than points", world_pts, stance * 2, REJECT),
+        ("NaN in points", [np.full_like(world_pts[0], math.nan)], stance, REJECT),
+        ("points of shape (k, 2)", [world_pts[0][:, :2]], stance, REJECT),
+        ("points=None", None, stance, REJECT),
+        ("contacts=None", world_pts, None, REJECT),
+        ("contacts=['x']", world_pts, ["x"], REJECT),
+    ):
+        add("contacts.ContactSet.from_points", label,
+            (lambda p=pts, c=cs: ContactSet.from_points(p, c)), exp,
+            (lambda s: None if np.isfinite(s.points).all() else "NaN points"),
+            ("points", "contact"))  # fmt: skip
+    return out
+
+
+def check_matrix_muts(A: np.ndarray) -> list[Mut]:
+    """Mutations of a real matrix argument (``A`` is valid)."""
+    m, n = A.shape
+    nan = A.copy()
+    nan[0, 0] = math.nan
+    inf = A.copy()
+    inf[-1, -1] = math.inf
+    huge = A.copy()
+    huge[0, 0] = 1e300
+    return [
+        Mut("valid ndarray", A.copy(), ACCEPT),
+        Mut("nested list", A.tolist(), ACCEPT),
+        Mut("NaN at [0, 0]", nan, REJECT),
+        Mut("inf at [-1, -1]", inf, REJECT),
+        Mut("1e300 at [0, 0]", huge, ANY),
+        Mut("transposed", A.T.copy(), REJECT if m != n else ACCEPT),
+        Mut("flat", A.ravel().copy(), REJECT if m > 1 else ANY),
+        Mut("3-d", A[None].copy(), REJECT),
+        Mut("empty (0, n)", np.zeros((0, n)), ANY),
+        Mut("complex", A.astype(complex), REJECT),
+        Mut("strings", np.full((m, n), "a"), REJECT),
+        Mut("bool", np.ones((m, n), dtype=bool), ANY if BOOL_IS_NUMBER else REJECT),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+    ]
+
+
+@generator
+def gen_array_entries(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
+    """The array-level public functions of the submodules: the classic backends
+    (``solve_pinv``, ``solve_dls``, ``solve_dls_svd``, ``solve_sdls``, ``solve_transpose``,
+    ``check_solver``, ``RegularizedJacobian``), ``hierarchy.null_basis``,
+    ``contacts.friction_generators`` and ``convex_hull_2d``, ``utils`` (``get_joint_idx``,
+    ``get_root_joint_dim``, ``VectorSpace``), ``plots.task_label`` and the retargeting's
+    ``KeypointTask.from_dict`` and ``RetargetMapping.from_dict``. Results are checked
+    against an independent answer where there is one (numpy's pseudo-inverse, the hull
+    containing every point)."""
+    from taskik import backends, hierarchy, plots, utils
+    from taskik.contacts import convex_hull_2d, friction_generators
+
+    own = np.random.default_rng([20261128, getattr(w, "round", 0)])
+    model = bot.model
+    m_rows, n_cols = 3, max(model.nv, 2)
+    A = own.standard_normal((m_rows, n_cols))
+    c = own.standard_normal(m_rows)
+    out: list[Case] = []
+
+    def add(entry: str, label: str, run: Callable[[], Any], exp: str, chk: Any, names: tuple,
+            module: str = "") -> None:  # fmt: skip
+        out.append(Case(entry, label, run, exp, chk, names, bot.name, module=module))
+
+    def pinv_ok(x: Any) -> str | None:
+        why = finite_array((n_cols,))(x)
+        if why is None and not np.allclose(x, np.linalg.pinv(A) @ c, atol=1e-8):
+            return "not the pseudo-inverse solution"
+        return why
+
+    solvers: list[tuple[str, Callable[..., Any], Any]] = [
+        ("backends.solve_pinv", lambda AA, cc: backends.solve_pinv(AA, cc), pinv_ok),
+        ("backends.solve_dls", lambda AA, cc: backends.solve_dls(AA, cc, 1e-3), None),
+        ("backends.solve_dls_svd", lambda AA, cc: backends.solve_dls_svd(AA, cc, 1e-3), None),
+        ("backends.solve_sdls", lambda AA, cc: backends.solve_sdls(AA, cc), None),
+        ("backends.solve_transpose", lambda AA, cc: backends.solve_transpose(AA, cc), None),
+    ]
+    for entry, fn, chk in solvers:
+        base = chk or finite_array((n_cols,))
+        for mut in check_matrix_muts(A):
+            exp = mut.expect
+            if mut.label == "transposed" and exp == ACCEPT:
+                exp = ANY
+            add(entry, f"A={mut.label}", (lambda f=fn, a=mut.value: f(a, c)), exp,
+                base if mut.label in ("valid ndarray", "nested list") else None,
+                ("A", "matrix", "shape", "finite", "numeric", "real"), "backends")  # fmt: skip
+        for mut in vector_muts(c):
+            add(entry, f"c={mut.label}", (lambda f=fn, v=mut.value: f(A, v)), mut.expect,
+                base if mut.expect == ACCEPT and mut.label != "float32 array" else None,
+                ("c", "e", "shape", "finite", "numeric", "real", "rows"), "backends")  # fmt: skip
+    for label, kw, exp in (
+        ("damping=0.0", {"damping": 0.0}, ANY),
+        ("damping=-1.0", {"damping": -1.0}, REJECT),
+        ("damping=nan", {"damping": math.nan}, REJECT),
+        ("damping=None", {"damping": None}, REJECT),
+        ("damping=vector of n", {"damping": np.full(n_cols, 1e-3)}, ANY),
+        ("damping=vector of n+1", {"damping": np.full(n_cols + 1, 1e-3)}, REJECT),
+    ):
+        add("backends.solve_dls", label, (lambda k=kw: backends.solve_dls(A, c, **k)), exp,
+            finite_array((n_cols,)), ("damping",), "backends")  # fmt: skip
+    for label, kw, exp in (
+        ("rcond=-1.0", {"rcond": -1.0}, REJECT),
+        ("rcond=nan", {"rcond": math.nan}, REJECT),
+        ("rcond='abc'", {"rcond": "abc"}, REJECT),
+        ("rcond=0.0", {"rcond": 0.0}, ANY),
+    ):
+        add("backends.solve_pinv", label, (lambda k=kw: backends.solve_pinv(A, c, **k)), exp,
+            finite_array((n_cols,)), ("rcond",), "backends")  # fmt: skip
+    for label, kw, exp in (
+        ("gamma_max=0.0", {"gamma_max": 0.0}, ANY),
+        ("gamma_max=-1.0", {"gamma_max": -1.0}, REJECT),
+        ("gamma_max=nan", {"gamma_max": math.nan}, REJECT),
+        ("starts=[0]", {"starts": [0]}, ACCEPT),
+        ("starts=[0, 5]", {"starts": [0, 5]}, REJECT),
+        ("starts=[1]", {"starts": [1]}, REJECT),
+        ("starts=[0, 0]", {"starts": [0, 0]}, REJECT),
+        ("starts='abc'", {"starts": "abc"}, REJECT),
+    ):
+        add("backends.solve_sdls", label, (lambda k=kw: backends.solve_sdls(A, c, **k)), exp,
+            finite_array((n_cols,)), ("gamma_max", "starts", "rows", "group"),
+            "backends")  # fmt: skip
+    for label, val, exp in (
+        ("'daqp'", "daqp", ACCEPT),
+        ("'nope'", "nope", REJECT),
+        ("None", None, REJECT),
+        ("1", 1, REJECT),
+        ("''", "", REJECT),
+    ):
+        add("backends.check_solver", f"solver={label}", (lambda s=val: backends.check_solver(s)),
+            exp, lambda s: None if isinstance(s, str) else "not a name", ("solver",),
+            "backends")  # fmt: skip
+    for pname, base, valid in (
+        ("gamma0", 0.5, POSITIVE),
+        ("sigma_thr", 0.05, POSITIVE),
+        ("rcond", 1e-10, POSITIVE),
+    ):
+        out += [
+            Case("backends.RegularizedJacobian", f"{pname}={mut.label}",
+                 (lambda p=pname, v=mut.value: backends.RegularizedJacobian(**{p: v})),
+                 mut.expect if mut.expect != ACCEPT else ANY, None, (pname,), bot.name,
+                 module="backends")
+            for mut in scalar_muts(base, valid)
+        ]  # fmt: skip
+    for label, val, exp in (
+        ("'auto'", "auto", ACCEPT),
+        ("'nope'", "nope", REJECT),
+        ("None", None, REJECT),
+    ):
+        add("backends.RegularizedJacobian", f"branch={label}",
+            (lambda b=val: backends.RegularizedJacobian(branch=b)), exp, None, ("branch",),
+            "backends")  # fmt: skip
+
+    # hierarchy.null_basis
+    def null_ok(res: Any) -> str | None:
+        N, rank = res
+        if not isinstance(N, np.ndarray) or not np.isfinite(N).all():
+            return "null basis not finite"
+        if N.size and not np.allclose(A @ N, 0.0, atol=1e-8):
+            return "B N is not zero"
+        return None
+
+    for mut in check_matrix_muts(A):
+        exp = ANY if mut.label == "transposed" else mut.expect
+        add("hierarchy.null_basis", f"B={mut.label}", (lambda b=mut.value: hierarchy.null_basis(b)),
+            exp, null_ok if mut.label == "valid ndarray" else None,
+            ("B", "matrix", "shape", "finite", "numeric", "real"), "hierarchy")  # fmt: skip
+    for mut in scalar_muts(0.0, NONNEG):
+        add("hierarchy.null_basis", f"scale={mut.label}",
+            (lambda s=mut.value: hierarchy.null_basis(A, s)), ANY if mut.expect == ACCEPT
+            else mut.expect, None, ("scale",), "hierarchy")  # fmt: skip
+
+    # contacts.friction_generators, convex_hull_2d
+    def gens_ok(G: Any) -> str | None:
+        why = finite_array((8, 3))(G)
+        if why is None and not np.allclose(G[:, 2], 1.0):
+            return "a generator off the cone's axis component"
+        return why
+
+    for mut in vector_muts(np.array([0.0, 0.0, 1.0])):
+        zero = isinstance(mut.value, np.ndarray) and mut.value.size == 3 and not np.any(mut.value)
+        add("contacts.friction_generators", f"normal={mut.label}",
+            (lambda n=mut.value: friction_generators(n, 0.5, 8)),
+            REJECT if zero else mut.expect, None,
+            ("normal", "shape", "finite", "numeric", "real"), "contacts")  # fmt: skip
+    add("contacts.friction_generators", "valid", lambda: friction_generators(np.array(
+        [0.0, 0.0, 1.0]), 0.5, 8), ACCEPT, gens_ok, (), "contacts")  # fmt: skip
+    for mut in scalar_muts(0.5, lambda x: 0.0 < x <= 100.0):
+        add("contacts.friction_generators", f"friction={mut.label}",
+            (lambda f=mut.value: friction_generators(np.array([0.0, 0.0, 1.0]), f, 8)),
+            mut.expect, None, ("friction",), "contacts")  # fmt: skip
+    for label, val, exp in (
+        ("8", 8, ACCEPT),
+        ("3", 3, ACCEPT),
+        ("2", 2, REJECT),
+        ("0", 0, REJECT),
+        ("-4", -4, REJECT),
+        ("3.5", 3.5, REJECT),
+        ("True", True, REJECT),
+        ("None", None, REJECT),
+        ("10**6 (above MAX_EDGES)", 10**6, REJECT),
+    ):
+        add("contacts.friction_generators", f"edges={label}",
+            (lambda e=val: friction_generators(np.array([0.0, 0.0, 1.0]), 0.5, e)), exp,
+            finite_array(), ("edges",), "contacts")  # fmt: skip
+    pts = own.uniform(-1.0, 1.0, (12, 2))
+
+    def hull_ok(H: Any) -> str | None:
+        why = finite_array()(H)
+        if why is not None:
+            return why
+        if H.ndim != 2 or H.shape[1] != 2:
+            return f"hull of shape {H.shape}"
+        # every point inside the counter-clockwise hull
+        for i in range(len(H)):
+            a, b = H[i], H[(i + 1) % len(H)]
+            cross = (b[0] - a[0]) * (pts[:, 1] - a[1]) - (b[1] - a[1]) * (pts[:, 0] - a[0])
+            if (cross < -1e-9).any():
+                return "a point outside the hull"
+        return None
+
+    hmuts = [
+        Mut("valid", pts.copy(), ACCEPT),
+        Mut("list", pts.tolist(), ACCEPT),
+        Mut("one point", pts[:1].copy(), ANY),
+        Mut("empty (0, 2)", np.zeros((0, 2)), ANY),
+        Mut("all equal", np.ones((5, 2)), ANY),
+        Mut("collinear", np.c_[np.arange(5.0), np.arange(5.0)], ANY),
+        Mut("duplicates", np.vstack([pts, pts]), ACCEPT),
+        Mut("(k, 3)", np.c_[pts, pts[:, :1]], REJECT),
+        Mut("flat", pts.ravel().copy(), REJECT),
+        Mut("NaN", np.where(np.arange(24).reshape(12, 2) == 3, math.nan, pts), REJECT),
+        Mut("1e300", np.where(np.arange(24).reshape(12, 2) == 3, 1e300, pts), ANY),
+        Mut("complex", pts.astype(complex), REJECT),
+        Mut("None", None, REJECT),
+        Mut("'abc'", "abc", REJECT),
+    ]
+    for mut in hmuts:
+        add("contacts.convex_hull_2d", f"points={mut.label}",
+            (lambda p=mut.value: convex_hull_2d(p)), mut.expect,
+            hull_ok if mut.label in ("valid", "list", "duplicates") else finite_array(),
+            ("points", "shape", "finite", "numeric", "real"), "contacts")  # fmt: skip
+
+    # utils
+    joint = model.names[-1]
+    for mut in name_muts(joint, nframes=model.njoints):
+        add("utils.get_joint_idx", f"joint_name={mut.label}",
+            (lambda j=mut.value: utils.get_joint_idx(model, j)), mut.expect,
+            lambda r: None if isinstance(r, tuple) and len(r) == 2 else "not (idx_q, idx_v)",
+            ("joint",), "configuration")  # fmt: skip
+    for label, val in (("None", None), ("'robot'", "robot"), ("a Configuration", conf_of(bot))):
+        for entry, fn in (
+            ("utils.get_joint_idx", lambda mm: utils.get_joint_idx(mm, joint)),
+            ("utils.get_root_joint_dim", utils.get_root_joint_dim),
+        ):
+            add(entry, f"model={label}", (lambda f=fn, v=val: f(v)), REJECT, None,
+                ("model",), "configuration")  # fmt: skip
+    add("utils.get_root_joint_dim", "model", lambda: utils.get_root_joint_dim(model), ACCEPT,
+        lambda r: None if isinstance(r, tuple) and len(r) == 2 else "not (nq, nv)", (),
+        "configuration")  # fmt: skip
+    for label, val, exp in (
+        ("3", 3, ACCEPT),
+        ("0", 0, ANY),
+        ("-1", -1, REJECT),
+        ("2.5", 2.5, REJECT),
+        ("None", None, REJECT),
+        ("'3'", "3", REJECT),
+        ("True", True, REJECT),
+        ("np.int64(3)", np.int64(3), ACCEPT),
+    ):
+        add("utils.VectorSpace", f"dim={label}", (lambda d=val: utils.VectorSpace(d).zeros),
+            exp, finite_array(), ("dim",), "configuration")  # fmt: skip
+
+    # plots.task_label
+    for label, val, exp in (
+        ("a FrameTask", taskik.FrameTask(bot.frames[0]), ACCEPT),
+        ("a PostureTask", taskik.PostureTask(1.0), ACCEPT),
+        ("None", None, REJECT),
+        ("'abc'", "abc", REJECT),
+        ("a limit", taskik.VelocityLimit(model), REJECT),
+    ):
+        add("plots.task_label", f"task={label}", (lambda t=val: plots.task_label(t)), exp,
+            lambda s: None if isinstance(s, str) and s else "not a label", ("task",),
+            "plots")  # fmt: skip
+
+    # hierarchy.solve_hierarchy and check_levels called directly
+    from taskik.geometry.robot import check_pairs
+    from taskik.limits.limit import velocity_index_name
+    from taskik.relax import least_violation, relax_rank
+
+    q = bot.random_q(own)
+    target_q = bot.random_q(own)
+
+    def levels_of(conf: taskik.Configuration) -> list[list[Any]]:
+        tasks = base_tasks(bot, conf, target_q)
+        return [tasks[:1], tasks[1:]]
+
+    def hier(mk: Callable[[list[list[Any]]], Any] = lambda lv: lv, **kw: Any) -> Callable:
+        def run() -> Any:
+            conf = conf_of(bot, q)
+            args: dict[str, Any] = {"dt": 0.01}
+            args.update(kw)
+            return hierarchy.solve_hierarchy(conf, mk(levels_of(conf)), **args)
+
+        return run
+
+    hcheck = check_velocity(model.nv)
+    for label, mk, exp in (
+        ("levels valid", lambda lv: lv, ACCEPT),
+        ("levels flat list", lambda lv: lv[0] + lv[1], REJECT),
+        ("levels []", lambda lv: [], REJECT),
+        ("levels [[None]]", lambda lv: [[None]], REJECT),
+        ("levels None", lambda lv: None, REJECT),
+        ("levels 'abc'", lambda lv: "abc", REJECT),
+    ):
+        add("hierarchy.solve_hierarchy", label, hier(mk), exp, hcheck, ("level", "task"),
+            "hierarchy")  # fmt: skip
+        add("hierarchy.check_levels", label,
+            (lambda mk=mk: hierarchy.check_levels(mk(levels_of(conf_of(bot, q))))), exp,
+            None, ("level", "task"), "hierarchy")  # fmt: skip
+    for mut in scalar_muts(0.01, POSITIVE):
+        add("hierarchy.solve_hierarchy", f"dt={mut.label}", hier(dt=mut.value),
+            mut.expect, hcheck, ("dt",), "hierarchy")  # fmt: skip
+    for label, kw, exp in (
+        ("method='nope'", {"method": "nope"}, REJECT),
+        ("method=None", {"method": None}, REJECT),
+        ("damping=-1.0", {"damping": -1.0}, REJECT),
+        ("damping=nan", {"damping": math.nan}, REJECT),
+        ("strict='yes'", {"strict": "yes"}, REJECT),
+        ("adaptive=None", {"adaptive": None}, REJECT),
+        ("solver='nope'", {"solver": "nope"}, REJECT),
+        (
+            "limits=[VelocityLimit(other model)]",
+            {"limits": [taskik.VelocityLimit(w.other(bot).model)]},
+            REJECT,
+        ),
+        ("configuration=None", {"configuration": None}, REJECT),
+    ):
+
+        def no_conf() -> Any:
+            return hierarchy.solve_hierarchy(None, levels_of(conf_of(bot, q)), 0.01)
+
+        add("hierarchy.solve_hierarchy", label, no_conf if "configuration" in kw else hier(**kw),
+            exp, hcheck,
+            ("method", "damping", "strict", "adaptive", "solver", "limit", "model",
+             "configuration"), "hierarchy")  # fmt: skip
+
+    # small helpers of the submodules: check_pairs, velocity_index_name, relax_rank,
+    # least_violation
+    for label, pairs, exp in (
+        ("[(0, 1)]", [(0, 1)], ACCEPT),
+        ("[(1, 0)] (sorted)", [(1, 0)], ACCEPT),
+        ("[(0, 0)]", [(0, 0)], REJECT),
+        ("[(0, 5)] (out of range)", [(0, 5)], REJECT),
+        ("[(0, -1)]", [(0, -1)], REJECT),
+        ("[(0, 1.5)]", [(0, 1.5)], REJECT),
+        ("[(0, True)]", [(0, True)], REJECT),
+        ("[(0, 1, 2)]", [(0, 1, 2)], REJECT),
+        ("None", None, REJECT),
+        ("'ab'", "ab", REJECT),
+    ):
+        add("geometry.check_pairs", f"pairs={label}", (lambda p=pairs: check_pairs(p, 3)), exp,
+            lambda r: None if isinstance(r, list) else "not a list", ("pair",),
+            "geometry")  # fmt: skip
+    for label, i, exp in (
+        ("0", 0, ACCEPT),
+        ("nv-1", model.nv - 1, ACCEPT),
+        ("nv (out of range)", model.nv, REJECT),
+        ("-1", -1, REJECT),
+        ("1.5", 1.5, REJECT),
+        ("None", None, REJECT),
+        ("True", True, REJECT),
+    ):
+        add("limits.velocity_index_name", f"i={label}",
+            (lambda k=i: velocity_index_name(model, k)), exp,
+            lambda r: None if isinstance(r, str) and r else "not a name", ("index", "velocity"),
+            "limits")  # fmt: skip
+    for label, lim, exp in (
+        ("VelocityLimit", taskik.VelocityLimit(model), ACCEPT),
+        ("None", None, REJECT),
+        ("'abc'", "abc", REJECT),
+    ):
+        add("relax.relax_rank", f"limit={label}", (lambda x=lim: relax_rank(x)), exp, None,
+            ("limit",), "solve")  # fmt: skip
+    G = own.standard_normal((4, 3))
+    h = own.standard_normal(4)
+    for label, args, exp in (
+        ("valid", (G, h, None, None, np.zeros(4)), ACCEPT),
+        ("G None", (None, h, None, None, np.zeros(4)), REJECT),
+        ("h of 3", (G, h[:3], None, None, np.zeros(4)), REJECT),
+        ("NaN in h", (G, np.full(4, math.nan), None, None, np.zeros(4)), REJECT),
+        ("ranks of 3", (G, h, None, None, np.zeros(3)), REJECT),
+        ("lb of 2", (G, h, np.zeros(2), None, np.zeros(4)), REJECT),
+    ):
+        add("relax.least_violation", label, (lambda a=args: least_violation(*a)), exp,
+            None, ("G", "h", "rank", "lb", "bound", "row", "shape"), "solve")  # fmt: skip
+
+    # retarget's from_dict
+    if getattr(w, "round", 0) < HEAVY_CYCLES * len(w.order):
+        from taskik.retarget import KeypointTask, RetargetMapping
+
+        frame = bot.frames[0]
+        kp = {"frame": frame, "keypoint": "hand", "position_cost": 1.0}
+        for label, entry, exp in (
+            ("valid", kp, ANY),
+            ("None", None, REJECT),
+            ("a list", [kp], REJECT),
+            ("position_cost='abc'", {**kp, "position_cost": "abc"}, REJECT),
+            ("position_cost=nan", {**kp, "position_cost": math.nan}, REJECT),
+            ("position_cost=-1", {**kp, "position_cost": -1.0}, REJECT),
+            ("unknown key", {**kp, "nope": 1}, REJECT),
+            ("offset of 2", {**kp, "offset": [0.0, 0.0]}, REJECT),
+        ):
+            add("retarget.KeypointTask.from_dict", label,
+                (lambda e=entry: KeypointTask.from_dict(e, "fuzz")), exp, None,
+                ("position_cost", "keypoint", "frame", "offset", "nope", "fuzz", "dict",
+                 "mapping", "entry"), "retarget")  # fmt: skip
+        for label, data, exp in (
+            ("None", None, REJECT),
+            ("[]", [], REJECT),
+            ("{}", {}, REJECT),
+            ("{'robot': 1}", {"robot": 1}, REJECT),
+            ("'abc'", "abc", REJECT),
+        ):
+            add("retarget.RetargetMapping.from_dict", label,
+                (lambda d=data: RetargetMapping.from_dict(d)), exp, None,
+                ("mapping", "robot", "keypoint", "dict", "task"), "retarget")  # fmt: skip
     return out
 
 

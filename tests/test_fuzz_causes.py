@@ -464,3 +464,60 @@ def test_regularized_jacobian_names_a_bad_parameter(kw):
 
     with pytest.raises(InvalidInput, match=next(iter(kw))):
         backends.RegularizedJacobian(**kw)
+
+
+def test_relax_helpers_check_their_arguments():
+    """Before: relax_rank(None) was 20.0 (the default rank of a limit); least_violation gave
+    bare numpy errors for a missing G or mismatched shapes, NaN slacks for NaN in h, and None
+    ("no solution") for a box of the wrong size."""
+    from taskik.relax import least_violation, relax_rank
+
+    with pytest.raises(InvalidInput, match="relax_rank needs a taskik.Limit"):
+        relax_rank(None)
+    G, h = np.array([[1.0, 0.0], [-1.0, 0.0]]), np.array([-1.0, -1.0])  # (v0 <= -1, v0 >= 1)
+    for args, message in (
+        ((None, h, None, None, np.zeros(2)), "G must be real numbers"),
+        ((G, h[:1], None, None, np.zeros(2)), "h must have shape"),
+        ((G, np.array([np.nan, 1.0]), None, None, np.zeros(2)), "h contains NaN"),
+        ((G, h, None, None, np.zeros(3)), "ranks must be 2 numbers"),
+        ((G, h, np.zeros(3), None, np.zeros(2)), "lb must be 2 numbers"),
+    ):
+        with pytest.raises(InvalidInput, match=message):
+            least_violation(*args)
+    # the conflict itself: both rows give way by the same slack, their sum 2 (the gap)
+    s, v = least_violation(G, h, [-np.inf, -np.inf], [np.inf, np.inf], np.zeros(2))
+    assert s.sum() == pytest.approx(2.0, abs=1e-6) and np.all(G @ v <= h + s + 1e-6)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/hierarchy.py:316: solve_hierarchy(None, levels, dt) is a bare AttributeError "
+    "('NoneType' object has no attribute 'plans'); adaptive=None is taken as False silently",
+)
+@pytest.mark.parametrize("case", ["configuration None", "adaptive None"])
+def test_solve_hierarchy_checks_the_configuration_and_adaptive(case):
+    from taskik.hierarchy import solve_hierarchy
+
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    task = taskik.PostureTask(1.0)
+    task.set_target(ur5.q0)
+    with pytest.raises(InvalidInput, match="Configuration|adaptive"):
+        if case == "configuration None":
+            solve_hierarchy(None, [[task]], 0.01)
+        else:
+            solve_hierarchy(conf, [[task]], 0.01, adaptive=None)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/configuration.py (exported as taskik.limits.limit.velocity_index_name): an "
+    "index past nv or negative gives a name 'v[6]' / 'v[-1]', 1.5 and True name joint 1, "
+    "None is a bare TypeError",
+)
+@pytest.mark.parametrize("i", [6, -1, 1.5, True, None])
+def test_velocity_index_name_refuses_an_index_out_of_range(i):
+    from taskik.limits.limit import velocity_index_name
+
+    with pytest.raises(InvalidInput, match="index"):
+        velocity_index_name(taskik.robots.load("ur5").model, i)
