@@ -59,7 +59,8 @@ def manipulability(J: npt.ArrayLike, part: str | Sequence[int] | None = None) ->
     m, n = Jh.shape
     if m > n:
         return 0.0
-    value = float(np.prod(np.linalg.svd(Jh, compute_uv=False)))
+    with np.errstate(over="ignore"):  # (an overflowing product is refused below)
+        value = float(np.prod(np.linalg.svd(Jh, compute_uv=False)))
     if not math.isfinite(value):
         raise InvalidInput("the manipulability of J overflows: J is out of range")
     return value

@@ -209,24 +209,26 @@ def report(
     tol = check_scalar(tol, "tol", 0.0)
     problem = build_ik(configuration, tasks, dt, limits)
     v = check_finite_array(v, "v", (configuration.nv,))
-    residual = problem.A @ v - problem.c  # the stacked rows W (J v − Kp e / dt), task by task
     statuses = []
     start = 0
-    for task in check_tasks(tasks):
-        e = task.compute_error(configuration)
-        we = task.cost * e
-        rows = slice(start, start + len(e))
-        res = residual[rows]
-        start += len(e)
-        statuses.append(
-            TaskStatus(
-                repr(task),
-                float(np.linalg.norm(e)),
-                float(we @ we),
-                float(res @ res),
-                reducible(problem.A[rows], we),
+    # (a huge v, dt or target overflows here: checked below, without numpy's warning)
+    with np.errstate(over="ignore", invalid="ignore"):
+        residual = problem.A @ v - problem.c  # the stacked rows W (J v − Kp e / dt), by task
+        for task in check_tasks(tasks):
+            e = task.compute_error(configuration)
+            we = task.cost * e
+            rows = slice(start, start + len(e))
+            res = residual[rows]
+            start += len(e)
+            statuses.append(
+                TaskStatus(
+                    repr(task),
+                    float(np.linalg.norm(e)),
+                    float(we @ we),
+                    float(res @ res),
+                    reducible(problem.A[rows], we),
+                )
             )
-        )
     _check_finite_report([s.step_residual for s in statuses], "v, dt or the targets")
     active = []
     for box in problem.boxes:

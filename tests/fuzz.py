@@ -47,10 +47,17 @@ at the configuration giving a zero step. The heavy generators (batch, retarget, 
 command line) run in the first :data:`HEAVY_CYCLES` cycles over the robots only. Balance
 results are checked against equilibrium itself: forces that balance the weight inside the
 friction cones, a region that contains a sampled CoM exactly when the force LP finds forces.
+The public names that arrived later have their own generators (``gen_later_entries``: the
+configuration's keyframes, ``Task.adopt`` against the step of the task not adopted, the
+collision limit's checked step, the balance limit's margins, far targets, ...;
+``gen_array_entries``: the array-level functions of the submodules, the backends' kernels,
+``null_basis``, ``friction_generators``, ...). A numpy ``RuntimeWarning`` (overflow, invalid
+value) or ``ComplexWarning`` on the way to a ``TaskikError`` counts as garbage too: the check
+came after the arithmetic it should have guarded.
 
-``benchmarks/fuzz_inputs.py`` runs every case (more than 25,000) and prints the tables by
+``benchmarks/fuzz_inputs.py`` runs every case (more than 40,000) and prints the tables by
 module and entry point; ``tests/test_fuzz.py`` runs a seeded subsample (:func:`subsample`,
-about 21,000 cases, ~30 s of CPU) and asserts that no module's count of crashes, bare
+about 14,000 cases, a minute or two of CPU) and asserts that no module's count of crashes, bare
 exceptions, garbage, rejected valid inputs or vague messages exceeds its known count.
 
 Bools are treated as invalid wherever a number is expected (``dt=True`` is almost always a
@@ -86,6 +93,10 @@ FAILURES = ("bare", "crash", "garbage", "rejected")
 BOOL_IS_NUMBER = False
 
 ACCEPT, REJECT, ANY = "accept", "reject", "any"
+
+#: Warnings that are garbage even on the way to a ``TaskikError``: numpy's overflow, invalid
+#: value and discarded imaginary parts (a check that comes after the arithmetic it guards).
+NUMERIC_WARNINGS: tuple[type[Warning], ...] = (RuntimeWarning, np.exceptions.ComplexWarning)
 
 #: The forked worker's stdout and stderr go to /dev/null (progress bars, prints of cases).
 QUIET_WORKER = os.environ.get("TASKIK_FUZZ_QUIET", "1") != "0"
@@ -208,6 +219,15 @@ def classify(case: Case, error_type: type[BaseException] | None = None) -> Outco
             result = case.run()
         except library_error as exc:
             msg = str(exc)
+            numeric = [w for w in caught if issubclass(w.category, NUMERIC_WARNINGS)]
+            if numeric:  # (numpy overflowed or cast on the way to the error)
+                w = numeric[0]
+                return Outcome(
+                    case,
+                    "garbage",
+                    f"warning {w.category.__name__} before the error: {str(w.message)[:40]}",
+                    f"{w.message} ({w.filename}:{w.lineno}), then {type(exc).__name__}: {msg}",
+                )
             if case.expect == ACCEPT:
                 return Outcome(case, "rejected", f"{type(exc).__name__} on a valid input", msg)
             if case.expect == ANY and type(exc).__name__ == "NoSolutionFound":

@@ -295,6 +295,16 @@ def test_classifier_sorts_outcomes():
         assert fuzz.classify(case).kind == "garbage", case
     assert fuzz.classify(garbage[0]).cause == "accepted invalid dt (NaN/inf)"
 
+    def overflows_then_refuses():
+        with np.errstate(over="warn"):
+            np.float64(1e200) * np.float64(1e200)
+        raise taskik.NoSolutionFound("daqp", "exit flag -1")
+
+    # numpy's overflow on the way to a library error is garbage too (a check after the
+    # arithmetic it should guard); an error alone is fine
+    late = fuzz.classify(fuzz.Case("f", "target at 1e154 m", overflows_then_refuses, fuzz.ANY))
+    assert late.kind == "garbage" and "before the error" in late.cause
+
 
 def test_a_crashing_or_hanging_case_is_counted_and_the_run_goes_on(monkeypatch):
     """A case that kills its process (here os.abort, as a segfault would) or hangs is a

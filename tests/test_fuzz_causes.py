@@ -521,3 +521,44 @@ def test_velocity_index_name_refuses_an_index_out_of_range(i):
 
     with pytest.raises(InvalidInput, match="index"):
         velocity_index_name(taskik.robots.load("ur5").model, i)
+
+
+def test_report_and_manipulability_refuse_overflow_without_numpy_warnings():
+    """Before: the refusal came after numpy's RuntimeWarning "overflow encountered in matmul"
+    (report of a step with 1e300 in v) and "in reduce" (manipulability of a 1e300 J)."""
+    from taskik import metrics
+
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    task = taskik.PostureTask(1.0)
+    task.set_target(ur5.q0)
+    v = np.zeros(ur5.model.nv)
+    v[2] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInput, match="the report overflows"):
+            taskik.report(conf, [task], 0.01, v)
+        with pytest.raises(InvalidInput, match="manipulability of J overflows"):
+            metrics.manipulability(np.full((6, 6), 1e300) * np.eye(6))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/problem.py:372-373: np.dot(A.T, A) and np.dot(c, A) overflow with a "
+    "RuntimeWarning before the step is refused (NoSolutionFound) for a FrameTask target 1e154 "
+    "m away or a cost of 1e300 (FrameTask, set_costs, RelativeFrameTask, hierarchy_report)",
+)
+@pytest.mark.parametrize("case", ["target 1e154 m", "position_cost 1e300"])
+def test_problem_assembly_refuses_overflow_without_numpy_warnings(case):
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    if case == "target 1e154 m":
+        task = taskik.FrameTask("tool0")
+        task.set_target(pin.SE3(np.eye(3), np.array([1e154, 0.0, 0.0])))
+    else:
+        task = taskik.FrameTask("tool0", position_cost=1e300)
+        task.set_target(pin.SE3(np.eye(3), np.array([0.3, 0.2, 0.1])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(taskik.TaskikError):
+            taskik.solve_ik(conf, [task], 0.01)
