@@ -36,7 +36,7 @@ SEED = int(os.environ.get("TASKIK_FUZZ_SEED", "20261123"))
 
 #: The subsample (one case in k of each entry point of a generator, the first kept, and every
 #: case compared with an independent answer): a third of the cases or fewer, so that the
-#: suite stays within CI's time; the whole run (35,889 cases) is the benchmark's,
+#: suite stays within CI's time; the whole run (41,569 cases) is the benchmark's,
 #: ``benchmarks/fuzz_inputs.py``. Plots draw a figure in about a second: one case per entry
 #: point.
 EVERY = {
@@ -75,15 +75,18 @@ EVERY = {
 #: target 1e30 m away (a bare LinAlgError); contacts' SupportRegion, ContactSet.from_points,
 #: friction_generators and convex_hull_2d; solve_hierarchy's configuration and adaptive;
 #: velocity_index_name (limits); CollisionLimit.check_step; PostureTask.write_error and
-#: FrameTask.set_position_cost(None) (tasks).
+#: FrameTask.set_position_cost(None) (tasks); numpy's overflow warnings before the refusal
+#: of a step whose cost or target is out of range (problem.py: tasks, solve, hierarchy,
+#: geometry).
 KNOWN_DEFECTS: dict[str, dict[str, int]] = {
     "backends": {"bare": 89, "garbage": 74},
     "contacts": {"bare": 33, "garbage": 38},
-    "hierarchy": {"bare": 1, "garbage": 1},
+    "geometry": {"garbage": 5},
+    "hierarchy": {"bare": 1, "garbage": 6},
     "limits": {"bare": 1, "garbage": 4},
     "limits.collision": {"bare": 2, "garbage": 23},
-    "solve": {"bare": 2},
-    "tasks": {"bare": 4, "garbage": 4},
+    "solve": {"bare": 2, "garbage": 10},
+    "tasks": {"bare": 4, "garbage": 69},
 }
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 
@@ -403,6 +404,7 @@ def test_support_region_refuses_a_point_that_is_not_xy(point):
     "(None, a 2-vector: bare TypeError/ValueError) nor the friction nor edges: "
     "edges=10**9 allocates tens of GB (the fuzzer's worker took 18 GB before it was stopped)",
 )
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # (numpy's cross of 2-vectors)
 @pytest.mark.parametrize(
     "args", [(None, 0.5, 8), (np.ones(2), 0.5, 8), (np.array([0, 0, 1.0]), None, 8),
              (np.array([0, 0, 1.0]), 0.5, 10**6)],
@@ -562,3 +564,35 @@ def test_problem_assembly_refuses_overflow_without_numpy_warnings(case):
         warnings.simplefilter("error")
         with pytest.raises(taskik.TaskikError):
             taskik.solve_ik(conf, [task], 0.01)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/backends/dls.py:78: solve_ik(..., backend='dls') on a frame target 1e30 m "
+    "away raises a bare numpy.linalg.LinAlgError ('Singular matrix'); backend='transpose' "
+    "overflows with a RuntimeWarning at transpose.py:42 from 1e60 m",
+)
+@pytest.mark.parametrize("backend, far", [("dls", 1e30), ("transpose", 1e60)])
+def test_classic_backends_refuse_a_far_target_cleanly(backend, far):
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    task = taskik.FrameTask("tool0")
+    task.set_target(pin.SE3(np.eye(3), np.array([far, 0.0, 0.0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            v = taskik.solve_ik(conf, [task], 0.01, backend=backend)
+        except taskik.TaskikError:
+            return
+    assert np.isfinite(v).all()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="taskik/geometry/shapes.py: halfspace('h', [0, 0, 1e200]) overflows in the normal's "
+    "norm with a RuntimeWarning before it is refused (scale by the largest entry first)",
+)
+def test_halfspace_refuses_a_huge_normal_without_numpy_warnings():
+    with warnings.catch_warnings(), contextlib.suppress(taskik.TaskikError):
+        warnings.simplefilter("error")
+        geometry.halfspace("h", [0.0, 0.0, 1e200])
