@@ -52,6 +52,10 @@ class FastPose:
             (self.data.oMf, fid) if self.world else (self.data.iMf, 0)
         )  # fmt: skip
         self.one_call = self.pose_with_jacobian()
+        # Boost.Python hands out an element of data.iMf / data.oMf as a proxy that reads
+        # the element each time it is used: fetched once, it follows every later call.
+        # Kept only if that holds here (checked once per model and frame).
+        self.pose: pin.SE3 | None = self.live_pose() if self.one_call else None
 
     def pose_with_jacobian(self) -> bool:
         """Whether the pose that ``computeFrameJacobian`` leaves in ``data`` is the frame's
@@ -70,6 +74,20 @@ class FastPose:
             if not np.allclose(got.homogeneous, M.homogeneous, rtol=0.0, atol=1e-12):
                 return False
         return True
+
+    def live_pose(self) -> pin.SE3 | None:
+        """The pose element that ``computeFrameJacobian`` writes, fetched once, if it
+        follows later calls (it then equals a fresh fetch after a call at another q);
+        None otherwise (the loop then fetches the element at every iteration)."""
+        model, data, fid = self.model, self.data, self.fid
+        pose = self.poses[self.pose_index]
+        for t in (0.2, 0.6):
+            q = pin.normalize(model, pin.neutral(model) + t)
+            pin.computeFrameJacobian(model, data, q, fid, self.ref)
+            fresh = self.poses[self.pose_index]
+            if not np.array_equal(pose.homogeneous, fresh.homogeneous):
+                return None
+        return pose
 
     def _error(self, q: np.ndarray) -> np.ndarray:
         model, data, fid = self.model, self.data, self.fid
@@ -106,6 +124,7 @@ class FastPose:
         world = self.world
         ref = self.ref
         one_call = self.one_call
+        pose = self.pose
         poses, k = self.poses, self.pose_index
         eye = self.eye
         method, damping, deadline = options.method, options.damping, options.deadline
@@ -113,6 +132,11 @@ class FastPose:
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
         chan = method == "lm-chan"  # the default: its step inline
         half_lam = 0.5 * damping if chan else 0.0
+        # The log6 error e = log6(T⁻¹T*) is computed as its opposite, log6(T*⁻¹T) (the log
+        # of the inverse pose): with T*⁻¹ made once per search, one plain SE3 product per
+        # iteration (M.actInv(T*) first tries its Motion, Force and Inertia overloads). The
+        # step then subtracts the solution: q − A⁻¹Jᵀ(−e) = q + A⁻¹Jᵀe.
+        Mti = None if world else Mt.inverse()
         stalled = Stagnation(options.stagnation, options.patience)
         best_q, best_ee = q, math.inf  # q is never modified in place: keep a reference
         J = None
@@ -124,17 +148,17 @@ class FastPose:
                 start = None
             elif one_call:
                 J = cfj(model, data, q, fid, ref)  # C-ordered: J.T is Fortran-ordered
-                M = poses[k]
+                M = pose if pose is not None else poses[k]
             else:
                 pin.forwardKinematics(model, data, q)
                 M = pin.updateFramePlacement(model, data, fid)
                 J = None
-            if world:
+            if Mti is None:
                 e = np.concatenate(
                     (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
                 )
             else:
-                e = log6(M.actInv(Mt)).vector
+                e = log6(Mti * M).vector  # −e
             ee = float(e.dot(e))
             if ee < tol2:
                 return i, 0.5 * ee, q, "converged"
@@ -157,10 +181,14 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
+                # the new iterate in dq (LAPACK's fresh array), in place
+                if Mti is None:
+                    dq += q
+                else:
+                    np.subtract(q, dq, out=dq)
                 q = dq
             else:
-                dq = self._step(method, J, e, ee, damping)
+                dq = self._step(method, J, e if Mti is None else -e, ee, damping)
                 if dq is None:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
                 q = q + dq
