@@ -132,11 +132,6 @@ class FastPose:
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
         chan = method == "lm-chan"  # the default: its step inline
         half_lam = 0.5 * damping if chan else 0.0
-        # The log6 error e = log6(T⁻¹T*) is computed as its opposite, log6(T*⁻¹T) (the log
-        # of the inverse pose): with T*⁻¹ made once per search, one plain SE3 product per
-        # iteration (M.actInv(T*) first tries its Motion, Force and Inertia overloads). The
-        # step then subtracts the solution: q − A⁻¹Jᵀ(−e) = q + A⁻¹Jᵀe.
-        Mti = None if world else Mt.inverse()
         stalled = Stagnation(options.stagnation, options.patience)
         best_q, best_ee = q, math.inf  # q is never modified in place: keep a reference
         J = None
@@ -153,12 +148,12 @@ class FastPose:
                 pin.forwardKinematics(model, data, q)
                 M = pin.updateFramePlacement(model, data, fid)
                 J = None
-            if Mti is None:
+            if world:
                 e = np.concatenate(
                     (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
                 )
             else:
-                e = log6(Mti * M).vector  # −e
+                e = log6(M.actInv(Mt)).vector
             ee = float(e.dot(e))
             if ee < tol2:
                 return i, 0.5 * ee, q, "converged"
@@ -181,14 +176,10 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                # the new iterate in dq (LAPACK's fresh array), in place
-                if Mti is None:
-                    dq += q
-                else:
-                    np.subtract(q, dq, out=dq)
+                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
                 q = dq
             else:
-                dq = self._step(method, J, e if Mti is None else -e, ee, damping)
+                dq = self._step(method, J, e, ee, damping)
                 if dq is None:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
                 q = q + dq
