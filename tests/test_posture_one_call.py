@@ -123,3 +123,28 @@ def test_the_pose_fetched_once_follows_every_call(ur5, pose_error):
         assert a[:3] == b[:3]
         assert np.array_equal(a[3], b[3])
     assert sum(row[0] for row in solutions[True]) >= 19
+
+
+def test_the_loop_error_is_log6_of_the_pose_to_the_target(ur5):
+    """The single-pose loop takes e = log6(T⁻¹T*) as the SE(3) Lie group's difference of
+    T and T* ([translation, quaternion] vectors): the same vector as log6(T.actInv(T*))
+    within rounding, rotations near π included, and not its opposite."""
+    runner = context(ur5.model).fast_pose(ur5.model.getFrameId("tool0"), "log6")
+    as_vector = pin.SE3ToXYZQUAT
+    rng = np.random.default_rng(21)
+    poses = [pin.SE3.Random() for _ in range(200)]
+    axis = np.array([0.0, 0.6, 0.8])
+    for angle in (np.pi - 1e-3, np.pi - 1e-7, 1e-9):  # near π and near identity
+        poses.append(pin.SE3(pin.exp3(angle * axis), rng.normal(size=3)))
+    worst = 0.0
+    for M, T in zip(poses, [*poses[1:], poses[0]], strict=True):
+        want = pin.log6(M.actInv(T)).vector
+        got = runner.difference(as_vector(M), as_vector(T))
+        worst = max(worst, float(np.abs(got - want).max()))
+        assert np.abs(got + want).max() > 1e-3 or np.abs(want).max() < 1e-6
+    assert worst < 1e-9
+    # near a half turn the two agree to the rotation's conditioning: check it separately
+    M = pin.SE3.Identity()
+    T = pin.SE3(pin.exp3((np.pi - 1e-3) * axis), np.zeros(3))
+    got = runner.difference(as_vector(M), as_vector(T))
+    assert np.abs(got[3:] - (np.pi - 1e-3) * axis).max() < 1e-9

@@ -52,6 +52,11 @@ class FastPose:
             (self.data.oMf, fid) if self.world else (self.data.iMf, 0)
         )  # fmt: skip
         self.one_call = self.pose_with_jacobian()
+        # log6(T⁻¹T*) as the SE(3) Lie group's difference of the two poses as
+        # [translation, quaternion] vectors: two calls that return the error as an array
+        # (M.actInv(T*) first tries its Motion, Force and Inertia overloads, then log6
+        # returns a Motion whose .vector is one more call)
+        self.difference = pin.liegroups.SE3().difference
         # Boost.Python hands out an element of data.iMf / data.oMf as a proxy that reads
         # the element each time it is used: fetched once, it follows every later call.
         # Kept only if that holds here (checked once per model and frame).
@@ -120,11 +125,12 @@ class FastPose:
         (a seed-memory entry): the first iteration then skips the kinematics."""
         model, data, fid, Mt = self.model, self.data, self.fid, self.target
         cfj = pin.computeFrameJacobian
-        log6 = pin.log6
         world = self.world
         ref = self.ref
         one_call = self.one_call
         pose = self.pose
+        difference, as_vector = self.difference, pin.SE3ToXYZQUAT
+        xt = None if world else as_vector(Mt)
         poses, k = self.poses, self.pose_index
         eye = self.eye
         method, damping, deadline = options.method, options.damping, options.deadline
@@ -153,7 +159,7 @@ class FastPose:
                     (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
                 )
             else:
-                e = log6(M.actInv(Mt)).vector
+                e = difference(as_vector(M), xt)  # log6(M⁻¹ T*)
             ee = float(e.dot(e))
             if ee < tol2:
                 return i, 0.5 * ee, q, "converged"
