@@ -23,8 +23,9 @@ class FastPose:
     fixed-base model with 1-DoF joints.
 
     Per iteration, one Pinocchio call gives the frame's Jacobian (LOCAL, or world-aligned
-    for the world error) and its pose; then the error (``log6(T⁻¹T*)``, or Haviland &
-    Corke's world-frame error ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
+    for the world error) and its pose; then the error (``log6(T⁻¹T*)``, computed as the
+    SE(3) Lie group's difference of the two poses, or Haviland & Corke's world-frame error
+    ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
     below tol, one BLAS rank update and one LAPACK solve for the step: no task objects, no
     allocation beyond the few small arrays numpy returns, no checks inside the loop.
     ``target`` is set before each solve.
@@ -133,6 +134,7 @@ class FastPose:
         xt = None if world else as_vector(Mt)
         poses, k = self.poses, self.pose_index
         eye = self.eye
+        add = np.add  # (positional out: cheaper than `dq += q` and than out=)
         method, damping, deadline = options.method, options.damping, options.deadline
         max_iterations = options.max_iterations
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
@@ -182,7 +184,7 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
+                add(dq, q, dq)  # (dq is LAPACK's fresh array: the new iterate, in place)
                 q = dq
             else:
                 dq = self._step(method, J, e, ee, damping)
