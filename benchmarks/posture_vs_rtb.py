@@ -17,7 +17,8 @@ What each side does:
 - taskik ``solve_posture(model, [FrameTask("tool0")], q0=q0, rng=rng)`` with its defaults
   (LM Chan, λ = 0.1, tol 1e-6, 15 evaluations per search, stagnation 1e-3 over 3, up to 100
   searches, joint limits "clip"). Per iteration: the frame's pose and LOCAL Jacobian from one
-  Pinocchio call, the error ``e = log6(T⁻¹T*)``, ``E = ½ eᵀe``, ``E < tol`` ends the search;
+  Pinocchio call, the error ``e = log6(T⁻¹T*)`` (as the SE(3) group's difference of the two
+  poses), ``E = ½ eᵀe``, ``E < tol`` ends the search;
   else the stagnation test and ``Δq = (JᵀJ + λ E I)⁻¹ Jᵀe`` (BLAS ``dsyrk``, LAPACK Cholesky
   ``dposv``), ``q ← q + Δq`` (projected into the limits when a range is narrower than 2π:
   not on this model). Restarts from uniform random q within limits (seeded).

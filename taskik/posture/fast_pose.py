@@ -23,8 +23,9 @@ class FastPose:
     fixed-base model with 1-DoF joints.
 
     Per iteration, one Pinocchio call gives the frame's Jacobian (LOCAL, or world-aligned
-    for the world error) and its pose; then the error (``log6(T⁻¹T*)``, or Haviland &
-    Corke's world-frame error ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
+    for the world error) and its pose; then the error (``log6(T⁻¹T*)``, computed as the
+    SE(3) Lie group's difference of the two poses, or Haviland & Corke's world-frame error
+    ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
     below tol, one BLAS rank update and one LAPACK solve for the step: no task objects, no
     allocation beyond the few small arrays numpy returns, no checks inside the loop.
     ``target`` is set before each solve.
@@ -52,6 +53,15 @@ class FastPose:
             (self.data.oMf, fid) if self.world else (self.data.iMf, 0)
         )  # fmt: skip
         self.one_call = self.pose_with_jacobian()
+        # log6(T⁻¹T*) as the SE(3) Lie group's difference of the two poses as
+        # [translation, quaternion] vectors: two calls that return the error as an array
+        # (M.actInv(T*) first tries its Motion, Force and Inertia overloads, then log6
+        # returns a Motion whose .vector is one more call)
+        self.difference = pin.liegroups.SE3().difference
+        # Boost.Python hands out an element of data.iMf / data.oMf as a proxy that reads
+        # the element each time it is used: fetched once, it follows every later call.
+        # Kept only if that holds here (checked once per model and frame).
+        self.pose: pin.SE3 | None = self.live_pose() if self.one_call else None
 
     def pose_with_jacobian(self) -> bool:
         """Whether the pose that ``computeFrameJacobian`` leaves in ``data`` is the frame's
@@ -70,6 +80,20 @@ class FastPose:
             if not np.allclose(got.homogeneous, M.homogeneous, rtol=0.0, atol=1e-12):
                 return False
         return True
+
+    def live_pose(self) -> pin.SE3 | None:
+        """The pose element that ``computeFrameJacobian`` writes, fetched once, if it
+        follows later calls (it then equals a fresh fetch after a call at another q);
+        None otherwise (the loop then fetches the element at every iteration)."""
+        model, data, fid = self.model, self.data, self.fid
+        pose = self.poses[self.pose_index]
+        for t in (0.2, 0.6):
+            q = pin.normalize(model, pin.neutral(model) + t)
+            pin.computeFrameJacobian(model, data, q, fid, self.ref)
+            fresh = self.poses[self.pose_index]
+            if not np.array_equal(pose.homogeneous, fresh.homogeneous):
+                return None
+        return pose
 
     def _error(self, q: np.ndarray) -> np.ndarray:
         model, data, fid = self.model, self.data, self.fid
@@ -102,12 +126,15 @@ class FastPose:
         (a seed-memory entry): the first iteration then skips the kinematics."""
         model, data, fid, Mt = self.model, self.data, self.fid, self.target
         cfj = pin.computeFrameJacobian
-        log6 = pin.log6
         world = self.world
         ref = self.ref
         one_call = self.one_call
+        pose = self.pose
+        difference, as_vector = self.difference, pin.SE3ToXYZQUAT
+        xt = None if world else as_vector(Mt)
         poses, k = self.poses, self.pose_index
         eye = self.eye
+        add = np.add  # (positional out: cheaper than `dq += q` and than out=)
         method, damping, deadline = options.method, options.damping, options.deadline
         max_iterations = options.max_iterations
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
@@ -124,7 +151,7 @@ class FastPose:
                 start = None
             elif one_call:
                 J = cfj(model, data, q, fid, ref)  # C-ordered: J.T is Fortran-ordered
-                M = poses[k]
+                M = pose if pose is not None else poses[k]
             else:
                 pin.forwardKinematics(model, data, q)
                 M = pin.updateFramePlacement(model, data, fid)
@@ -134,8 +161,10 @@ class FastPose:
                     (Mt.translation - M.translation, pin.log3(Mt.rotation @ M.rotation.T))
                 )
             else:
-                e = log6(M.actInv(Mt)).vector
-            ee = float(e.dot(e))
+                e = difference(as_vector(M), xt)  # log6(M⁻¹ T*)
+            # ‖e‖² on Python floats (fewer instructions than numpy's dot on six entries)
+            a, b, c, x, y, z = e.tolist()
+            ee = a * a + b * b + c * c + x * x + y * y + z * z
             if ee < tol2:
                 return i, 0.5 * ee, q, "converged"
             if ee < best_ee:
@@ -157,7 +186,7 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
+                add(dq, q, dq)  # (dq is LAPACK's fresh array: the new iterate, in place)
                 q = dq
             else:
                 dq = self._step(method, J, e, ee, damping)

@@ -35,6 +35,7 @@ class RandomStarts:
         self.vector = limits.all_q
         self.lo: np.ndarray | None = None
         self.hi: np.ndarray | None = None
+        self.width: np.ndarray | None = None  # hi − lo
 
     @property
     def rng(self) -> np.random.Generator:
@@ -52,8 +53,15 @@ class RandomStarts:
 
     def __call__(self) -> np.ndarray:
         if self.vector:
-            lo, hi = self.bounds()
-            return self.rng.uniform(lo, hi)
+            # lo + (hi − lo) u, u ~ U[0, 1): the floats Generator.uniform(lo, hi) draws
+            # (the same formula on the same stream), without its checks of the bounds
+            # (about 8x the cost of the draw on six joints; these bounds are finite)
+            width = self.width
+            if width is None:
+                lo, hi = self.bounds()
+                width = self.width = hi - lo
+            assert self.lo is not None  # (set by bounds())
+            return self.lo + width * self.rng.random(width.size)
         return random_configuration(self.model, self.q_ref, self.rng)
 
 
