@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
 from ..contacts.contact import MAX_COORDINATE, Contact, check_edges
@@ -181,6 +182,8 @@ class BalanceLimit(Limit):
         self._radii = np.sqrt((self._local[:, :3] ** 2).sum(axis=1).max(axis=1)).tolist()
         # per contact, the first three rows of H₀ as 12 Python floats (the fast test of region())
         self._anchors: list[tuple[float, ...]] = []
+        # per contact, (H_c, precision) of the first test of region() (see _checkpoint)
+        self._checkpoints: list[tuple[pin.SE3, float]] = []
         self._split: tuple[Any, ...] | None = None  # the near edges (see _near_edges)
         # whether the next compute_inequalities is announced (expect_check), and what
         # check_step tests then: (q bytes, dt, CoM Jacobian, CoM, (N₃, s N₃, s (b − margin)),
@@ -201,21 +204,36 @@ class BalanceLimit(Limit):
         oMf = configuration.data.oMf
         ids = self._frame_ids(configuration)
         region = self._region
+        if region is not None:
+            # sufficient tests first (what they do not pass, the exact test below decides;
+            # NaN passes none). Each frame within its checkpoint's precision (see
+            # _checkpoint): one Pinocchio call per contact, what held feet pass at most steps
+            for i, (checkpoint, precision) in zip(ids, self._checkpoints, strict=True):
+                if not oMf[i].isApprox(checkpoint, precision):
+                    break
+            else:
+                return region
         placed = [oMf[i].homogeneous for i in ids]
         if region is not None:
-            # a sufficient test first, on Python floats: a point x of the frame moved by
-            # ‖(R − R₀) x + t − t₀‖ ≤ ‖R − R₀‖_F ‖x‖ + ‖t − t₀‖ (held feet pass it; what it
-            # does not pass, the exact test below decides; NaN passes neither)
+            # on Python floats: a point x of the frame moved by ‖(R − R₀) x + t − t₀‖ ≤
+            # ‖R − R₀‖_F ‖x‖ + ‖t − t₀‖; passed, the placements are the new checkpoints
             tolerance = self.tolerance
+            moves = []
             for H, anchor, radius in zip(placed, self._anchors, self._radii, strict=True):
                 (a, b, c, t), (d, e, f, u), (g, k, m, w), _ = H.tolist()
                 a0, b0, c0, t0, d0, e0, f0, u0, g0, k0, m0, w0 = anchor
                 a, b, c, d, e, f = a - a0, b - b0, c - c0, d - d0, e - e0, f - f0
                 g, k, m, t, u, w = g - g0, k - k0, m - m0, t - t0, u - u0, w - w0
                 dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + k * k + m * m
-                if not math.sqrt(dr) * radius + math.sqrt(t * t + u * u + w * w) <= tolerance:
+                move = math.sqrt(dr) * radius + math.sqrt(t * t + u * u + w * w)
+                if not move <= tolerance:
                     break
+                moves.append(move)
             else:
+                self._checkpoints = [
+                    self._checkpoint(oMf[i], radius, move)
+                    for i, radius, move in zip(ids, self._radii, moves, strict=True)
+                ]
                 return region
         if region is not None and self._placements is not None:
             # every contact point within ``tolerance`` of where it was when the region was
@@ -241,9 +259,26 @@ class BalanceLimit(Limit):
         self._version += 1
         self._placements = H
         self._anchors = [tuple(h[:3].ravel().tolist()) for h in H]
+        self._checkpoints = [
+            self._checkpoint(oMf[i], radius, 0.0)
+            for i, radius in zip(ids, self._radii, strict=True)
+        ]
         self._points = [p[:, :2] for p in points]
         self._source = (region, self._points)
         return region
+
+    def _checkpoint(self, placement: pin.SE3, radius: float, move: float) -> tuple[pin.SE3, float]:
+        """``(H_c, p)``: a copy of a contact frame's placement ``H_c``, whose points (within
+        ``radius`` of its origin) moved by at most ``move`` (m) since the region was computed,
+        and the precision of the test ``H.isApprox(H_c, p)``. Pinocchio's test holds when
+        ``‖R − R_c‖_F ≤ p min(‖R‖_F, ‖R_c‖_F)`` and ``‖t − t_c‖ ≤ p min(‖t‖, ‖t_c‖)``; a
+        point ``x`` then moved from ``H_c`` by ``‖(R − R_c) x + t − t_c‖ ≤ p (√3 radius +
+        ‖t_c‖)`` (``‖R_c‖_F = √3``), and from where it was by at most ``tolerance`` with the
+        ``p`` below (1 % smaller, for rounding). A frame at the origin passes only unmoved."""
+        checkpoint = pin.SE3(placement)
+        reach = math.sqrt(3.0) * radius + float(np.linalg.norm(checkpoint.translation))
+        budget = self.tolerance - move
+        return checkpoint, 0.99 * budget / reach if reach > 0.0 and budget > 0.0 else 0.0
 
     def _frame_ids(self, configuration: Configuration) -> list[int]:
         """The contact frames' indices in ``configuration``'s model, looked up by name at
