@@ -104,12 +104,12 @@ class BalanceLimit(Limit):
 
     :func:`taskik.solve_ik` announces that it checks the solved step
     (:meth:`expect_check`): the rows are then those of the edges within
-    :data:`CHECKED_DISTANCE` (2 cm) beyond ``margin``, and :meth:`check_step` tests the
+    ``CHECKED_DISTANCE`` (2 cm) beyond ``margin``, and :meth:`check_step` tests the
     solved ``v`` against the others, ``n_iᵀ J_xy v ≤ gain · h_i / dt`` (a product with the
     CoM velocity ``J v``); the rows of those it breaks are added and the QP solved again. A
     row the solved step keeps does not change the solution of the (strictly convex) QP: the
     step is the one of every row. Priority levels, :func:`taskik.solve_posture` and callers
-    of :meth:`compute_inequalities` announce nothing and get every row.
+    of ``compute_inequalities`` announce nothing and get every row.
 
     Args:
         contacts: the :class:`~taskik.Contact` objects the robot stands on (their points and
@@ -412,16 +412,16 @@ class BalanceLimit(Limit):
 
     def expect_check(self) -> None:
         """Announce that the step solved with the rows of the next
-        :meth:`compute_inequalities` will be given to :meth:`check_step`
+        ``compute_inequalities`` will be given to :meth:`check_step`
         (:func:`taskik.solve_ik` does): that call then gives the rows of the edges within
-        :data:`CHECKED_DISTANCE` only. Without the announcement every edge (within
+        ``CHECKED_DISTANCE`` only. Without the announcement every edge (within
         ``detection_distance``) has its row."""
         self._expect = True
 
     def check_step(
         self, configuration: Configuration, v: np.ndarray, dt: float
     ) -> Inequalities | None:
-        """After a solve of the rows of an announced :meth:`compute_inequalities` (see
+        """After a solve of the rows of an announced ``compute_inequalities`` (see
         :meth:`expect_check`), whether the step ``v`` (nv) keeps the edges left without rows,
         ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does, else the rows given with those
         of the edges it breaks added (solve again with them in place of the old ones, and
