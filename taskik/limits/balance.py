@@ -109,7 +109,11 @@ class BalanceLimit(Limit):
     CoM velocity ``J v``); the rows of those it breaks are added and the QP solved again. A
     row the solved step keeps does not change the solution of the (strictly convex) QP: the
     step is the one of every row. Priority levels, :func:`taskik.solve_posture` and callers
-    of ``compute_inequalities`` announce nothing and get every row.
+    of ``compute_inequalities`` announce nothing and get every row; with a finite
+    ``detection_distance`` the rows are those within it, announced or not. (Which edges are
+    near is found again when the CoM moved by more than ``HYSTERESIS``, 5 mm, from where it
+    was found; the edges farther are checked against a lower bound on their distances first,
+    ``‖J_xy v‖ ≤ gain · min h_i / dt``, then one by one.)
 
     Args:
         contacts: the :class:`~taskik.Contact` objects the robot stands on (their points and
