@@ -519,9 +519,10 @@ def test_rows_follow_margin_gain_and_dt_changed_between_steps(talos):
 
 def test_a_checked_step_has_the_near_edges_rows_and_gets_those_it_breaks(talos):
     """Announced (``expect_check``, as ``solve_ik`` does), the rows are the edges within
-    ``CHECKED_DISTANCE``; ``check_step`` passes a step that keeps the others and returns the
-    rows with those of the edges a step breaks added; unannounced calls get every row."""
-    from taskik.limits.balance import CHECKED_DISTANCE
+    ``CHECKED_DISTANCE`` (and the hysteresis, at the first call); ``check_step`` passes a
+    step that keeps the others and returns the rows with those of the edges a step breaks
+    added; unannounced calls get every row."""
+    from taskik.limits.balance import CHECKED_DISTANCE, HYSTERESIS
 
     conf = talos.configuration()
     feet = both_feet(talos, conf)
@@ -529,8 +530,8 @@ def test_a_checked_step_has_the_near_edges_rows_and_gets_those_it_breaks(talos):
     dt = 0.01
     G_all, h_all = limit.compute_inequalities(conf, dt)
     margins = limit.margins(conf)
-    near = np.flatnonzero(margins < CHECKED_DISTANCE)
-    far = np.flatnonzero(margins >= CHECKED_DISTANCE)
+    near = np.flatnonzero(margins < CHECKED_DISTANCE + HYSTERESIS)
+    far = np.flatnonzero(margins >= CHECKED_DISTANCE + HYSTERESIS)
     assert len(far) >= 3  # (standing straight: most edges are far)
     limit.expect_check()
     rows = limit.compute_inequalities(conf, dt)
