@@ -515,3 +515,125 @@ def test_rows_follow_margin_gain_and_dt_changed_between_steps(talos):
         np.testing.assert_allclose(h, h0, atol=1e-12)
         expected = gain / dt * (limit.margins(conf))  # h_i = gain · (b_i − margin − n_iᵀ c) / dt
         np.testing.assert_allclose(h, expected, atol=1e-9)
+
+
+def test_a_checked_step_has_the_near_edges_rows_and_gets_those_it_breaks(talos):
+    """Announced (``expect_check``, as ``solve_ik`` does), the rows are the edges within
+    ``CHECKED_DISTANCE`` (and the hysteresis, at the first call); ``check_step`` passes a
+    step that keeps the others and returns the rows with those of the edges a step breaks
+    added; unannounced calls get every row."""
+    from taskik.limits.balance import CHECKED_DISTANCE, HYSTERESIS
+
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet)
+    dt = 0.01
+    G_all, h_all = limit.compute_inequalities(conf, dt)
+    margins = limit.margins(conf)
+    near = np.flatnonzero(margins < CHECKED_DISTANCE + HYSTERESIS)
+    far = np.flatnonzero(margins >= CHECKED_DISTANCE + HYSTERESIS)
+    assert len(far) >= 3  # (standing straight: most edges are far)
+    limit.expect_check()
+    rows = limit.compute_inequalities(conf, dt)
+    if len(near):
+        G, h = rows
+        np.testing.assert_allclose(G, G_all[near], atol=1e-12)
+        np.testing.assert_allclose(h, h_all[near], atol=1e-12)
+    else:
+        assert rows is None
+    assert len(limit.row_names()) == len(near)
+    nv = talos.model.nv
+    assert limit.check_step(conf, np.zeros(nv), dt) is None
+    # a step moving the CoM toward a far edge by 1.5 times what its row allows
+    i = far[np.argmax(margins[far])]
+    J = conf.com_jacobian
+    speed = 1.5 * limit.gain * margins[i] / dt
+    v = J.T @ np.linalg.solve(J @ J.T, np.append(speed * limit.region(conf).normals[i], 0.0))
+    assert limit.check_step(conf, v, 2 * dt) is None  # (another dt: not the announced step)
+    G, h = limit.check_step(conf, v, dt)
+    broken = np.flatnonzero(G_all @ v > h_all)
+    assert i in broken
+    expected = np.union1d(near, broken)
+    np.testing.assert_allclose(G, G_all[expected], atol=1e-12)
+    np.testing.assert_allclose(h, h_all[expected], atol=1e-12)
+    assert (G @ v > h).any()  # (the new rows are the ones v breaks)
+    assert len(limit.row_names()) == len(expected)
+    assert limit.check_step(conf, v, dt) is None  # (every broken edge has its row now)
+    G2, h2 = limit.compute_inequalities(conf, dt)  # unannounced: every row again
+    np.testing.assert_allclose(G2, G_all, atol=1e-12)
+    assert limit.check_step(conf, v, dt) is None
+
+
+def test_the_checked_step_is_the_step_of_every_row_also_when_solved_again(talos):
+    """Along a loop whose first steps swing the CoM fast (no base velocity limit), steps
+    where ``check_step`` found an edge without a row broken are solved again: every step
+    equals the cold solve of every row, to rounding."""
+
+    class Counted(BalanceLimit):
+        again = 0
+
+        def check_step(self, configuration, v, dt):  # type: ignore[no-untyped-def]
+            rows = super().check_step(configuration, v, dt)
+            Counted.again += rows is not None
+            return rows
+
+    conf = talos.configuration()
+    feet, tasks = reach_past_the_feet(talos, conf)
+    limit = Counted(feet)
+    limits = [*taskik.limits.default_limits(talos.model), limit]
+    for _ in range(40):
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=limits, adaptive=False)
+        cold = taskik.backends.solve_qp(taskik.build_ik(conf, tasks, 0.01, limits=limits), "daqp")
+        assert np.abs(v - cold).max() <= 1e-9 * (1.0 + float(np.abs(cold).max()))
+        conf.integrate_inplace(v, 0.01)
+    assert Counted.again >= 1
+
+
+def test_contact_frames_are_found_by_name_in_the_model_as_it_is_now(talos):
+    """The contact frames' indices follow the model's values, not its identity: after two
+    frames of the same model swap places, a new configuration reads the soles where they
+    are now (a cache keyed by the model object kept the old indices: a torso link)."""
+    model = talos.model.copy()
+    conf = taskik.Configuration(model, talos.q0)
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet)
+    first = limit.region(conf)
+    a, b = conf.get_frame_id(feet[0].frame.name), conf.get_frame_id("torso_2_link")
+    frame_a, frame_b = model.frames[a].copy(), model.frames[b].copy()
+    model.frames[a], model.frames[b] = frame_b, frame_a
+    moved = taskik.Configuration(model, talos.q0)
+    assert moved.get_frame_id(feet[0].frame.name) == b
+    np.testing.assert_allclose(limit.region(moved).vertices, first.vertices, atol=1e-12)
+    reference = BalanceLimit(feet).region(moved)
+    np.testing.assert_allclose(limit.region(moved).vertices, reference.vertices, atol=1e-12)
+
+
+def test_the_region_is_never_reused_after_a_point_moved_by_more_than_the_tolerance(talos):
+    """Random motions of the base and legs around the tolerance: whenever the region is
+    reused, no contact point moved by more than ``tolerance`` since it was computed (the
+    fast test on the frames' placements is sufficient only), and it is reused at least
+    whenever they moved by less than half of it."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    q0 = conf.q.copy()
+    rng = np.random.default_rng(11)
+    reused = 0
+    for _ in range(100):
+        conf.update(q0)
+        limit = BalanceLimit(feet, tolerance=1e-3)
+        first = limit.region(conf)
+        start = np.vstack([c.world_points(conf) for c in feet])
+        q = q0.copy()
+        scale = 10.0 ** rng.uniform(-4.5, -2.5)
+        q[:3] += rng.normal(size=3) * scale
+        q[7:19] += rng.normal(size=12) * scale  # (the legs)
+        conf.update(q)
+        now = np.vstack([c.world_points(conf) for c in feet])
+        distance = float(np.linalg.norm(now - start, axis=1).max())
+        again = limit.region(conf)
+        if again is first:
+            reused += 1
+            assert distance <= 1e-3 * (1 + 1e-9)
+        else:
+            assert distance > 0.5e-3
+    assert 10 <= reused <= 90

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -30,6 +31,16 @@ from ..exceptions import (
 from .limit import Inequalities, Limit
 
 _add, _max = np.add.reduce, np.maximum.reduce
+
+#: In a step whose solved velocity is checked (:meth:`BalanceLimit.expect_check`, as
+#: :func:`taskik.solve_ik` does), the edges farther than this (m) beyond ``margin`` give no
+#: row: the solved step is checked against them instead, and those it would cross get their
+#: rows before the step is solved again. One step moves the CoM far less than this toward an
+#: edge (with ``gain`` ½, an edge's row binds only when a step covers half its distance).
+CHECKED_DISTANCE = 0.02
+
+#: How far (m) the CoM may move before the edges within CHECKED_DISTANCE are found again.
+HYSTERESIS = 0.005
 
 
 @dataclass(frozen=True)
@@ -90,6 +101,19 @@ class BalanceLimit(Limit):
     without the limit. A step that moves the CoM by more than ``detection_distance`` toward
     an edge would pass its row unseen, so by default every edge has its row
     (``detection_distance=math.inf``).
+
+    :func:`taskik.solve_ik` announces that it checks the solved step
+    (:meth:`expect_check`): the rows are then those of the edges within
+    ``CHECKED_DISTANCE`` (2 cm) beyond ``margin``, and :meth:`check_step` tests the
+    solved ``v`` against the others, ``n_iᵀ J_xy v ≤ gain · h_i / dt`` (a product with the
+    CoM velocity ``J v``); the rows of those it breaks are added and the QP solved again. A
+    row the solved step keeps does not change the solution of the (strictly convex) QP: the
+    step is the one of every row. Priority levels, :func:`taskik.solve_posture` and callers
+    of ``compute_inequalities`` announce nothing and get every row; with a finite
+    ``detection_distance`` the rows are those within it, announced or not. (Which edges are
+    near is found again when the CoM moved by more than ``HYSTERESIS``, 5 mm, from where it
+    was found; the edges farther are checked against a lower bound on their distances first,
+    ``‖J_xy v‖ ≤ gain · min h_i / dt``, then one by one.)
 
     Args:
         contacts: the :class:`~taskik.Contact` objects the robot stands on (their points and
@@ -156,8 +180,20 @@ class BalanceLimit(Limit):
         )
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
-        self._rows: np.ndarray = np.zeros(0, dtype=int)
-        self._ids: tuple[pin.Model, int, list[int]] | None = None
+        self._rows: np.ndarray | tuple[int, ...] = ()
+        self._frame_names = [c.frame.name for c in self.contacts]
+        # per contact, the largest distance (m) of its points from its frame's origin
+        self._radii = np.sqrt((self._local[:, :3] ** 2).sum(axis=1).max(axis=1)).tolist()
+        # per contact, the first three rows of H₀ as 12 Python floats (the fast test of region())
+        self._anchors: list[tuple[float, ...]] = []
+        # per contact, (H_c, precision) of the first test of region() (see _checkpoint)
+        self._checkpoints: list[tuple[pin.SE3, float]] = []
+        self._split: tuple[Any, ...] | None = None  # the near edges (see _near_edges)
+        # whether the next compute_inequalities is announced (expect_check), and what
+        # check_step tests then: (q bytes, dt, CoM Jacobian, CoM, (N₃, s N₃, s (b − margin)),
+        # a lower bound on the far edges' s h, a mask of the far edges, the rows given)
+        self._expect = False
+        self._pending: tuple[Any, ...] | None = None
         self._points: list[np.ndarray] = []  # the contacts' world (x, y) of the region in use
         # (region, points) of the region in use, and of the last rows (which name_rows names)
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
@@ -170,8 +206,39 @@ class BalanceLimit(Limit):
         if type(configuration) is not Configuration:
             configuration = check_configuration(configuration, "BalanceLimit")
         oMf = configuration.data.oMf
-        placed = [oMf[i].homogeneous for i in self._frame_ids(configuration)]
+        ids = self._frame_ids(configuration)
         region = self._region
+        if region is not None:
+            # sufficient tests first (what they do not pass, the exact test below decides;
+            # NaN passes none). Each frame within its checkpoint's precision (see
+            # _checkpoint): one Pinocchio call per contact, what held feet pass at most steps
+            for i, (checkpoint, precision) in zip(ids, self._checkpoints, strict=True):
+                if not oMf[i].isApprox(checkpoint, precision):
+                    break
+            else:
+                return region
+        placed = [oMf[i].homogeneous for i in ids]
+        if region is not None:
+            # on Python floats: a point x of the frame moved by ‖(R − R₀) x + t − t₀‖ ≤
+            # ‖R − R₀‖_F ‖x‖ + ‖t − t₀‖; passed, the placements are the new checkpoints
+            tolerance = self.tolerance
+            moves = []
+            for H, anchor, radius in zip(placed, self._anchors, self._radii, strict=True):
+                (a, b, c, t), (d, e, f, u), (g, k, m, w), _ = H.tolist()
+                a0, b0, c0, t0, d0, e0, f0, u0, g0, k0, m0, w0 = anchor
+                a, b, c, d, e, f = a - a0, b - b0, c - c0, d - d0, e - e0, f - f0
+                g, k, m, t, u, w = g - g0, k - k0, m - m0, t - t0, u - u0, w - w0
+                dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + k * k + m * m
+                move = math.sqrt(dr) * radius + math.sqrt(t * t + u * u + w * w)
+                if not move <= tolerance:
+                    break
+                moves.append(move)
+            else:
+                self._checkpoints = [
+                    self._checkpoint(oMf[i], radius, move)
+                    for i, radius, move in zip(ids, self._radii, moves, strict=True)
+                ]
+                return region
         if region is not None and self._placements is not None:
             # every contact point within ``tolerance`` of where it was when the region was
             # computed, ‖(H − H₀) x‖ ≤ tolerance (NaN placements fail the test); the ufuncs
@@ -195,19 +262,37 @@ class BalanceLimit(Limit):
         self._region = region
         self._version += 1
         self._placements = H
+        self._anchors = [tuple(h[:3].ravel().tolist()) for h in H]
+        self._checkpoints = [
+            self._checkpoint(oMf[i], radius, 0.0)
+            for i, radius in zip(ids, self._radii, strict=True)
+        ]
         self._points = [p[:, :2] for p in points]
         self._source = (region, self._points)
         return region
 
+    def _checkpoint(self, placement: pin.SE3, radius: float, move: float) -> tuple[pin.SE3, float]:
+        """``(H_c, p)``: a copy of a contact frame's placement ``H_c``, whose points (within
+        ``radius`` of its origin) moved by at most ``move`` (m) since the region was computed,
+        and the precision of the test ``H.isApprox(H_c, p)``. Pinocchio's test holds when
+        ``‖R − R_c‖_F ≤ p min(‖R‖_F, ‖R_c‖_F)`` and ``‖t − t_c‖ ≤ p min(‖t‖, ‖t_c‖)``; a
+        point ``x`` then moved from ``H_c`` by ``‖(R − R_c) x + t − t_c‖ ≤ p (√3 radius +
+        ‖t_c‖)`` (``‖R_c‖_F = √3``), and from where it was by at most ``tolerance`` with the
+        ``p`` below (1 % smaller, for rounding). A frame at the origin passes only unmoved."""
+        checkpoint = pin.SE3(placement)
+        reach = math.sqrt(3.0) * radius + float(np.linalg.norm(checkpoint.translation))
+        budget = self.tolerance - move
+        return checkpoint, 0.99 * budget / reach if reach > 0.0 and budget > 0.0 else 0.0
+
     def _frame_ids(self, configuration: Configuration) -> list[int]:
-        """The contact frames' indices in ``configuration``'s model, by name (looked up
-        again for another model, or when frames were added to this one)."""
-        model = configuration.model
-        ids = self._ids
-        if ids is None or ids[0] is not model or ids[1] != model.nframes:
-            found = [configuration.get_frame_id(c.frame.name) for c in self.contacts]
-            self._ids = ids = (model, model.nframes, found)
-        return ids[2]
+        """The contact frames' indices in ``configuration``'s model, looked up by name at
+        every call in the configuration's own name → index map (state kept by value: a
+        model changed, or another one, is read as it is now)."""
+        names = configuration._frame_ids
+        try:
+            return [names[name] for name in self._frame_names]
+        except KeyError:  # (the error names the frame and close matches)
+            return [configuration.get_frame_id(name) for name in self._frame_names]
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
@@ -249,6 +334,8 @@ class BalanceLimit(Limit):
         return tuple(frames)
 
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
+        checked, self._expect = self._expect, False
+        self._pending = None
         if type(dt) is not float or not 0.0 < dt < math.inf:
             dt = check_positive_scalar(dt, "dt")
         region = self.region(configuration)
@@ -273,20 +360,98 @@ class BalanceLimit(Limit):
             N3[:, :2] = normals
             s = self.gain / dt
             self._scaled = (N3, s * N3, s * (region.offsets - self.margin))
+            self._split = None
             self._scaled_for = key
         N3, sN3, sb = self._scaled
+        detection = self.detection_distance
+        if checked and detection == math.inf:  # the rows of the near edges; check_step
+            # tests the others. Which edges are near is decided at a CoM position (x₀, y₀)
+            # and kept while the CoM stays within HYSTERESIS of it: an edge far there (its
+            # h ≥ s (CHECKED_DISTANCE + HYSTERESIS)) is still at least CHECKED_DISTANCE away.
+            split = self._split
+            if split is None or (x - split[0]) ** 2 + (y - split[1]) ** 2 > HYSTERESIS**2:
+                split = self._split = self._near_edges(x, y, c, dt)
+            x0, y0, rows, N3_near, sN3_near, sb_near, far, far_h = split
+            # a lower bound on the far edges' s h now (the CoM moved by at most ‖c − c₀‖)
+            slack = far_h - (self.gain / dt) * math.sqrt((x - x0) ** 2 + (y - y0) ** 2)
+            if len(far):
+                self._pending = (
+                    configuration.q.tobytes(),
+                    dt,
+                    J,
+                    (x, y, z),
+                    self._scaled,
+                    slack,
+                    far,
+                    rows,
+                )
+            self._rows = rows
+            if not rows:
+                return None
+            return np.dot(N3_near, J), sb_near - np.dot(sN3_near, c)
         # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
         h = sb - np.dot(sN3, c)
-        if self.detection_distance == math.inf:  # every edge (np.dot: the cheapest product)
+        if detection == math.inf:  # every edge (np.dot: the cheapest product)
             if len(self._all_rows) != len(h):
                 self._all_rows = np.arange(len(h))
             self._rows = self._all_rows
             return np.dot(N3, J), h
-        rows = np.flatnonzero(h < self.detection_distance * (self.gain / dt))
-        self._rows = rows
-        if not len(rows):
+        rows_far = np.flatnonzero(h < detection * (self.gain / dt))
+        self._rows = rows_far
+        if not len(rows_far):
             return None
-        return np.dot(N3[rows], J), h[rows]
+        return np.dot(N3[rows_far], J), h[rows_far]
+
+    def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
+        """``(x₀, y₀, near, N₃, s N₃, s (b − margin))`` of the edges within
+        ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at ``(x₀, y₀)``,
+        then ``far`` (a mask of the others) and the least ``s h`` among them (inf if none)."""
+        N3, sN3, sb = self._scaled
+        h = sb - np.dot(sN3, c)
+        is_near = h < (CHECKED_DISTANCE + HYSTERESIS) * (self.gain / dt)
+        rows = tuple(np.flatnonzero(is_near).tolist())
+        far = ~is_near
+        far_h = float(h[far].min()) if far.any() else math.inf
+        return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h
+
+    def expect_check(self) -> None:
+        """Announce that the step solved with the rows of the next
+        ``compute_inequalities`` will be given to :meth:`check_step`
+        (:func:`taskik.solve_ik` does): that call then gives the rows of the edges within
+        ``CHECKED_DISTANCE`` only. Without the announcement every edge (within
+        ``detection_distance``) has its row."""
+        self._expect = True
+
+    def check_step(
+        self, configuration: Configuration, v: np.ndarray, dt: float
+    ) -> Inequalities | None:
+        """After a solve of the rows of an announced ``compute_inequalities`` (see
+        :meth:`expect_check`), whether the step ``v`` (nv) keeps the edges left without rows,
+        ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does, else the rows given with those
+        of the edges it breaks added (solve again with them in place of the old ones, and
+        check again). None when the last call was not announced or was at another ``q`` or
+        ``dt``."""
+        pending = self._pending
+        if pending is None or pending[1] != dt or pending[0] != configuration.q.tobytes():
+            return None
+        _, _, J, com, scaled, slack, far, rows = pending  # (J, com: at that same q)
+        if type(v) is not np.ndarray or v.shape != (J.shape[1],):
+            v = check_finite_array(v, "v", (J.shape[1],))
+        Jv = np.dot(J, v)  # the CoM's velocity
+        u, w, _ = Jv.tolist()
+        if u * u + w * w <= slack * slack and slack > 0.0:  # n_iᵀ J_xy v ≤ ‖J_xy v‖ ≤ s h_i
+            return None
+        N3, sN3, sb = scaled
+        h = sb - np.dot(sN3, com)
+        broken = (np.dot(N3, Jv) > h) & far
+        if not broken.any():
+            return None
+        far = far & ~broken
+        rows = tuple(sorted({*rows, *np.flatnonzero(broken).tolist()}))
+        # (the next check of this step tests the edges left one by one)
+        self._pending = (*pending[:5], -1.0, far, rows) if far.any() else None
+        self._rows = rows
+        return np.dot(N3[list(rows)], J), h[list(rows)]
 
     def row_names(self) -> list[str]:
         if self._used is None:
