@@ -382,17 +382,17 @@ class Configuration:
         if q is not None:
             # (the common case checked inline, as check_q checks it: a float64 vector of the
             # model's size whose sum is finite; anything else takes check_q)
-            values = None
-            if type(q) is np.ndarray and q.dtype is _FLOAT64 and q.shape == self._q_shape:
-                values = q.tolist()
-                if not _isfinite(sum(values)):
-                    values = None
-            if values is None:
-                self.q = np.array(self.check_q(q))
-            else:
+            if (
+                type(q) is np.ndarray
+                and q.dtype is _FLOAT64
+                and q.shape == self._q_shape
+                and _isfinite(sum(values := q.tolist()))
+            ):
                 if self._unit_slices:
                     _check_unit_norms(self._unit_slices, values)
                 self.q = q.copy()
+            else:
+                self.q = np.array(self.check_q(q))
         model, data = self.model, self.data
         _joint_jacobians(model, data, self.q)
         _frame_placements(model, data)
