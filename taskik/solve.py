@@ -275,7 +275,8 @@ def solve_ik(
             solver = _DEFAULT_SOLVER
         else:
             solver = check_solver(solver)
-        asm = get_assembler(configuration, tasks, limits)
+        # (a flat list here: the inline is_hierarchy test above does not narrow its type)
+        asm = get_assembler(configuration, tasks, limits)  # type: ignore[arg-type]
     except TypeError:  # (the plan cache reads the tasks before they are checked)
         _check_task_items(tasks)
         raise

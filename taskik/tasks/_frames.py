@@ -44,7 +44,7 @@ _PASSED: list[tuple[float, ...]] = [()]
 
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
-    if type(target) is pin.SE3:
+    if isinstance(target, pin.SE3) and type(target) is pin.SE3:
         # the common case, checked in plain Python floats (a few numpy calls cost more here);
         # the values of the last pose that passed are kept: the same values pass again (a
         # target set anew at every step, a task list built anew at every step)
