@@ -1,7 +1,7 @@
 """A task list built anew every step (script style) against a reused one, taskik and pink.
 
-Scenes of B1 (UR5, Talos; ``step_vs_pink.robot_scenario``), moving q as in B1: before each
-timed call, ``conf.update(q_k)`` untimed. Timed:
+The step benchmark's scenes (UR5, Talos; ``step_vs_pink.robot_scenario``), moving q as in
+that benchmark: before each timed call, ``conf.update(q_k)`` untimed. Timed:
 
 - reused: ``solve_ik(conf, tasks, dt, limits=limits, solver="daqp")`` with tasks built once;
 - fresh: every call builds new task objects and a new list, as a script or a retargeting
@@ -113,7 +113,7 @@ def main() -> None:
         "one solve_ik step with the task list built anew each call ('fresh': new FrameTask / "
         "ComTask / PostureTask objects,",
         "set_target, new list) vs built once ('reused'); limits built once; DAQP, dt = 0.01 s; "
-        "moving q as in B1 (conf.update(q_k) untimed)",
+        "moving q as in the step benchmark (conf.update(q_k) untimed)",
         "'construction' = building the fresh list alone; taskik with its defaults, pink with "
         "safety_break=False",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "

@@ -68,7 +68,8 @@ LOOP_STEPS = 100
 
 
 class Scene:
-    """One B1 scene: the robot, its start q, the frame tasks, CoM, posture cost, targets."""
+    """One scene of the step benchmark (step_vs_pink.py): the robot, its start q, the frame
+    tasks, CoM, posture cost, targets."""
 
     def __init__(self, name: str) -> None:
         self.name = name

@@ -1,8 +1,8 @@
-"""How fast can a Python step be? B1's scenes solved by a hand-fused step written for each
-scene, against taskik and pink in the same run.
+"""How fast can a Python step be? The step benchmark's scenes (UR5, Panda, Talos, G1)
+solved by a hand-fused step written for each scene, against taskik and pink in the same run.
 
-The *lean step* is the least Python we could write that solves exactly taskik's QP of a B1
-scene (``FrameTask``s with unit costs, the CoM task of the humanoids, the posture,
+The *lean step* is the least Python we could write that solves exactly taskik's QP of a step
+benchmark scene (``FrameTask``s with unit costs, the CoM task of the humanoids, the posture,
 ``ConfigurationLimit`` gain 0.5, ``VelocityLimit``, damping 1e-12, dt = 0.01 s, DAQP): the
 Pinocchio calls of the step's floor (``benchmarks/step_floor.py``), then every product
 written into preallocated arrays, the posture's ``WᵀW`` added to P's diagonal, the box from
@@ -12,12 +12,12 @@ objects, no plan look-up, no adaptive damping, no unconstrained shortcut, no fai
 and a posture error ``q* − q`` valid only for 1-DoF joints. Its velocity is compared with
 taskik's plain step (``adaptive=False``) at 50 configurations of the path.
 
-The result bounds what B1's target (pink/taskik ≥ 5×) asks of a step written in Python:
-taskik's step (general task lists, checked inputs, defaults) would have to be as fast as
-this script. The configuration moves on B1's path (``_timing.moving_path``); the lean step
-and pink include their kinematics pass, taskik's ``conf.update(q_k)`` is timed with its
-step as in ``step_floor.py``; contenders interleaved in rounds. Writes
-benchmarks/results/step_lean.txt.
+The result bounds what the step benchmark's target (pink/taskik ≥ 5×) asks of a step
+written in Python: taskik's step (general task lists, checked inputs, defaults) would have to
+be as fast as this script. The configuration moves on the step benchmark's path
+(``_timing.moving_path``); the lean step and pink include their kinematics pass, taskik's
+``conf.update(q_k)`` is timed with its step as in ``step_floor.py``; contenders interleaved
+in rounds. Writes benchmarks/results/step_lean.txt.
 
     python benchmarks/step_lean.py [--calls N] [--robots ur5 panda talos g1]
 """
@@ -45,9 +45,10 @@ CONFIGURATION_GAIN = 0.5
 
 
 def lean_step(model: pin.Model, q0: np.ndarray, frames, goals, com_goal, posture_cost: float):
-    """The hand-fused step of one B1 scene: a function ``q ↦ v``. ``frames``: the frame
-    tasks (unit costs), ``com_goal``: the CoM target or None; the posture drives the joints
-    after the base (1-DoF joints only: its error is ``q* − q`` on their coordinates)."""
+    """The hand-fused step of one scene of the step benchmark: a function ``q ↦ v``.
+    ``frames``: the frame tasks (unit costs), ``com_goal``: the CoM target or None; the
+    posture drives the joints after the base (1-DoF joints only: its error is ``q* − q`` on
+    their coordinates)."""
     nv = model.nv
     data = model.createData()
     base = taskik.configuration.base_velocity_count(model)
@@ -199,8 +200,9 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).parent / "results/step_lean.txt"))
     args = parser.parse_args()
     lines = [
-        "B1's scenes: a hand-fused Python step written for each scene (same QP as "
-        "taskik's plain step) vs taskik and pink; DAQP for all, dt = 0.01 s, moving q",
+        "The step benchmark's scenes (UR5, Panda, Talos, G1): a hand-fused Python step "
+        "written for each scene (same QP as taskik's plain step) vs taskik and pink; DAQP "
+        "for all, dt = 0.01 s, moving q",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"daqp {version('daqp')}, pink {version('pin-pink')}, {args.calls} timed calls per "
         "contender, interleaved in 5 rounds",

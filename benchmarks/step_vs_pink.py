@@ -1,4 +1,4 @@
-"""B1: one control step, taskik vs pink vs mink, same model, same tasks, DAQP for all.
+"""The step benchmark: one control step, taskik vs pink vs mink, same model and tasks, DAQP.
 
 Run with ``make bench`` (installs the ``bench`` extra: pin-pink, mink, mujoco and
 example-robot-data). The configuration moves: a smooth path of configurations
@@ -321,7 +321,8 @@ def main() -> None:
     calls = 200 if args.quick else args.calls
     mink_version = version("mink") if mink is not None else "absent"
     lines = [
-        "B1: one solve_ik step (tasks + limits + assembly + QP), DAQP for all, dt = 0.01 s",
+        "The step benchmark: one solve_ik step (tasks + limits + assembly + QP), DAQP for all, "
+        "dt = 0.01 s",
         "moving q: before each timed call, conf.update(q_k) untimed, q_k on a smooth path "
         "(sinusoid of 0.1 rad around the start q,",
         "period 400 steps, clipped into the limits); contenders interleaved over the same q_k",

@@ -37,6 +37,11 @@ from .plan_cache import PlanCache
 
 LOCAL = pin.ReferenceFrame.LOCAL
 
+# (the kinematics pass of every update, bound once)
+_joint_jacobians, _frame_placements = pin.computeJointJacobians, pin.updateFramePlacements
+_FLOAT64 = np.dtype(np.float64)
+_isfinite = math.isfinite
+
 #: Tolerance on the norm of quaternions / unit complex numbers inside q.
 UNIT_NORM_TOLERANCE = 1e-6
 
@@ -320,6 +325,7 @@ class Configuration:
         self.data = data if data is not None else model.createData()
         self._oMf = self.data.oMf  # (the frame placements, read by tasks at every step)
         self._nframes = model.nframes
+        self._q_shape = (model.nq,)
         self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
         self._joint_ids = {name: i for i, name in enumerate(model.names)}
@@ -374,9 +380,22 @@ class Configuration:
         """Set q (if given: a copy, ``configuration.q`` a new array) and run the kinematics
         pass: FK, joint Jacobians, frame placements."""
         if q is not None:
-            self.q = np.array(self.check_q(q))
-        pin.computeJointJacobians(self.model, self.data, self.q)
-        pin.updateFramePlacements(self.model, self.data)
+            # (the common case checked inline, as check_q checks it: a float64 vector of the
+            # model's size whose sum is finite; anything else takes check_q)
+            if (
+                type(q) is np.ndarray
+                and q.dtype is _FLOAT64
+                and q.shape == self._q_shape
+                and _isfinite(sum(values := q.tolist()))
+            ):
+                if self._unit_slices:
+                    _check_unit_norms(self._unit_slices, values)
+                self.q = q.copy()
+            else:
+                self.q = np.array(self.check_q(q))
+        model, data = self.model, self.data
+        _joint_jacobians(model, data, self.q)
+        _frame_placements(model, data)
         self._frame_jacobians.clear()
         self._com_ready = False
         self._updates += 1

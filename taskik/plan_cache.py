@@ -27,6 +27,8 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
+_is = operator.is_
+
 #: Plans kept per configuration (the oldest are dropped together when it is full).
 MAX_PLANS = 16
 
@@ -120,6 +122,27 @@ class PlanCache:
         return None
 
     repeated = _repeated
+
+    def last_step(self, tasks: object, limits: object) -> Any:
+        """:meth:`repeated` for a flat task list (kind ``"step"``), in one frame: the plan
+        of the last :meth:`step` when ``tasks`` and ``limits`` hold the same objects in the
+        same order as then, else None."""
+        last = self._last.get("step")
+        if last is None or type(tasks) is not list:
+            return None
+        copy, copied_limits, plan = last
+        if len(copy) != len(tasks) or not all(map(_is, copy, tasks)):
+            return None
+        if limits is None:
+            return plan if copied_limits is None else None
+        if (
+            copied_limits is None
+            or type(limits) is not list
+            or len(copied_limits) != len(limits)
+            or not all(map(_is, copied_limits, limits))
+        ):
+            return None
+        return plan
 
     def _find(
         self,

@@ -204,6 +204,8 @@ class Assembler:
                 "(none)", "inconsistent hard bounds", box_conflicts(self.static_boxes, nv)
             )
         self.hard_lb, self.hard_ub = hard_lb, hard_ub
+        #: the limits that check the solved step (``check_step``: CollisionLimit), found once
+        self.checked_limits: list[Limit] = [lim for lim in limits if hasattr(lim, "check_step")]
         # solver state kept between steps with this plan (set by the solvers)
         self.qp_workspace: DaqpWorkspace | None = None  # warm-started DAQP workspace of the QP step
         # row groups of the unconstrained backends
@@ -526,7 +528,7 @@ def get_assembler(
     """The :class:`Assembler` of this task and limit list, built on first use and kept in
     ``configuration.plans`` (a ``taskik.plan_cache.PlanCache``)."""
     plans = configuration.plans
-    asm: Assembler | None = plans.repeated("step", tasks, limits)
+    asm: Assembler | None = plans.last_step(tasks, limits)
     if asm is not None:  # (the same lists as the last step: no callbacks to make)
         return asm
     return plans.step(

@@ -260,7 +260,11 @@ def solve_ik(
                 solve_unconstrained,
                 configuration, tasks, dt, limits, backend, damping, **solver_kwargs,
             )  # fmt: skip
-        if is_hierarchy(tasks):
+        if (  # (is_hierarchy, inline)
+            isinstance(tasks, list | tuple)
+            and len(tasks) > 0
+            and isinstance(tasks[0], list | tuple)
+        ):
             return _wide(
                 configuration.nv,
                 solve_hierarchy,
@@ -271,21 +275,21 @@ def solve_ik(
             solver = _DEFAULT_SOLVER
         else:
             solver = check_solver(solver)
-        asm = get_assembler(configuration, tasks, limits)
+        # (a flat list here: the inline is_hierarchy test above does not narrow its type)
+        asm = get_assembler(configuration, tasks, limits)  # type: ignore[arg-type]
     except TypeError:  # (the plan cache reads the tasks before they are checked)
         _check_task_items(tasks)
         raise
     heavy = asm.blas_heavy
     if heavy is None:  # (a product large enough for BLAS's thread pool: one thread)
         heavy = asm.blas_heavy = asm.dense_work >= THREADED_WORK
-    step = (configuration, asm, dt, solver, damping, adaptive, strict, solver_kwargs)
-    if heavy:
-        held = hold()
-        try:
-            return _qp_step(*step)
-        finally:
-            release(held)
-    return _qp_step(*step)
+    if not heavy:
+        return _qp_step(configuration, asm, dt, solver, damping, adaptive, strict, solver_kwargs)
+    held = hold()
+    try:
+        return _qp_step(configuration, asm, dt, solver, damping, adaptive, strict, solver_kwargs)
+    finally:
+        release(held)
 
 
 def _qp_step(
@@ -300,26 +304,24 @@ def _qp_step(
 ) -> np.ndarray:
     """The QP step of :func:`solve_ik` on the plan ``asm`` (arguments checked)."""
     control = None
+    needs_errors = False
     if adaptive:
         control = asm.adaptive
         if control is None:
             control = asm.adaptive = AdaptiveDamping([slice(0, len(asm.c))])
-        control.begin(configuration, asm)
+        needs_errors = control.start(configuration, asm)
     # limits that check the solved step (CollisionLimit: rows for the near pairs only, the
     # others checked after the solve) are told the step will be checked
-    checked = [lim for lim in asm.limits if hasattr(lim, "check_step")]
+    checked = asm.checked_limits
     for lim in checked:
         lim.expect_check()  # type: ignore[attr-defined]
-    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, resolve=not strict)
+    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, True, not strict)
     s = None
-    if control is not None:
-        if control.needs_errors():
-            s = asm.weighted_errors(dt)
-            extra = control.dampings(asm, s, [0.0])[0]
-            if extra:
-                asm._P_diag += extra
-        else:  # (not in a closed loop, ν = 0: nothing to compare or to add)
-            control.skip(asm)
+    if control is not None and needs_errors:  # (else not in a closed loop, ν = 0)
+        s = asm.weighted_errors(dt)
+        extra = control.dampings(asm, s, [0.0])[0]
+        if extra:
+            asm._P_diag += extra
     arrays = (P, r, G, h, lb, ub)
     if control is not None and control.resting and control.rests(lb, ub, h):
         x, relaxation = np.zeros(len(r)), None  # the loop is at rest (see taskik.trust_region)

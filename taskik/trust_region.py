@@ -391,6 +391,31 @@ class AdaptiveDamping:
             elif moved_by_v or asm.assembles != self._assembles or self._steps < 0:
                 self.wake()  # the plan served another step since (or none yet): not compared
 
+    def start(self, configuration: Any, asm: Any) -> bool:
+        """:meth:`begin`, then :meth:`needs_errors`, and :meth:`skip` when the errors are not
+        needed; returns :meth:`needs_errors`. A step whose q was set from outside while the
+        loop keeps no history (``ν = 0``, awake, not counting towards the rest, not
+        flipping: what such a step leaves it in) costs only that comparison."""
+        if (
+            configuration._last_step is None
+            and not self.nu
+            and self._steps >= 0
+            and configuration._updates != self._steps
+            and not self.resting
+            and not self._calm
+            and not self._flips
+            and self._lows is None
+            and not self._undone
+            and self._beta == 2.0
+        ):  # (begin's plain step, with nothing to reset)
+            self._v = self._state = self._ss_now = None
+            return False
+        self.begin(configuration, asm)
+        if self.needs_errors():
+            return True
+        self.skip(asm)
+        return False
+
     def needs_errors(self) -> bool:
         """Whether this step's :meth:`dampings` reads ``W e``: the step continues the loop
         (after :meth:`begin`) or ``ν > 0``. When not, call :meth:`skip` instead and

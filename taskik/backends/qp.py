@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from math import isfinite
@@ -53,6 +54,7 @@ PROXIMAL_EPS = 1e-6
 
 
 _maximum, _minimum = np.maximum, np.minimum  # (the projection onto the box, per step)
+_le = operator.le
 
 
 @cache
@@ -105,25 +107,30 @@ class DaqpWorkspace:
             return np.zeros(0)
         if not self.bound:
             _, x, info = dposv(P, -r)
-            # (an overflowed P, costs near the float range, is left to the checked path; one
-            # reduction for the box, NaN fails it; the diagonal summed as a list, cheaper
-            # than numpy's trace: inf or NaN on it makes either sum non-finite)
-            if (
-                info == 0
-                and ((x >= lower) & (x <= upper)).all()
-                and isfinite(sum(P.diagonal().tolist()))
-            ):
-                return x
+            # (an overflowed P, costs near the float range, is left to the checked path; the
+            # box compared on lists, cheaper than numpy's comparisons and reduction at these
+            # sizes, NaN fails it; the diagonal summed as a list, cheaper than numpy's trace:
+            # inf or NaN on it makes either sum non-finite)
+            if info == 0:
+                xs = x.tolist()
+                if (
+                    all(map(_le, lower.tolist(), xs))
+                    and all(map(_le, xs, upper.tolist()))
+                    and isfinite(sum(P.diagonal().tolist()))
+                ):
+                    return x
         x = self._solve(P, r, lower, upper, None)
         if x is not None:
             # (a multiplier list's truth is cheaper than numpy's reductions for small n;
             # NaN counts as nonzero, as in count_nonzero)
             self.bound = any(self.lam.tolist())  # type: ignore[union-attr]
-            if not self.bound and not ((x >= lower).all() and (x <= upper).all()):
-                # no bound active, yet outside the box: the bounds cross (a warm DAQP takes a
-                # crossed pair as inactive); the checked path names the conflict
-                self.model = None
-                return None
+            if not self.bound:
+                xs = x.tolist()
+                if not (all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))):
+                    # no bound active, yet outside the box: the bounds cross (a warm DAQP takes
+                    # a crossed pair as inactive); the checked path names the conflict
+                    self.model = None
+                    return None
             _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x
 

@@ -38,14 +38,24 @@ def joint_name_list(names: object, who: str, *, universe: bool = False) -> list[
     return [str(n) for n in out]
 
 
+# the twelve values (rotation rows with their translation) of the last pin.SE3 as_se3 accepted
+_PASSED: list[tuple[float, ...]] = [()]
+
+
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
     if isinstance(target, pin.SE3) and type(target) is pin.SE3:
-        # the common case, checked in plain Python floats (a few numpy calls cost more here)
+        # the common case, checked in plain Python floats (a few numpy calls cost more here);
+        # the values of the last pose that passed are kept: the same values pass again (a
+        # target set anew at every step, a task list built anew at every step)
         H = target.homogeneous.tolist()
         (a, b, c, x), (d, e, f, y), (g, h, i, z) = H[0], H[1], H[2]
+        values = (a, b, c, x, d, e, f, y, g, h, i, z)
+        if values == _PASSED[0]:  # (NaN equals nothing: never kept, never matched)
+            return target.copy()
         total = a + b + c + d + e + f + g + h + i + x + y + z
         if math.isfinite(total) and _is_rotation(a, b, c, d, e, f, g, h, i):
+            _PASSED[0] = values
             return target.copy()
     if isinstance(target, pin.SE3):
         R, p = target.rotation, target.translation
