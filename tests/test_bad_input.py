@@ -126,34 +126,27 @@ def test_an_out_of_range_problem_does_not_blame_inequality_rows(ur5):
     assert "check the task targets, costs and dt" in str(err.value)
 
 
-@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
-@pytest.mark.parametrize("limits", [None, []])
-def test_priority_levels_with_costs_too_large_to_square_name_the_task(ur5, limits):
-    """A weight of 1e160 makes ‖W J‖² overflow: the level used to return v = 0 silently."""
-    conf = ur5.configuration()
-    target = conf.get_transform_frame_to_world("tool0")
-    target.translation += 0.1
-    hand = taskik.FrameTask("tool0", 1e160, 1e160)
-    hand.set_target(target)
-    posture = taskik.PostureTask(1e-3)
-    posture.set_target(conf.q)
-    with pytest.raises(taskik.InvalidInput, match="priority level 0") as err:
-        taskik.solve_ik(conf, [[hand], [posture]], DT, limits=limits)
-    assert "FrameTask('tool0'" in str(err.value)
-    assert "max |W J| = 1e+160" in str(err.value)
-    assert "lower the costs" in str(err.value)
+def test_costs_too_large_to_square_are_refused_when_set(ur5):
+    """A weight of 1e160 made ‖W J‖² overflow (a priority level returned v = 0 silently, a
+    later one warned): costs beyond 1e50 are refused when the task is made or changed."""
+    with pytest.raises(taskik.InvalidInput, match="position_cost must be at most 1e\\+50"):
+        taskik.FrameTask("tool0", 1e160, 1e160)
+    with pytest.raises(taskik.InvalidInput, match="cost must be at most 1e\\+50"):
+        taskik.PostureTask(1e160)
+    posture = taskik.PostureTask(1.0)
+    with pytest.raises(taskik.InvalidInput, match="at most 1e\\+50"):
+        posture.cost = np.full(ur5.model.nv, 1e51)
 
 
-def test_a_lower_level_with_costs_too_large_to_square_is_named(ur5):
-    conf = ur5.configuration()
-    target = conf.get_transform_frame_to_world("tool0")
-    target.translation += 0.1
-    hand = taskik.FrameTask("tool0", 1.0, 0.0)  # three rows: the posture level still moves
-    hand.set_target(target)
-    posture = taskik.PostureTask(1e160)
-    posture.set_target(conf.q + 0.1)
-    with pytest.warns(RuntimeWarning), pytest.raises(taskik.InvalidInput, match="priority level 1"):
-        taskik.solve_ik(conf, [[hand], [posture]], DT, limits=[])
+def test_a_level_whose_rows_square_out_of_range_names_the_task():
+    """Rows too large to square (a task of one's own with a huge Jacobian) name the task."""
+    from taskik.validation import level_overflow
+
+    task = taskik.DampingTask()
+    A = np.array([[1e160, 0.0], [0.0, 1.0]])
+    err = level_overflow(0, [(task, slice(0, 2))], A, np.zeros(2))
+    assert "priority level 0" in str(err) and "DampingTask" in str(err)
+    assert "max |W J| = 1e+160" in str(err) and "lower the costs" in str(err)
 
 
 def test_level_overflow_names_non_finite_rows():

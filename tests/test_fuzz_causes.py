@@ -544,26 +544,38 @@ def test_report_and_manipulability_refuse_overflow_without_numpy_warnings():
             metrics.manipulability(np.full((6, 6), 1e300) * np.eye(6))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="taskik/problem.py:372-373: np.dot(A.T, A) and np.dot(c, A) overflow with a "
-    "RuntimeWarning before the step is refused (NoSolutionFound) for a FrameTask target 1e154 "
-    "m away or a cost of 1e300 (FrameTask, set_costs, RelativeFrameTask, hierarchy_report)",
-)
 @pytest.mark.parametrize("case", ["target 1e154 m", "position_cost 1e300"])
-def test_problem_assembly_refuses_overflow_without_numpy_warnings(case):
+def test_costs_and_targets_whose_rows_overflow_are_refused_without_numpy_warnings(case):
+    # (the QP squares the weighted rows: a cost of 1e300 or a target 1e154 m away overflowed
+    # in the assembly's products, with numpy's warning, before DAQP gave up)
     ur5 = taskik.robots.load("ur5")
     conf = taskik.Configuration(ur5.model, ur5.q0)
-    if case == "target 1e154 m":
-        task = taskik.FrameTask("tool0")
-        task.set_target(pin.SE3(np.eye(3), np.array([1e154, 0.0, 0.0])))
-    else:
-        task = taskik.FrameTask("tool0", position_cost=1e300)
-        task.set_target(pin.SE3(np.eye(3), np.array([0.3, 0.2, 0.1])))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(taskik.TaskikError):
+        with pytest.raises(taskik.InvalidInput, match="at most|within"):
+            if case == "target 1e154 m":
+                task = taskik.FrameTask("tool0")
+                task.set_target(pin.SE3(np.eye(3), np.array([1e154, 0.0, 0.0])))
+            else:
+                task = taskik.FrameTask("tool0", position_cost=1e300)
+                task.set_target(pin.SE3(np.eye(3), np.array([0.3, 0.2, 0.1])))
             taskik.solve_ik(conf, [task], 0.01)
+
+
+def test_the_largest_cost_and_target_give_a_step_or_a_clear_error_without_overflow():
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    task = taskik.FrameTask("tool0", position_cost=taskik.tasks.task.MAX_COST)
+    task.set_target(pin.SE3(np.eye(3), np.array([taskik.tasks._frames.MAX_TRANSLATION, 0, 0])))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(taskik.NoSolutionFound, match="numerically out of range"):
+            taskik.solve_ik(conf, [task], 0.01)
+    task.set_target(pin.SE3(np.eye(3), np.array([0.3, 0.2, 0.1])))
+    task.set_position_cost(1e6)  # (a large cost in common use: a step)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isfinite(taskik.solve_ik(conf, [task], 0.01)).all()
 
 
 @pytest.mark.xfail(

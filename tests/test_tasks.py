@@ -202,7 +202,7 @@ def test_frame_task_costs_are_checked():
 
 def test_frame_task_scalar_costs_fill_three_rows_each():
     # plain numbers take a shortcut past the array checks: the same weights as arrays give
-    for pc, oc in ((2, 0.5), (0.0, 3.0), (1e300, 0)):
+    for pc, oc in ((2, 0.5), (0.0, 3.0), (1e50, 0)):
         fast = FrameTask("tool0", pc, oc)
         checked = FrameTask("tool0", np.array([pc] * 3, float), np.array([oc] * 3, float))
         assert fast.cost.tolist() == [float(pc)] * 3 + [float(oc)] * 3 == checked.cost.tolist()

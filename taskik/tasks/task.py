@@ -20,7 +20,6 @@ to zero with ``J_p Δq = −Kp e_p`` (``J_p = ∂e_p/∂q``). The two describe t
 from __future__ import annotations
 
 import math
-import sys
 from typing import TypeGuard
 
 import numpy as np
@@ -29,13 +28,15 @@ import numpy.typing as npt
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_finite_array, check_scalar
 
-_FLOAT_MAX = sys.float_info.max
+#: The largest cost a task takes: the QP weighs rows by the cost squared (``WᵀW``), and
+#: squares of the rows of costs beyond this overflow the float range on the way.
+MAX_COST = 1e50
 
 
 def is_plain_cost(cost: object) -> TypeGuard[float | int]:
-    """Whether ``cost`` is a Python float or int in ``[0, inf)`` (a valid scalar cost)."""
+    """Whether ``cost`` is a Python float or int in ``[0, MAX_COST]`` (a valid scalar cost)."""
     # (an int beyond the float range, e.g. 10**400, is left to check_cost's message)
-    return (type(cost) is float or type(cost) is int) and 0.0 <= cost <= _FLOAT_MAX
+    return (type(cost) is float or type(cost) is int) and 0.0 <= cost <= MAX_COST
 
 
 def _same_array(a: np.ndarray, b: np.ndarray | None) -> bool:
@@ -44,7 +45,8 @@ def _same_array(a: np.ndarray, b: np.ndarray | None) -> bool:
 
 
 def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.ndarray:
-    """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be ≥ 0.
+    """Return ``cost`` as a (dim,) weight vector; scalars are broadcast. Costs must be in
+    ``[0, MAX_COST]`` (1e50).
 
     With ``dim=None`` (tasks whose size depends on the model) a scalar stays a 0-d array and a
     vector is kept as given; its length is checked when the model is known.
@@ -64,6 +66,10 @@ def check_cost(cost: npt.ArrayLike, dim: int | None, name: str = "cost") -> np.n
         raise InvalidInput(f"{name} contains NaN or inf: {arr}")
     if (arr < 0).any():
         raise InvalidInput(f"{name} must be >= 0, got {arr}")
+    if (arr > MAX_COST).any():
+        raise InvalidInput(
+            f"{name} must be at most {MAX_COST:g} (the QP weighs rows by its square), got {arr}"
+        )
     return arr
 
 
