@@ -25,7 +25,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+import coal
 import numpy as np
 import pinocchio as pin
 
@@ -68,6 +70,18 @@ class PairDistances:
     turn: np.ndarray
     lever: np.ndarray
 
+
+#: ``SE3.homogeneous`` as a function (mapped over a list of placements).
+_HOMOGENEOUS = pin.SE3.homogeneous.fget
+
+#: A coal result's distance, closest points and normal, as functions (mapped over results).
+_MIN_DISTANCE = coal.DistanceResult.min_distance.fget
+_POINT_A = coal.DistanceResult.getNearestPoint1
+_POINT_B = coal.DistanceResult.getNearestPoint2
+_NORMAL = coal.DistanceResult.normal.fget
+
+#: The helper axes of the tangents (x, y).
+_AXES = np.eye(3)[:2]
 
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
@@ -192,6 +206,8 @@ class CollisionScene:
         objects = gm.geometryObjects
         self.names = [f"{objects[int(a)].name} / {objects[int(b)].name}" for a, b in self.pairs]
         self._joint_of = np.array([o.parentJoint for o in objects], dtype=int)
+        # each geometry's placement on its joint (an obstacle's pose: joint 0, the world)
+        self._local = np.array([o.placement.homogeneous for o in objects]).reshape(-1, 4, 4)
         self._halfspace = np.array([type(o.geometry).__name__ == "Halfspace" for o in objects])
         self._sphere = np.array([type(o.geometry).__name__ == "Sphere" for o in objects])
         # (a half-space's sphere is a point: it is always near, whatever its radius says)
@@ -239,6 +255,7 @@ class CollisionScene:
             if not np.array_equal(M, self._placed[k]):
                 pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
                 self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
+                self._local[self._first_obstacle + k] = pose.homogeneous
                 self._placed[k] = M.copy()
 
     def obstacle_steps(
@@ -254,10 +271,14 @@ class CollisionScene:
         different from the last call's; a call with the same key and the same poses repeats
         the last step's displacements, so that evaluating one step twice (a second solve, a
         report) sees the same motion. ``commit=False`` reads without starting a step."""
+        state = self._step
+        if not self.obstacles:  # (what the general path gives without obstacles, at once)
+            if commit and (state is None or step is None or state[0] != step):
+                self._step = (step, {}, {}, {} if state is None else state[2])
+            return np.zeros((0, 4, 4))
         poses = {o.name: self._placed[k] for k, o in enumerate(self.obstacles)}
         eye = np.eye(4)
         unknown = np.full((4, 4), np.nan)
-        state = self._step
         if (
             state is not None
             and step is not None
@@ -333,8 +354,12 @@ class CollisionScene:
                 f"got {type(data).__name__}"
             )
         self._sync_obstacles()
+        # coal's placements, for GJK (one C++ call); ours from the joints' in one product
+        # (34 joint placements read through one list instead of 52 geometry placements
+        # through the vector: 5x fewer instructions)
         pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
-        M = np.array([placement.homogeneous for placement in self.geometry_data.oMg])
+        joints = np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist())))
+        M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
         previous = self._placements
         self._placements = M
         self._moved = None
@@ -491,18 +516,23 @@ class CollisionScene:
         if not all_pairs:  # the closest points of the pairs kept only
             keep = np.flatnonzero(dist < threshold)
             candidates, dist = candidates[keep], dist[keep]
-            results = [results[i] for i in keep]
+            results = [results[i] for i in keep.tolist()]
         return self._closest(data, candidates, dist, results)
 
     def _gjk(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         """GJK/EPA on the pairs ``candidates``: ``(candidates, distances, coal results)``;
         the pairs' lower bounds set; :class:`InvalidInput` for a non-finite distance."""
-        gm, gd, distance = self.geometry_model, self.geometry_data, pin.computeDistance
-        results = [distance(gm, gd, index) for index in candidates.tolist()]
-        dist = np.array([result.min_distance for result in results])
+        k = len(candidates)
+        results = list(
+            map(
+                partial(pin.computeDistance, self.geometry_model, self.geometry_data),
+                candidates.tolist(),
+            )
+        )
+        dist = np.fromiter(map(_MIN_DISTANCE, results), float, k)
         # GJK's tolerance (1e-6 m by default) below: a bound, never above the true distance
         self._lower[candidates] = dist - _GJK_SLACK
-        if not np.all(np.isfinite(dist)):
+        if not np.isfinite(dist).all():
             bad = [self.names[int(k)] for k in candidates[~np.isfinite(dist)]]
             raise InvalidInput(
                 f"the distance of {', '.join(bad[:5])} is not finite: is the robot's "
@@ -515,15 +545,24 @@ class CollisionScene:
     ) -> PairDistances:
         """The :class:`PairDistances` of ``candidates`` from their coal results."""
         k = len(results)
-        # closest points and normal of every pair in one array (k × 3 × 3)
-        found = np.array(
-            [
-                x
-                for result in results
-                for x in (result.getNearestPoint1(), result.getNearestPoint2(), result.normal)
-            ]
-        ).reshape(k, 3, 3)
-        pa, pb, nrm = found[:, 0], found[:, 1], found[:, 2]
+        if not k:
+            nv = self.model.nv
+            empty = np.zeros((0, 3))
+            return PairDistances(
+                candidates,
+                dist,
+                empty,
+                empty,
+                empty,
+                np.zeros((0, nv)),
+                np.zeros((0, 2, nv)),
+                np.zeros(0),
+            )
+        # closest points and normal of every pair: three maps over the results, one array
+        found = np.concatenate(
+            [*map(_POINT_A, results), *map(_POINT_B, results), *map(_NORMAL, results)]
+        ).reshape(3, k, 3)
+        pa, pb, nrm = found
         gradient, turn, lever = self._derivatives(data, candidates, pa, pb, nrm)
         return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
 
@@ -579,7 +618,7 @@ class CollisionScene:
         bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
         self._screen = (bound, base, gap, centres)
         kept = np.flatnonzero(rows)
-        return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept])
+        return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept.tolist()])
 
     def crossing(
         self, data: pin.Data, v: np.ndarray, dt: float, budget: float
@@ -632,18 +671,20 @@ class CollisionScene:
         k, nv = len(candidates), self.model.nv
         if not k:
             return np.zeros((0, nv)), np.zeros((0, 2, nv)), np.zeros(0)
-        a, b = self.pairs[candidates, 0], self.pairs[candidates, 1]
-        helper = np.where(np.abs(nrm[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
-        t1 = _cross(nrm, helper)
-        t1 /= np.sqrt(np.einsum("ij,ij->i", t1, t1))[:, None]
+        a, b = self.pairs[candidates].T
+        # the helper axis h (x, or y where n is near x): t_1 = n × h / s, t_2 = n × t_1 =
+        # (n (n·h) − h) / s, s = |n × h|; the crosses p_a × n, p_b × n, n × h in one call
+        helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).astype(np.intp)]
+        crossed = _cross(np.stack([pa, pb, nrm]), np.stack([nrm, nrm, helper]))
+        along = np.einsum("ij,ij->i", nrm, helper)[:, None]
+        scale = 1.0 / np.sqrt(1.0 - along * along)
         # rows [n, p_a × n], [n, p_b × n], [0, t_1], [0, t_2] of each pair, times J
         W = np.zeros((k, 4, 6))
         W[:, :2, :3] = nrm[:, None, :]
-        W[:, 0, 3:] = _cross(pa, nrm)
-        W[:, 1, 3:] = _cross(pb, nrm)
-        W[:, 2, 3:] = t1
-        W[:, 3, 3:] = _cross(nrm, t1)
-        R = W @ _joint_jacobians(data, nv)  # k × 4 × nv
+        W[:, :3, 3:] = crossed.transpose(1, 0, 2)
+        W[:, 2, 3:] *= scale
+        W[:, 3, 3:] = (nrm * along - helper) * scale
+        R = (W.reshape(4 * k, 6) @ _joint_jacobians(data, nv)).reshape(k, 4, nv)
         # the masks of the supporting columns: ω_a − ω_b = W (m_a − m_b) v
         ma = self._support_float[self._joint_of[a]]
         mb = self._support_float[self._joint_of[b]]
