@@ -37,8 +37,10 @@ from .bounds import (
     _bounding_capsule,
     _bounding_sphere,
     _cross,
+    _dots,
     _relative_approach,
     _segment_distances,
+    _traces,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -80,6 +82,12 @@ _POINT_A = coal.DistanceResult.getNearestPoint1
 _POINT_B = coal.DistanceResult.getNearestPoint2
 _NORMAL = coal.DistanceResult.normal.fget
 
+
+def _nonzero(mask: np.ndarray) -> np.ndarray:
+    """The indices where a 1-d mask is True (np.flatnonzero without its Python wrapper)."""
+    return mask.nonzero()[0]
+
+
 #: The helper axes of the tangents (x, y).
 _AXES = np.eye(3)[:2]
 
@@ -116,7 +124,7 @@ class CollisionScene:
         self.self_pairs = check_pairs(self_pairs, self.n_robot)
         self.obstacles: list[Obstacle] = []
         parents = np.array([o.parentJoint for o in geometry_model.geometryObjects], dtype=int)
-        self._moving = np.flatnonzero(parents > 0)
+        self._moving = _nonzero(parents > 0)
         # supports[j] = the velocity columns that move joint j's body
         self._support = np.zeros((model.njoints, model.nv), dtype=bool)
         for j in range(1, model.njoints):
@@ -224,6 +232,10 @@ class CollisionScene:
             ]
         ).reshape(-1, 3, 3)
         self._ends_local = capsules[:, :2]  # ngeoms × 2 × 3
+        # the centre and the two ends, homogeneous, as the columns of one 4 × 3 per shape
+        self._points_local = np.ones((len(objects), 4, 3))
+        self._points_local[:, :3, 0] = self._centres_local
+        self._points_local[:, :3, 1:] = self._ends_local.transpose(0, 2, 1)
         self._capsule_radii = capsules[:, 2, 0]
         # the lever of a pair is the smaller body's radius; a half-space is never the smaller
         self._lever_radii = np.where(self._halfspace, np.inf, self._radii)
@@ -236,6 +248,8 @@ class CollisionScene:
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
         self._placements: np.ndarray | None = None
+        # the world points of the last _place: ngeoms × 3 × 3, columns centre and capsule ends
+        self._points: np.ndarray | None = None
         # (placements before, per shape how far it moved from them) at the last _place
         self._moved: tuple[np.ndarray, np.ndarray] | None = None
         self._approach = ApproachBound(
@@ -327,14 +341,14 @@ class CollisionScene:
         if not len(near.pairs) or not len(moves):
             return motion
         k = self.pairs[near.pairs, 1] - self._first_obstacle
-        on = np.flatnonzero(k >= 0)
+        on = _nonzero(k >= 0)
         if not len(on):
             return motion
         p, n = near.point_b[on], near.normal[on]
 
         def along(D: np.ndarray) -> np.ndarray:
             delta = np.einsum("kij,kj->ki", D[:, :3, :3], p) + D[:, :3, 3] - p
-            return np.einsum("ij,ij->i", n, delta)
+            return _dots(n, delta)
 
         now = along(moves[k[on]])
         motion[on] = now
@@ -360,10 +374,13 @@ class CollisionScene:
         pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
         joints = np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist())))
         M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
-        previous = self._placements
+        # the bounding spheres' centres and the capsules' ends in the world, in one product
+        points = np.matmul(M[:, :3], self._points_local)  # ngeoms × 3 × 3 (columns: points)
+        previous, before = self._placements, self._points
         self._placements = M
+        self._points = points
         self._moved = None
-        if previous is None or previous.shape != M.shape:
+        if previous is None or previous.shape != M.shape or before is None:
             self._lower[:] = -np.inf
             self._screen = None
             return
@@ -372,7 +389,10 @@ class CollisionScene:
         # no point of a shape moved farther than its centre's move plus its radius times
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
-        move = shape_moves(M, previous, self._centres_local, self._radii)
+        shift = points[:, :, 0] - before[:, :, 0]
+        turn = 3.0 - _traces(M[:, :3, :3], previous[:, :3, :3])
+        move = np.sqrt(_dots(shift, shift))
+        move += self._radii * np.sqrt(np.maximum(turn, 0.0, out=turn))
         self._moved = (previous, move)  # (for the lookahead's step, often the same one)
         if move.any():
             self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
@@ -380,12 +400,9 @@ class CollisionScene:
     def _world_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """World positions of the bounding spheres' centres (ngeoms × 3) and of the bounding
         capsules' segment ends (ngeoms × 2 × 3), from the placements of the last ``_place``."""
-        M = self._placements
-        assert M is not None
-        R, p = M[:, :3, :3], M[:, :3, 3]
-        centres = np.einsum("kij,kj->ki", R, self._centres_local) + p
-        ends = np.einsum("kij,kej->kei", R, self._ends_local) + p[:, None, :]
-        return centres, ends
+        points = self._points
+        assert points is not None
+        return points[:, :, 0], points[:, :, 1:].transpose(0, 2, 1)
 
     def _moves(self, step: object) -> np.ndarray:
         """Per shape, a bound on how far any of its points moved over the last step (m):
@@ -476,7 +493,7 @@ class CollisionScene:
             threshold += self._approach(J, centres, self._radii, travel)
         diff = centres[a] - centres[b]
         reach = self._reach + threshold
-        near = np.flatnonzero((np.einsum("ij,ij->i", diff, diff) < reach * reach) | self._flat)
+        near = _nonzero((_dots(diff, diff) < reach * reach) | self._flat)
         # then the bounding capsules of the pairs left (long links: far tighter than spheres)
         a, b = a[near], b[near]
         gap = _segment_distances(ends[a, 0], ends[a, 1], ends[b, 0], ends[b, 1])
@@ -514,7 +531,7 @@ class CollisionScene:
             candidates, threshold = candidates[maybe], threshold[maybe]
         candidates, dist, results = self._gjk(candidates)
         if not all_pairs:  # the closest points of the pairs kept only
-            keep = np.flatnonzero(dist < threshold)
+            keep = _nonzero(dist < threshold)
             candidates, dist = candidates[keep], dist[keep]
             results = [results[i] for i in keep.tolist()]
         return self._closest(data, candidates, dist, results)
@@ -601,11 +618,11 @@ class CollisionScene:
         moved = self._moves(step)
         base = min(detection_distance, 1e12) + 2.0 * (moved[a] + moved[b])
         diff = centres[a] - centres[b]
-        gap = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+        gap = np.sqrt(_dots(diff, diff))
         bound = np.maximum(gap - self._reach - 1e-9, self._lower)
         bound[self._flat] = -np.inf
         reach = base + margin
-        cand = np.flatnonzero(bound < reach)
+        cand = _nonzero(bound < reach)
         ca, cb = a[cand], b[cand]
         capsule = _segment_distances(ends[ca, 0], ends[ca, 1], ends[cb, 0], ends[cb, 1])
         capsule -= self._capsule_reach[cand] + 1e-9
@@ -617,7 +634,7 @@ class CollisionScene:
         rows = dist < base[cand]
         bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
         self._screen = (bound, base, gap, centres)
-        kept = np.flatnonzero(rows)
+        kept = _nonzero(rows)
         return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept.tolist()])
 
     def crossing(
@@ -639,11 +656,11 @@ class CollisionScene:
         # most the sum of its shapes'): the pairs it leaves are checked pair by pair
         lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
         lin += _cross(ang, centres)
-        speed = np.sqrt(np.einsum("ij,ij->i", lin, lin))
-        speed += self._radii * np.sqrt(np.einsum("ij,ij->i", ang, ang))
+        speed = np.sqrt(_dots(lin, lin))
+        speed += self._radii * np.sqrt(_dots(ang, ang))
         speed *= dt
         slack = bound - base + budget
-        maybe = np.flatnonzero(slack < speed[self.pairs[:, 0]] + speed[self.pairs[:, 1]])
+        maybe = _nonzero(slack < speed[self.pairs[:, 0]] + speed[self.pairs[:, 1]])
         if len(maybe):
             approach = dt * _relative_approach(
                 V, self._joint_of, centres, self._radii, self.pairs[maybe]
@@ -676,7 +693,7 @@ class CollisionScene:
         # (n (n·h) − h) / s, s = |n × h|; the crosses p_a × n, p_b × n, n × h in one call
         helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).astype(np.intp)]
         crossed = _cross(np.stack([pa, pb, nrm]), np.stack([nrm, nrm, helper]))
-        along = np.einsum("ij,ij->i", nrm, helper)[:, None]
+        along = _dots(nrm, helper)[:, None]
         scale = 1.0 / np.sqrt(1.0 - along * along)
         # rows [n, p_a × n], [n, p_b × n], [0, t_1], [0, t_2] of each pair, times J
         W = np.zeros((k, 4, 6))
