@@ -60,7 +60,7 @@ def test_a_row_left_out_that_the_step_would_cross_is_added():
 
 def test_priority_levels_keep_the_safety_distance():
     """Strict priorities (feet, then the right hand across the body to the left hip, then
-    the posture) on Talos: without the limit the hand comes within 3 mm of the hip, with it
+    the posture) on Talos: without the limit the hand comes closer than 5 mm to the hip, with it
     (the rows of every pair the velocity box could bring near, no check after the solve)
     every pair keeps d_s to 0.1 mm."""
     robot = taskik.robots.load("talos")

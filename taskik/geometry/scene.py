@@ -533,7 +533,7 @@ class CollisionScene:
         if not all_pairs:  # the closest points of the pairs kept only
             keep = _nonzero(dist < threshold)
             candidates, dist = candidates[keep], dist[keep]
-            results = [results[i] for i in keep.tolist()]
+            results = list(map(results.__getitem__, keep.tolist()))
         return self._closest(data, candidates, dist, results)
 
     def _gjk(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
@@ -635,7 +635,9 @@ class CollisionScene:
         bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
         self._screen = (bound, base, gap, centres)
         kept = _nonzero(rows)
-        return self._closest(data, cand[kept], dist[kept], [results[i] for i in kept.tolist()])
+        return self._closest(
+            data, cand[kept], dist[kept], list(map(results.__getitem__, kept.tolist()))
+        )
 
     def crossing(
         self, data: pin.Data, v: np.ndarray, dt: float, budget: float
