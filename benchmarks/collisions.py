@@ -1,4 +1,4 @@
-"""B6: collision avoidance. Talos self-collision, taskik's CollisionLimit vs pink's
+"""Collision avoidance benchmark: Talos self-collision, taskik's CollisionLimit vs pink's
 SelfCollisionBarrier (same geometry, same pairs, same tasks, DAQP), in the same run.
 
 Run with ``make .venv/.installed-bench && .venv/bin/python benchmarks/collisions.py``.
@@ -554,7 +554,8 @@ def main() -> None:
         meshes.addCollisionPair(pin.CollisionPair(a, b))
 
     lines = [
-        "B6: Talos self-collision, closed-loop step (kinematics + collisions + QP + integrate)",
+        "Talos self-collision against pink, closed-loop step (kinematics + collisions + QP + "
+        "integrate)",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"pin-pink {getattr(pink, '__version__', '?')}, DAQP for both",
         str(limit.selection),

@@ -1,4 +1,4 @@
-"""B6 (mink part): Talos self-collision, taskik's CollisionLimit vs mink's
+"""Collision avoidance against mink: Talos self-collision, taskik's CollisionLimit vs mink's
 CollisionAvoidanceLimit (same URDF, same pairs, same tasks, DAQP), in the same run.
 
 Run with ``make .venv/.installed-bench && .venv/bin/python benchmarks/collisions_mink.py``
@@ -206,7 +206,7 @@ def main() -> None:
     kept = len(mink_limits[-1].geom_id_pairs)
 
     lines = [
-        "B6 (mink): Talos self-collision, closed-loop step "
+        "Talos self-collision against mink, closed-loop step "
         "(kinematics + collisions + QP + integrate)",
         f"python {platform.python_version()}, pinocchio {pin.__version__}, "
         f"mink {version('mink')}, mujoco {mujoco.__version__}, DAQP for both",
