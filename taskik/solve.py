@@ -315,7 +315,12 @@ def _qp_step(
     checked = asm.checked_limits
     for lim in checked:
         lim.expect_check()  # type: ignore[attr-defined]
-    P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, True, not strict)
+    try:
+        P, r, G, h, lb, ub = asm.assemble(configuration, dt, damping, True, not strict)
+    except BaseException:  # (an announcement left standing would thin a later caller's rows)
+        for lim in checked:
+            lim.expect_check(False)  # type: ignore[attr-defined]
+        raise
     s = None
     if control is not None and needs_errors:  # (else not in a closed loop, ν = 0)
         s = asm.weighted_errors(dt)

@@ -28,7 +28,7 @@ from ..exceptions import (
     check_scalar,
     real_scalar,
 )
-from .limit import Inequalities, Limit
+from .limit import Inequalities, Limit, checked_step_arguments
 
 _add, _max = np.add.reduce, np.maximum.reduce
 
@@ -414,13 +414,14 @@ class BalanceLimit(Limit):
         far_h = float(h[far].min()) if far.any() else math.inf
         return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h
 
-    def expect_check(self) -> None:
+    def expect_check(self, expected: bool = True) -> None:
         """Announce that the step solved with the rows of the next
         ``compute_inequalities`` will be given to :meth:`check_step`
         (:func:`taskik.solve_ik` does): that call then gives the rows of the edges within
         ``CHECKED_DISTANCE`` only. Without the announcement every edge (within
-        ``detection_distance``) has its row."""
-        self._expect = True
+        ``detection_distance``) has its row. ``expect_check(False)`` withdraws an
+        announcement whose call did not come (the solver does when the assembly fails)."""
+        self._expect = expected is True
 
     def check_step(
         self, configuration: Configuration, v: np.ndarray, dt: float
@@ -431,12 +432,13 @@ class BalanceLimit(Limit):
         of the edges it breaks added (solve again with them in place of the old ones, and
         check again). None when the last call was not announced or was at another ``q`` or
         ``dt``."""
+        configuration, v, dt = checked_step_arguments(
+            "BalanceLimit.check_step", configuration, v, dt
+        )
         pending = self._pending
         if pending is None or pending[1] != dt or pending[0] != configuration.q.tobytes():
             return None
         _, _, J, com, scaled, slack, far, rows = pending  # (J, com: at that same q)
-        if type(v) is not np.ndarray or v.shape != (J.shape[1],):
-            v = check_finite_array(v, "v", (J.shape[1],))
         Jv = np.dot(J, v)  # the CoM's velocity
         u, w, _ = Jv.tolist()
         if u * u + w * w <= slack * slack and slack > 0.0:  # n_iᵀ J_xy v ≤ ‖J_xy v‖ ≤ s h_i

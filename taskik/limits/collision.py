@@ -31,7 +31,7 @@ from ..geometry import (
     self_collision_pairs,
 )
 from ..geometry.robot import check_geometry_model
-from .limit import Inequalities, Limit
+from .limit import Inequalities, Limit, checked_step_arguments
 
 __all__ = ["CollisionLimit", "CollisionReport"]
 
@@ -415,15 +415,16 @@ class CollisionLimit(Limit):
         self._row_pairs = pair[taken]
         return (G[taken], h[taken]) if taken.any() else None
 
-    def expect_check(self) -> None:
+    def expect_check(self, expected: bool = True) -> None:
         """Announce that the step computed from the next :meth:`compute_inequalities` will
         be given to :meth:`check_step` (:func:`taskik.solve_ik` does): that call then gives
         rows to the pairs within the detection distance (grown by the lookahead) only,
         instead of every pair the velocity box could bring there, and :meth:`check_step`
         adds the rows of any other pair the solved step would bring too close. Without the
         announcement the rows cover every velocity of the box (a caller that solves the
-        rows itself needs nothing more)."""
-        self._expect = True
+        rows itself needs nothing more). ``expect_check(False)`` withdraws an announcement
+        whose call did not come (the solver does when the assembly fails)."""
+        self._expect = expected is True
 
     def check_step(
         self, configuration: Configuration, v: np.ndarray, dt: float
@@ -444,10 +445,12 @@ class CollisionLimit(Limit):
         a face contact may add (``ℓ (|t_1·ω| + |t_2·ω|) dt``, the tilt rows' terms), is still
         below it. None when the last call was not announced or was at another ``q`` or
         ``dt``."""
+        configuration, v, dt = checked_step_arguments(
+            "CollisionLimit.check_step", configuration, v, dt, self.model.nv
+        )
         pending = self._checked_step
         if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
             return None
-        v = check_finite_array(v, "v", (self.model.nv,))
         self._v_hint = v.copy()
         # the rows of the near pairs the QP was not given: any that the step meets or
         # crosses (within 1e-9) is given now

@@ -7,11 +7,18 @@ or inequality rows ``G v ≤ h`` for what is not a box.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
-from ..configuration import Configuration, finite_limit_mask, velocity_index_name
+from ..configuration import (
+    Configuration,
+    check_configuration,
+    finite_limit_mask,
+    velocity_index_name,
+)
+from ..exceptions import InvalidInput, check_finite_array, check_positive_scalar
 
 if TYPE_CHECKING:
     import pinocchio as pin
@@ -33,6 +40,30 @@ StackedBox: TypeAlias = tuple[np.ndarray, np.ndarray]
 
 #: ``(G, h)``: the inequality rows ``G v ≤ h``.
 Inequalities: TypeAlias = tuple[np.ndarray, np.ndarray]
+
+
+def checked_step_arguments(
+    who: str, configuration: object, v: object, dt: object, nv: int | None = None
+) -> tuple[Configuration, np.ndarray, float]:
+    """The arguments of a limit's ``check_step(configuration, v, dt)``, checked whatever the
+    limit's state: a :class:`Configuration` (of a model with ``nv`` velocities, if given), a
+    finite float vector ``v`` of that size, ``dt > 0`` finite (s); :class:`InvalidInput`
+    naming ``who`` otherwise. A float64 vector of finite ``vᵀv`` and a float ``dt`` pass in
+    a few comparisons (the step calls it once per solve)."""
+    conf = check_configuration(configuration, who)
+    n = conf.model.nv
+    if nv is not None and n != nv:
+        raise InvalidInput(f"{who}: the configuration's model has nv = {n}, the limit's {nv}")
+    if type(dt) is not float or not 0.0 < dt < math.inf:
+        dt = check_positive_scalar(dt, "dt")
+    if (
+        type(v) is not np.ndarray
+        or v.dtype != np.float64
+        or v.shape != (n,)
+        or not math.isfinite(v.dot(v))
+    ):
+        v = check_finite_array(v, "v", (n,))  # (a huge finite v whose vᵀv overflows passes)
+    return conf, v, dt  # type: ignore[return-value]
 
 
 def as_slice(indices: np.ndarray | None) -> slice | np.ndarray:
