@@ -494,11 +494,6 @@ def test_relax_helpers_check_their_arguments():
     assert s.sum() == pytest.approx(2.0, abs=1e-6) and np.all(G @ v <= h + s + 1e-6)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="taskik/hierarchy.py:316: solve_hierarchy(None, levels, dt) is a bare AttributeError "
-    "('NoneType' object has no attribute 'plans'); adaptive=None is taken as False silently",
-)
 @pytest.mark.parametrize("case", ["configuration None", "adaptive None"])
 def test_solve_hierarchy_checks_the_configuration_and_adaptive(case):
     from taskik.hierarchy import solve_hierarchy
@@ -514,12 +509,6 @@ def test_solve_hierarchy_checks_the_configuration_and_adaptive(case):
             solve_hierarchy(conf, [[task]], 0.01, adaptive=None)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="taskik/configuration.py (exported as taskik.limits.limit.velocity_index_name): an "
-    "index past nv or negative gives a name 'v[6]' / 'v[-1]', 1.5 and True name joint 1, "
-    "None is a bare TypeError",
-)
 @pytest.mark.parametrize("i", [6, -1, 1.5, True, None])
 def test_velocity_index_name_refuses_an_index_out_of_range(i):
     from taskik.limits.limit import velocity_index_name
@@ -584,11 +573,6 @@ def test_classic_backends_refuse_a_far_target_cleanly(backend, far):
     assert np.isfinite(v).all()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="taskik/geometry/shapes.py: halfspace('h', [0, 0, 1e200]) overflows in the normal's "
-    "norm with a RuntimeWarning before it is refused (scale by the largest entry first)",
-)
 def test_halfspace_refuses_a_huge_normal_without_numpy_warnings():
     with warnings.catch_warnings(), contextlib.suppress(taskik.TaskikError):
         warnings.simplefilter("error")
