@@ -383,7 +383,8 @@ def test_support_region_refuses_a_point_that_is_not_xy(point):
 @pytest.mark.parametrize(
     "call",
     ["contains margin None", "contains margin NaN", "hull (k, 3)", "hull flat", "hull NaN",
-     "hull complex", "hull None", "generators normal not unit", "generators friction NaN"],
+     "hull complex", "hull None", "hull 1e300", "generators normal not unit",
+     "generators friction NaN"],
 )  # fmt: skip
 def test_contains_convex_hull_and_generators_name_a_bad_argument(call):
     """Before: contains(p, None) was a bare TypeError and a NaN margin False; convex_hull_2d
@@ -405,6 +406,7 @@ def test_contains_convex_hull_and_generators_name_a_bad_argument(call):
         "hull NaN": (lambda: convex_hull_2d(np.vstack([pts, [math.nan, 0.0]])), "points"),
         "hull complex": (lambda: convex_hull_2d(pts.astype(complex)), "points"),
         "hull None": (lambda: convex_hull_2d(None), "points"),
+        "hull 1e300": (lambda: convex_hull_2d(np.vstack([pts, [1e300, 0.0]])), "points"),
         "generators normal not unit": (lambda: friction_generators(2 * up, 0.5, 8), "normal"),
         "generators friction NaN": (lambda: friction_generators(up, math.nan, 8), "friction"),
     }[call]
@@ -463,7 +465,9 @@ def test_backend_kernels_name_a_bad_matrix(name):
         getattr(backends, name)(*args)
 
 
-@pytest.mark.parametrize("kw", [{"gamma0": None}, {"sigma_thr": "abc"}, {"rcond": [1e-10]}])
+@pytest.mark.parametrize(
+    "kw", [{"gamma0": None}, {"sigma_thr": "abc"}, {"rcond": [1e-10]}, {"rcond": 1.5}]
+)
 def test_regularized_jacobian_names_a_bad_parameter(kw):
     from taskik import backends
 
@@ -635,3 +639,18 @@ def test_checked_backend_kernels_answer_as_the_kernels_and_refuse_an_overflow():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInput, match="overflows"):
             backends.solve_transpose(np.full((3, 5), 1e300), np.ones(3))
+
+
+def test_hierarchy_report_refuses_an_overflowing_v_without_numpy_warnings():
+    """Before: numpy's "overflow encountered in dot" (the residual's norm) came before the
+    refusal of a v with 1e300 in it."""
+    ur5 = taskik.robots.load("ur5")
+    conf = taskik.Configuration(ur5.model, ur5.q0)
+    task = taskik.PostureTask(1.0)
+    task.set_target(ur5.q0)
+    v = np.zeros(ur5.model.nv)
+    v[2] = 1e300
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InvalidInput, match="the report overflows"):
+            taskik.hierarchy_report(conf, [[task]], 0.01, v)

@@ -3,7 +3,7 @@
 The array solvers exported here (:func:`solve_pinv`, :func:`solve_dls`, :func:`solve_dls_svd`,
 :func:`solve_sdls`, :func:`solve_transpose`) check their arguments and refuse a step that
 overflows; ``solve_ik`` calls the kernels of the submodules of the same names
-(:mod:`taskik.backends.pseudoinverse`, ...), which check nothing, with the arrays it built.
+(``taskik.backends.pseudoinverse``, ...), which check nothing, with the arrays it built.
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def solve_pinv(
     """``v = A⁺ c``, singular values below ``rcond · σ_max`` dropped (the minimum-norm
     least-squares solution, n), with ``A⁺ = Σ_{σ_i > rcond σ_max} σ_i⁻¹ v_i u_iᵀ``; ``A``
     (m × n) and ``c`` (m) finite and real, ``rcond`` in [0, 1) (:class:`InvalidInput`
-    otherwise). See :mod:`taskik.backends.pseudoinverse`."""
+    otherwise). See ``taskik.backends.pseudoinverse``."""
     A, c = _system("solve_pinv", A, c)
     rcond = check_scalar(rcond, "solve_pinv: rcond", 0.0, 1.0, high_open=True)
     return _finite_step("solve_pinv", _pinv.solve_pinv, A, c, rcond)
@@ -75,7 +75,7 @@ def solve_dls(A: npt.ArrayLike, c: npt.ArrayLike, damping: float | npt.ArrayLike
     """``v = (AᵀA + W_n)⁻¹ Aᵀ c`` (n): damped least squares with ``W_n`` the scalar
     ``damping`` ``λ²`` times I, or ``diag(damping)`` (n), finite and ≥ 0; ``A`` (m × n) and
     ``c`` (m) finite and real (:class:`InvalidInput` otherwise, or when ``AᵀA + W_n`` is
-    singular). See :mod:`taskik.backends.dls`."""
+    singular). See ``taskik.backends.dls``."""
     A, c = _system("solve_dls", A, c)
     if np.ndim(damping) == 0:
         damping = check_scalar(damping, "solve_dls: damping", 0.0)
@@ -89,7 +89,7 @@ def solve_dls(A: npt.ArrayLike, c: npt.ArrayLike, damping: float | npt.ArrayLike
 def solve_dls_svd(A: npt.ArrayLike, c: npt.ArrayLike, lam: float) -> np.ndarray:
     """``v = Σ σ_i/(σ_i² + λ²) (u_iᵀ c) v_i`` (n), the SVD form of damped least squares
     (Buss, eq. 14); ``A`` (m × n) and ``c`` (m) finite and real, ``lam`` finite and ≥ 0
-    (:class:`InvalidInput` otherwise). See :mod:`taskik.backends.dls`."""
+    (:class:`InvalidInput` otherwise). See ``taskik.backends.dls``."""
     A, c = _system("solve_dls_svd", A, c)
     lam = check_scalar(lam, "solve_dls_svd: lam", 0.0)
     return _finite_step("solve_dls_svd", _dls.solve_dls_svd, A, c, lam)
@@ -106,7 +106,7 @@ def solve_sdls(
     ``A Δθ ≈ e``: ``A`` (m × n) and ``e`` (m) finite and real, ``starts`` None or the first
     row of each row group (increasing integers from 0, below m), ``gamma_max`` (rad) finite
     and > 0, ``rcond`` in [0, 1) (:class:`InvalidInput` otherwise). See
-    :mod:`taskik.backends.sdls`."""
+    ``taskik.backends.sdls``."""
     A, e = _system("solve_sdls", A, e, "e")
     m = A.shape[0]
     if starts is not None:
@@ -132,7 +132,7 @@ def solve_sdls(
 def solve_transpose(A: npt.ArrayLike, c: npt.ArrayLike) -> np.ndarray:
     """``v = α Aᵀ c`` (n) with Williams' step ``α = ⟨c, AAᵀc⟩ / ‖AAᵀc‖²`` (0 when
     ``AAᵀc = 0``); ``A`` (m × n) and ``c`` (m) finite and real (:class:`InvalidInput`
-    otherwise, or when the step overflows). See :mod:`taskik.backends.transpose`."""
+    otherwise, or when the step overflows). See ``taskik.backends.transpose``."""
     A, c = _system("solve_transpose", A, c)
     return _finite_step("solve_transpose", _transpose.solve_transpose, A, c)
 

@@ -159,7 +159,7 @@ class RegularizedJacobian:
         sigma_thr: singular value below which ``γ`` is switched on (> 0).
         branch: ``"auto"`` (choose the sign on entering the singular region, then hold it)
             or ``"fixed"`` (always the sign of ``gamma0``).
-        rcond: relative singular-value cut-off of the final pseudoinverse.
+        rcond: relative singular-value cut-off of the final pseudoinverse, in [0, 1).
     """
 
     def __init__(

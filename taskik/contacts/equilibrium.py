@@ -115,6 +115,8 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     points = check_finite_array(points, "convex_hull_2d points")
     if points.ndim != 2 or points.shape[1] != 2:
         raise InvalidInput(f"convex_hull_2d points must have shape (k, 2), got {points.shape}")
+    if np.abs(points).max(initial=0.0) > MAX_COORDINATE:
+        raise InvalidInput(f"convex_hull_2d points must be within {MAX_COORDINATE:g} m")
     tol = check_scalar(tol, "convex_hull_2d tol", 0.0)
     # the points rounded to 1e-12 m, without repeats, sorted by (x, y); the chain runs on
     # Python floats (the same double-precision arithmetic, without NumPy's per-scalar cost)
