@@ -158,7 +158,16 @@ def q_shape_message(what: str, shape: tuple[int, ...], model: pin.Model) -> str:
 
 
 def velocity_index_name(model: pin.Model, i: int) -> str:
-    """Name of the joint that owns velocity index ``i`` (with the DoF when it has several)."""
+    """Name of the joint that owns velocity index ``i`` (with the DoF when it has several);
+    :class:`InvalidInput` unless ``i`` is an int in [0, nv) (a bool or a float is refused)."""
+    if not isinstance(model, pin.Model):
+        raise InvalidInput(f"velocity_index_name needs a pinocchio.Model, got {model!r}")
+    if (
+        not isinstance(i, int | np.integer)
+        or isinstance(i, bool | np.bool_)
+        or not 0 <= i < model.nv
+    ):
+        raise InvalidInput(f"velocity index i must be an int in [0, {model.nv}), got {i!r}")
     for jid in range(1, model.njoints):
         j = model.joints[jid]
         if j.idx_v <= i < j.idx_v + j.nv:

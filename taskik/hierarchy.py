@@ -372,6 +372,12 @@ def solve_hierarchy(
         damping = check_damping(damping)
     if strict is not False and strict is not True:
         strict = check_bool(strict, "strict")
+    if adaptive is not True and adaptive is not False:
+        adaptive = check_bool(adaptive, "adaptive")
+    if not isinstance(configuration, Configuration):
+        raise InvalidInput(
+            f"solve_hierarchy needs a taskik.Configuration, got {type(configuration).__name__}"
+        )
     plan = get_plan(configuration, levels, limits)
     asm = plan.asm
     control = plan.adaptive if adaptive else None

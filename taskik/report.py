@@ -384,8 +384,9 @@ def hierarchy_report(
         A = np.vstack([a for a, _, _ in terms]) if terms else np.zeros((0, nv))
         c = np.concatenate([cc for _, cc, _ in terms]) if terms else np.zeros(0)
         e = np.concatenate([t.compute_error(configuration) for t in tasks]) if tasks else c
-        residual = float(np.linalg.norm(A @ v - c))
-        requested = float(np.linalg.norm(c))
+        with np.errstate(over="ignore", invalid="ignore"):  # (an overflow: refused below)
+            residual = float(np.linalg.norm(A @ v - c))
+            requested = float(np.linalg.norm(c))
         AZ = A @ Z
         level_reducible = reducible(AZ, c)
         null, rank = null_basis(AZ, float(np.linalg.norm(A)))

@@ -8316,7 +8316,7 @@ def gen_array_entries(w: World, bot: Bot, rng: np.random.Generator) -> list[Case
     for pname, base, valid in (
         ("gamma0", 0.5, POSITIVE),
         ("sigma_thr", 0.05, POSITIVE),
-        ("rcond", 1e-10, POSITIVE),
+        ("rcond", 1e-10, NONNEG),  # (0: no cut-off, as for solve_pinv)
     ):
         out += [
             Case("backends.RegularizedJacobian", f"{pname}={mut.label}",

@@ -62,20 +62,41 @@ def solve_dls(A: np.ndarray, c: np.ndarray, damping: float | np.ndarray) -> np.n
         if m < n:
             H = A @ A.T
             H.flat[:: m + 1] += lam2
-            return np.linalg.solve(H, c) @ A
+            try:
+                return np.linalg.solve(H, c) @ A
+            except np.linalg.LinAlgError as exc:
+                raise InvalidInput(_singular(H)) from exc
         H = A.T @ A
         H.flat[:: n + 1] += lam2
     else:
         H = A.T @ A
         H.flat[:: n + 1] += damping
-    return np.linalg.solve(H, c @ A)
+    try:
+        return np.linalg.solve(H, c @ A)
+    except np.linalg.LinAlgError as exc:
+        raise InvalidInput(_singular(H)) from exc
 
 
 def solve_dls_normal(P: np.ndarray, g: np.ndarray, diagonal: np.ndarray | float) -> np.ndarray:
     """``v = (P + diag(W_n))⁻¹ g`` for a precomputed ``P = AᵀA (+ μ I)`` and ``g = Aᵀc``."""
     H = P.copy()
     H.flat[:: P.shape[0] + 1] += diagonal
-    return np.linalg.solve(H, g)
+    try:
+        return np.linalg.solve(H, g)
+    except np.linalg.LinAlgError as exc:
+        raise InvalidInput(_singular(H)) from exc
+
+
+def _singular(H: np.ndarray) -> str:
+    """Why the damped system ``H`` could not be solved (numpy found it singular)."""
+    with np.errstate(all="ignore"):
+        size = float(np.abs(H).max(initial=0.0))
+    return (
+        "damped least squares: the damped normal equations (AᵀA + W_n) v = Aᵀc are singular "
+        f"to working precision (largest entry {size:.3g}): the damping is zero or negligible "
+        "against AᵀA, whose entries are out of range (a task Jacobian or error far too large, "
+        "e.g. a target out of reach by many orders of magnitude)"
+    )
 
 
 def solve_dls_svd(A: np.ndarray, c: np.ndarray, lam: float) -> np.ndarray:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exceptions import InvalidInput
+from ..exceptions import InvalidInput, check_scalar, real_scalar
 from .pseudoinverse import DEFAULT_RCOND, solve_pinv
 
 _TOL = 1e-9
@@ -159,7 +159,7 @@ class RegularizedJacobian:
         sigma_thr: singular value below which ``γ`` is switched on (> 0).
         branch: ``"auto"`` (choose the sign on entering the singular region, then hold it)
             or ``"fixed"`` (always the sign of ``gamma0``).
-        rcond: relative singular-value cut-off of the final pseudoinverse.
+        rcond: relative singular-value cut-off of the final pseudoinverse, in [0, 1).
     """
 
     def __init__(
@@ -169,11 +169,12 @@ class RegularizedJacobian:
         branch: str = "auto",
         rcond: float = DEFAULT_RCOND,
     ) -> None:
-        if not (np.isfinite(gamma0) and gamma0 != 0.0):
+        if not (np.isfinite(real_scalar(gamma0, "gamma0")) and gamma0 != 0.0):
             raise InvalidInput(f"gamma0 must be finite and non-zero, got {gamma0!r}")
-        if not (np.isfinite(sigma_thr) and sigma_thr > 0.0):
+        if not (np.isfinite(real_scalar(sigma_thr, "sigma_thr")) and sigma_thr > 0.0):
             raise InvalidInput(f"sigma_thr must be finite and > 0, got {sigma_thr!r}")
-        if branch not in ("auto", "fixed"):
+        rcond = check_scalar(rcond, "rcond", 0.0, 1.0, high_open=True)
+        if not isinstance(branch, str) or branch not in ("auto", "fixed"):
             raise InvalidInput(f"branch must be 'auto' or 'fixed', got {branch!r}")
         self.gamma0 = float(gamma0)
         self.sigma_thr = float(sigma_thr)

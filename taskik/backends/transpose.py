@@ -15,6 +15,7 @@ backend works on arrays: ``A`` (m × n) and ``c`` (m) are any least-squares syst
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg.blas import dnrm2
 
 
 def transpose_step_size(A: np.ndarray, c: np.ndarray) -> float:
@@ -39,8 +40,10 @@ def solve_transpose(A: np.ndarray, c: np.ndarray) -> np.ndarray:
     """
     g = c @ A
     Ag = A @ g
-    den = float(Ag @ Ag)
+    # the norms by BLAS's scaled nrm2: no overflow of the squares (|Ag| up to 1.8e308)
+    den = dnrm2(Ag) if len(Ag) else 0.0
     if den == 0.0:
         return np.zeros(A.shape[1])
-    g *= float(g @ g) / den
+    ratio = dnrm2(g) / den
+    g *= ratio * ratio  # α = ‖Aᵀc‖² / ‖AAᵀc‖²
     return g

@@ -172,7 +172,16 @@ _CCW = ((1, 1), (-1, 1), (-1, -1), (1, -1))
 def friction_generators(normal: np.ndarray, friction: float, edges: int) -> np.ndarray:
     """The ``edges`` generators ``u_k = n + μ (cos φ_k t₁ + sin φ_k t₂)`` of the friction
     pyramid inscribed in the cone of axis ``n`` (unit) and coefficient ``μ``, shape
-    (edges, 3)."""
+    (edges, 3). :class:`InvalidInput` unless ``normal`` is a finite unit 3-vector (to 1e-6),
+    ``friction`` in (0, ``MAX_FRICTION``] and ``edges`` an int in [3, ``MAX_EDGES``]."""
+    normal = check_finite_array(normal, "friction_generators normal", (3,))
+    # (a unit vector's largest entry is in [1/√3, 1]: the square below cannot overflow)
+    if not 0.5 <= np.abs(normal).max() <= 1.0 + 1e-6 or abs(normal @ normal - 1.0) > 1e-6:
+        raise InvalidInput(f"friction_generators normal must be a unit vector, got {normal}")
+    friction = check_scalar(
+        friction, "friction_generators friction", 0.0, MAX_FRICTION, low_open=True
+    )
+    edges = check_edges(edges)
     t1 = np.cross(normal, [1.0, 0.0, 0.0] if abs(normal[0]) < 0.9 else [0.0, 1.0, 0.0])
     t1 /= np.linalg.norm(t1)
     t2 = np.cross(normal, t1)

@@ -62,8 +62,12 @@ class SupportRegion:
 
     def signed_distance(self, point: np.ndarray) -> float:
         """Distance (m) from ``point`` (x, y) to the polygon's boundary: positive inside,
-        negative outside; ``-inf`` for an empty region (contacts that hold the CoM nowhere)."""
-        c = np.asarray(point, dtype=float)[:2]
+        negative outside; ``-inf`` for an empty region (contacts that hold the CoM nowhere).
+        :class:`InvalidInput` unless ``point`` is a finite real (x, y) or (x, y, z)."""
+        c = check_finite_array(point, "point")
+        if c.shape not in ((2,), (3,)):
+            raise InvalidInput(f"point must be (x, y) or (x, y, z), got shape {c.shape}")
+        c = c[:2]
         V = self.vertices
         if not len(V):
             return -math.inf
@@ -75,6 +79,7 @@ class SupportRegion:
 
     def contains(self, point: np.ndarray, margin: float = 0.0) -> bool:
         """Whether ``point`` (x, y) is inside, at least ``margin`` (m) from the boundary."""
+        margin = check_scalar(margin, "margin")
         return self.signed_distance(point) >= margin
 
 
@@ -105,7 +110,14 @@ def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
 
 def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     """Counter-clockwise convex hull of 2D points (Andrew's monotone chain), shape (k, 2);
-    collinear points dropped."""
+    collinear points dropped. :class:`InvalidInput` unless ``points`` is (k, 2), finite and
+    real, and ``tol`` finite and >= 0."""
+    points = check_finite_array(points, "convex_hull_2d points")
+    if points.ndim != 2 or points.shape[1] != 2:
+        raise InvalidInput(f"convex_hull_2d points must have shape (k, 2), got {points.shape}")
+    if np.abs(points).max(initial=0.0) > MAX_COORDINATE:
+        raise InvalidInput(f"convex_hull_2d points must be within {MAX_COORDINATE:g} m")
+    tol = check_scalar(tol, "convex_hull_2d tol", 0.0)
     # the points rounded to 1e-12 m, without repeats, sorted by (x, y); the chain runs on
     # Python floats (the same double-precision arithmetic, without NumPy's per-scalar cost)
     P = sorted(
@@ -183,6 +195,19 @@ class ContactSet:
     @classmethod
     def from_points(cls, points: Sequence[np.ndarray], contacts: Sequence[Contact]) -> ContactSet:
         """The ``contacts`` with their world points ``points[i]`` (k_i × 3, m) given."""
+        contacts = check_contacts(contacts)
+        if isinstance(points, str | bytes) or not hasattr(points, "__len__"):
+            raise InvalidInput(
+                f"points must be a list of (k, 3) arrays, one per contact, got {points!r}"
+            )
+        if len(points) != len(contacts):
+            raise InvalidInput(
+                f"points has {len(points)} arrays for {len(contacts)} contacts: one per contact"
+            )
+        points = [check_finite_array(p, f"points[{i}]") for i, p in enumerate(points)]
+        for i, p in enumerate(points):
+            if p.ndim != 2 or p.shape[1] != 3 or not len(p):
+                raise InvalidInput(f"points[{i}] must have shape (k, 3), k >= 1, got {p.shape}")
         normals = [np.tile(c.normal, (len(p), 1)) for p, c in zip(points, contacts, strict=True)]
         friction = [np.full(len(p), c.friction) for p, c in zip(points, contacts, strict=True)]
         return cls(np.vstack(points), np.vstack(normals), np.concatenate(friction))

@@ -240,7 +240,8 @@ def halfspace(name: str, normal: Any = (0.0, 0.0, 1.0), offset: float = 0.0) -> 
     """
     _name(name)
     n = check_finite_array(normal, f"{name} normal", (3,))
-    norm = float(np.linalg.norm(n))
+    scale = float(np.abs(n).max())  # (the norm of n / scale cannot overflow)
+    norm = scale * float(np.linalg.norm(n / scale)) if scale > 0.0 else 0.0
     if not 1e-9 < norm < 1e300:
         raise InvalidInput(f"{name} normal must be a non-zero vector, got {n.tolist()}")
     d = check_scalar(offset, f"{name} offset", -MAX_EXTENT, MAX_EXTENT)

@@ -151,10 +151,16 @@ class FrameTask(Task):
 
     def set_position_cost(self, position_cost: npt.ArrayLike) -> None:
         """Change the translation weights (1/m), scalar or 3-vector (pink's name)."""
+        if position_cost is None:  # (set_costs reads None as 'unchanged')
+            raise InvalidInput("FrameTask position_cost must be a scalar or a 3-vector, got None")
         self.set_costs(position_cost=position_cost)
 
     def set_orientation_cost(self, orientation_cost: npt.ArrayLike) -> None:
         """Change the rotation weights (1/rad), scalar or 3-vector (pink's name)."""
+        if orientation_cost is None:  # (set_costs reads None as 'unchanged')
+            raise InvalidInput(
+                "FrameTask orientation_cost must be a scalar or a 3-vector, got None"
+            )
         self.set_costs(orientation_cost=orientation_cost)
 
     @property

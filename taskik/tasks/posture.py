@@ -326,11 +326,29 @@ class PostureTask(Task):
         if not self._target_checked:
             _check_target(configuration, model, target)
             self._target_checked = True
+        if (
+            type(e_out) is not np.ndarray
+            or e_out.dtype.char != "d"
+            or e_out.shape != (self.dim,)
+            or not e_out.flags.writeable
+        ):
+            raise InvalidInput(_e_out_message(e_out, self.dim))
         idx = self._q_take
         if idx is None:
             e_out[:] = self.compute_error_and_jacobian(configuration)[0]
         else:
             np.subtract(target[idx], configuration.q[idx], out=e_out)
+
+
+def _e_out_message(e_out: object, dim: int | None) -> str:
+    """What is wrong with ``write_error``'s ``e_out`` (a writable float64 vector of dim)."""
+    if not isinstance(e_out, np.ndarray):
+        return f"PostureTask.write_error: e_out must be a numpy array, got {type(e_out).__name__}"
+    if e_out.dtype != np.float64:
+        return f"PostureTask.write_error: e_out must be float64, got {e_out.dtype}"
+    if e_out.shape != (dim,):
+        return f"PostureTask.write_error: e_out must have shape ({dim},), got {e_out.shape}"
+    return "PostureTask.write_error: e_out must be writable (it is read-only)"
 
 
 # The last posture target checked against a model: (model, the target's bytes). A task
