@@ -75,11 +75,7 @@ EVERY = {
 #: before the refusal of a step whose cost or target is out of range (problem.py: tasks,
 #: solve). The backends', contacts', hierarchy's, velocity_index_name's, halfspace's and the
 #: posture and frame tasks' findings are fixed.
-KNOWN_DEFECTS: dict[str, dict[str, int]] = {
-    "limits.collision": {"bare": 2, "garbage": 23},
-    "solve": {"garbage": 9},
-    "tasks": {"garbage": 65},
-}
+KNOWN_DEFECTS: dict[str, dict[str, int]] = {}
 
 
 @pytest.fixture(scope="module")

@@ -47,6 +47,17 @@ _PASSED: list[tuple[float, ...]] = [()]
 MAX_TRANSLATION = 1e50
 
 
+def check_point(point: npt.ArrayLike, name: str) -> np.ndarray:
+    """``point`` as a finite (3,) float array (m) within ``MAX_TRANSLATION`` of the origin;
+    :class:`InvalidInput` naming ``name`` otherwise."""
+    arr = check_finite_array(point, name, (3,))
+    if np.abs(arr).max() > MAX_TRANSLATION:
+        raise InvalidInput(
+            f"{name} must be within {MAX_TRANSLATION:g} m of the origin, got {arr.tolist()}"
+        )
+    return arr
+
+
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf, non-rotations and
     translations beyond ``MAX_TRANSLATION`` (1e50 m)."""
