@@ -8314,7 +8314,7 @@ def gen_array_entries(w: World, bot: Bot, rng: np.random.Generator) -> list[Case
             exp, lambda s: None if isinstance(s, str) else "not a name", ("solver",),
             "backends")  # fmt: skip
     for pname, base, valid in (
-        ("gamma0", 0.5, POSITIVE),
+        ("gamma0", 0.5, lambda x: x != 0 and math.isfinite(x)),  # (its sign is a branch)
         ("sigma_thr", 0.05, POSITIVE),
         ("rcond", 1e-10, NONNEG),  # (0: no cut-off, as for solve_pinv)
     ):
