@@ -75,7 +75,12 @@ EVERY = {
 #: before the refusal of a step whose cost or target is out of range (problem.py: tasks,
 #: solve). The backends', contacts', hierarchy's, velocity_index_name's, halfspace's and the
 #: posture and frame tasks' findings are fixed.
-KNOWN_DEFECTS: dict[str, dict[str, int]] = {}
+KNOWN_DEFECTS: dict[str, dict[str, int]] = {
+    # targets beyond 1e150 m: the assembly's products overflow with numpy's warning before
+    # DAQP refuses the step (test_fuzz_causes, the strict xfail of a target 1e154 m away)
+    "solve": {"garbage": 9},
+    "tasks": {"garbage": 9},
+}
 
 
 @pytest.fixture(scope="module")

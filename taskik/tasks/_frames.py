@@ -42,8 +42,8 @@ def joint_name_list(names: object, who: str, *, universe: bool = False) -> list[
 _PASSED: list[tuple[float, ...]] = [()]
 
 
-#: The farthest (m, per coordinate) a pose target may be: the rows' squares (``Kp e / dt``
-#: weighted) must stay in the float range.
+#: The farthest (m, per coordinate) a point fixed on a link may be from the link's frame
+#: (a ``PositionTask`` offset): the rows' squares must stay in the float range.
 MAX_TRANSLATION = 1e50
 
 
@@ -59,8 +59,7 @@ def check_point(point: npt.ArrayLike, name: str) -> np.ndarray:
 
 
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
-    """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf, non-rotations and
-    translations beyond ``MAX_TRANSLATION`` (1e50 m)."""
+    """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
     if isinstance(target, pin.SE3) and type(target) is pin.SE3:
         # the common case, checked in plain Python floats (a few numpy calls cost more here);
         # the values of the last pose that passed are kept: the same values pass again (a
@@ -71,8 +70,7 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         if values == _PASSED[0]:  # (NaN equals nothing: never kept, never matched)
             return target.copy()
         total = a + b + c + d + e + f + g + h + i + x + y + z
-        far = abs(x) + abs(y) + abs(z) > MAX_TRANSLATION
-        if math.isfinite(total) and not far and _is_rotation(a, b, c, d, e, f, g, h, i):
+        if math.isfinite(total) and _is_rotation(a, b, c, d, e, f, g, h, i):
             _PASSED[0] = values
             return target.copy()
     if isinstance(target, pin.SE3):
@@ -87,11 +85,6 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         R, p = M[:3, :3], M[:3, 3]
     check_finite_array(R, f"{name} rotation")
     check_finite_array(p, f"{name} translation")
-    if np.abs(p).max() > MAX_TRANSLATION:
-        raise InvalidInput(
-            f"{name} translation must be within {MAX_TRANSLATION:g} m of the origin, got "
-            f"{np.asarray(p).tolist()}"
-        )
     check_rotation(R, name)
     return pin.SE3(np.array(R), np.array(p))
 
