@@ -68,19 +68,8 @@ EVERY = {
 #: fuzzer reached these modules (see benchmarks/results/fuzz_findings.md for each defect and
 #: a reproducer). The test fails if a count grows; lower an entry (or remove it) as fixes
 #: land. A module or kind not listed must stay at zero.
-#: The entries below are the findings of the entry points that arrived after the fuzzer's
-#: last run, in modules other branches own (benchmarks/results/fuzz_findings.md, "Round of
-#: the later entry points"; each has a strict xfail test in tests/test_fuzz_causes.py) that
-#: are still open: CollisionLimit.check_step (limits.collision); numpy's overflow warnings
-#: before the refusal of a step whose cost or target is out of range (problem.py: tasks,
-#: solve). The backends', contacts', hierarchy's, velocity_index_name's, halfspace's and the
-#: posture and frame tasks' findings are fixed.
-KNOWN_DEFECTS: dict[str, dict[str, int]] = {
-    # targets beyond 1e150 m: the assembly's products overflow with numpy's warning before
-    # DAQP refuses the step (test_fuzz_causes, the strict xfail of a target 1e154 m away)
-    "solve": {"garbage": 9},
-    "tasks": {"garbage": 9},
-}
+#: None is open today: every finding of benchmarks/results/fuzz_findings.md is fixed.
+KNOWN_DEFECTS: dict[str, dict[str, int]] = {}
 
 
 @pytest.fixture(scope="module")

@@ -30,10 +30,16 @@ def posture(ur5) -> taskik.PostureTask:
     return task
 
 
-def calls(ur5):
-    conf = ur5.configuration(ur5.q0)
+def far_position() -> taskik.PositionTask:
     position = taskik.PositionTask("tool0")
-    position.set_target([0.0, -1e300, 0.0])
+    position.set_target([0.0, -1e300, 0.0])  # (refused here: a point target, as a pose's)
+    return position
+
+
+def calls(ur5):
+    """Each case builds its tasks when called (a frame or point target beyond the bound is
+    refused when set, by the same words as solve_posture's check of the other targets)."""
+    conf = ur5.configuration(ur5.q0)
     com = taskik.ComTask()
     com.set_target([0.0, 0.0, 1e200])
     huge_q = ur5.q0.copy()
@@ -47,7 +53,7 @@ def calls(ur5):
         "qp": lambda: taskik.solve_posture(conf, [frame(1e300)], method="qp"),
         "with a posture": lambda: taskik.solve_posture(conf, [frame(1e300), posture(ur5)]),
         "levels": lambda: taskik.solve_posture(conf, [[frame(1e300)], [posture(ur5)]]),
-        "position": lambda: taskik.solve_posture(conf, [position]),
+        "position": lambda: taskik.solve_posture(conf, [far_position()]),
         "com": lambda: taskik.solve_posture(conf, [com]),
         "a regularization": lambda: taskik.solve_posture(
             conf, [frame(0.3)], regularization=[far_posture]

@@ -54,13 +54,16 @@ def test_a_subclass_of_se3_is_checked_entry_by_entry(monkeypatch):
 
 
 @pytest.mark.parametrize("p", [(1e308, 1e308, 0.0), (0.0, 1e308, 1e308)])
-def test_huge_finite_translations_are_accepted_by_the_array_check(monkeypatch, p):
+def test_huge_finite_translations_go_to_the_array_check_which_names_the_bound(monkeypatch, p):
     """Entries whose float sum overflows are finite all the same: the fast check cannot
-    tell, so the array check decides, and accepts the pose."""
+    tell, so the array check decides; a target that far (beyond 1e150 m, solve_posture's
+    bound) would overflow the squared error, and is refused with the bound named."""
     target = pin.SE3(np.eye(3), np.array(p))
-    task_, checks = _set_and_count_array_checks(monkeypatch, target)
-    assert checks == 1
-    assert np.array_equal(task_.target.translation, p)
+    with pytest.raises(InvalidInput, match="beyond 1e\\+150 .* overflows a float"):
+        _set_and_count_array_checks(monkeypatch, target)
+    near = pin.SE3(np.eye(3), np.array(p) * 1e-159)  # (1e149 m: within the bound)
+    task_, checks = _set_and_count_array_checks(monkeypatch, near)
+    assert checks == 0 and np.array_equal(task_.target.translation, near.translation)
 
 
 def test_an_ordinary_pose_skips_the_array_checks(monkeypatch):

@@ -47,6 +47,16 @@ _PASSED: list[tuple[float, ...]] = [()]
 MAX_TRANSLATION = 1e50
 
 
+def check_target_point(point: npt.ArrayLike, name: str) -> np.ndarray:
+    """``point`` as a finite (3,) float array (m) within ``MAX_TARGET`` of the origin;
+    :class:`InvalidInput` naming ``name`` otherwise."""
+    arr = check_finite_array(point, name, (3,))
+    far = _far_target(name, arr)
+    if far is not None:
+        raise far
+    return arr
+
+
 def check_point(point: npt.ArrayLike, name: str) -> np.ndarray:
     """``point`` as a finite (3,) float array (m) within ``MAX_TRANSLATION`` of the origin;
     :class:`InvalidInput` naming ``name`` otherwise."""
@@ -58,8 +68,25 @@ def check_point(point: npt.ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
+#: The farthest (m, per coordinate) a frame or point target may be, solve_posture's bound:
+#: beyond it the squared error (and the QP's products) leave the float range.
+MAX_TARGET = 1e150
+
+
+def _far_target(name: str, p: npt.ArrayLike) -> InvalidInput | None:
+    """The error for a target translation ``p`` beyond ``MAX_TARGET``, else None."""
+    big = float(np.abs(np.asarray(p, dtype=float)).max())
+    if big <= MAX_TARGET:
+        return None
+    return InvalidInput(
+        f"{name} has an entry of {big:.3g}: beyond {MAX_TARGET:g} (m) its squared error "
+        "overflows a float; bring the target within reach of the model"
+    )
+
+
 def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
-    """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf and non-rotations."""
+    """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf, non-rotations and
+    translations beyond ``MAX_TARGET`` (1e150 m)."""
     if isinstance(target, pin.SE3) and type(target) is pin.SE3:
         # the common case, checked in plain Python floats (a few numpy calls cost more here);
         # the values of the last pose that passed are kept: the same values pass again (a
@@ -70,7 +97,8 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         if values == _PASSED[0]:  # (NaN equals nothing: never kept, never matched)
             return target.copy()
         total = a + b + c + d + e + f + g + h + i + x + y + z
-        if math.isfinite(total) and _is_rotation(a, b, c, d, e, f, g, h, i):
+        near = abs(x) <= MAX_TARGET and abs(y) <= MAX_TARGET and abs(z) <= MAX_TARGET
+        if math.isfinite(total) and near and _is_rotation(a, b, c, d, e, f, g, h, i):
             _PASSED[0] = values
             return target.copy()
     if isinstance(target, pin.SE3):
@@ -85,6 +113,9 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
         R, p = M[:3, :3], M[:3, 3]
     check_finite_array(R, f"{name} rotation")
     check_finite_array(p, f"{name} translation")
+    far = _far_target(name, p)
+    if far is not None:
+        raise far
     check_rotation(R, name)
     return pin.SE3(np.array(R), np.array(p))
 

@@ -7,8 +7,15 @@ import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, check_configuration
-from ..exceptions import InvalidInput, check_finite_array
-from ._frames import FrameName, FrameRef, check_point, require_target, target_property
+from ..exceptions import InvalidInput
+from ._frames import (
+    FrameName,
+    FrameRef,
+    check_point,
+    check_target_point,
+    require_target,
+    target_property,
+)
 from .task import Task
 
 
@@ -35,7 +42,7 @@ class PositionTask(Task):
     frame = FrameName()
     _frame: FrameRef  # (the name with its cached index, set through `frame`)
     target = target_property(
-        lambda task, value: check_finite_array(value, "target", (3,)).copy(),
+        lambda task, value: check_target_point(value, "target").copy(),
         "the point's position in the world frame (m), shape (3,)",
     )
 
@@ -87,7 +94,7 @@ class PositionTask(Task):
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target point in the world frame (m), shape (3,)."""
-        self._target = check_finite_array(target, "target", (3,)).copy()
+        self._target = check_target_point(target, "target").copy()
 
     def point(self, configuration: Configuration) -> np.ndarray:
         """The task point in the world frame."""
