@@ -120,8 +120,9 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
     ("batch", "Many poses at once",
      "`taskik.batch.solve_poses` against a loop of `solve_posture`. `benchmarks/batch.py`."),
     ("balance_step", "The cost of the balance limit in one step",
-     "Talos reaching far forward on both feet: the same step with and without "
-     "`BalanceLimit`, timed at the same configurations. `benchmarks/balance_step.py`."),
+     "Talos on both feet, reaching past what balance allows and within it: the same step "
+     "with and without `BalanceLimit`, timed at the same configurations. "
+     "`benchmarks/balance_step.py`."),
     ("pink_examples", "pink's own examples, ported",
      "pink's `arm_ur3_velocity_smoothing.py`, `flying_dual_arm_ur3.py`, `humanoid_g1_com.py` "
      "and `barriers/go2_squat.py`, run with pink and with taskik after renaming the imports: "
