@@ -163,7 +163,7 @@ def test_methods_converge_on_ur5(ur5, method):
         ConfigurationLimit(ur5.model).check(res.q)
 
 
-@pytest.mark.parametrize("method", ["nr-pinv", "gn", "gn-pinv", "lm-wampler", "lm-chan", "qp"])
+@pytest.mark.parametrize("method", ["nr-pinv", "gn-pinv", "lm-wampler", "lm-chan", "qp"])
 def test_methods_converge_on_panda(panda, method):
     rng = np.random.default_rng(12)
     for k in range(3):
@@ -174,6 +174,26 @@ def test_methods_converge_on_panda(panda, method):
         )  # fmt: skip
         assert res.success, (method, res)
         ConfigurationLimit(panda.model).check(res.q)  # default policy "clip"
+
+
+def test_plain_gauss_newton_on_a_redundant_arm_answers_honestly(panda):
+    """On the 7-joint Panda, GN's step matrix JᵀJ (7 × 7) has rank 6 at most: whether its
+    Cholesky factorisation fails, returns a wild step or converges depends on the rounding
+    of the BLAS kernel (a Prescott kernel failed where others converged). Whatever the
+    kernel the answer is honest: finite, within the limits, success exactly when E < tol,
+    and a failure says why."""
+    rng = np.random.default_rng(12)
+    for k in range(3):
+        task = _pose_target(panda, "panda_hand", rng)
+        res = solve_posture(
+            panda.model, [task], method="gn", q0=panda.random_configuration(rng), rng=k,
+            max_iterations=40, max_searches=50,
+        )  # fmt: skip
+        assert np.isfinite(res.q).all() and np.isfinite(res.error)
+        ConfigurationLimit(panda.model).check(res.q)
+        assert res.success == (res.error < 1e-6), res
+        if not res.success:
+            assert "no solution after" in res.reason and "tol" in res.reason, res.reason
 
 
 def test_nr_on_redundant_arm_is_rejected(panda):
