@@ -15,7 +15,7 @@ import pinocchio as pin
 from ..configuration import Configuration
 from ..exceptions import InvalidInput, check_bool, check_positive_scalar, check_scalar
 from ..limits.limit import Limit
-from ..tasks._frames import require_target
+from ..tasks._frames import MAX_TARGET, require_target
 from ..tasks.damping import DampingTask
 from ..tasks.frame import FrameTask
 from ..tasks.posture import PostureTask
@@ -40,12 +40,6 @@ LEVEL_METHODS = ("lm-chan", "gn", "qp")
 
 #: Task types that are regularization when a task list also has other tasks.
 REGULARIZERS = (PostureTask, DampingTask)
-
-
-#: Largest target entry (m or rad) :func:`solve_posture` takes: below it the squared
-#: error of a task, ``E = ½ ‖W e‖²``, stays a float at moderate costs (the square root of
-#: the largest float is 1.3e154: the margin covers six rows and costs up to 1e3).
-MAX_TARGET = 1e150
 
 
 def check_target_sizes(tasks: Sequence[Task]) -> None:

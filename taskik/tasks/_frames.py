@@ -68,8 +68,10 @@ def check_point(point: npt.ArrayLike, name: str) -> np.ndarray:
     return arr
 
 
-#: The farthest (m, per coordinate) a frame or point target may be, solve_posture's bound:
-#: beyond it the squared error (and the QP's products) leave the float range.
+#: Largest target entry (m or rad): frame and point targets are refused beyond it when set,
+#: and :func:`taskik.solve_posture` refuses the other tasks' targets beyond it. Below it the
+#: squared error of a task, ``E = ½ ‖W e‖²``, stays a float at moderate costs (the square
+#: root of the largest float is 1.3e154: the margin covers six rows and costs up to 1e3).
 MAX_TARGET = 1e150
 
 
