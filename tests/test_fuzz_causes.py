@@ -579,17 +579,24 @@ def test_velocity_index_name_refuses_an_index_out_of_range(i):
         velocity_index_name(taskik.robots.load("ur5").model, i)
 
 
-def test_report_and_manipulability_refuse_overflow_without_numpy_warnings():
-    """Before: the refusal came after numpy's RuntimeWarning "overflow encountered in matmul"
-    (report of a step with 1e300 in v) and "in reduce" (manipulability of a 1e300 J)."""
-    from taskik import metrics
-
+def _a_step_with_1e300_in_v():
+    """(configuration, a posture task at its target, a step with 1e300 in v) on the UR5:
+    what a report of that step overflows on."""
     ur5 = taskik.robots.load("ur5")
     conf = taskik.Configuration(ur5.model, ur5.q0)
     task = taskik.PostureTask(1.0)
     task.set_target(ur5.q0)
     v = np.zeros(ur5.model.nv)
     v[2] = 1e300
+    return conf, task, v
+
+
+def test_report_and_manipulability_refuse_overflow_without_numpy_warnings():
+    """Before: the refusal came after numpy's RuntimeWarning "overflow encountered in matmul"
+    (report of a step with 1e300 in v) and "in reduce" (manipulability of a 1e300 J)."""
+    from taskik import metrics
+
+    conf, task, v = _a_step_with_1e300_in_v()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInput, match="the report overflows"):
@@ -714,12 +721,7 @@ def test_checked_backend_kernels_answer_as_the_kernels_and_refuse_an_overflow():
 def test_hierarchy_report_refuses_an_overflowing_v_without_numpy_warnings():
     """Before: numpy's "overflow encountered in dot" (the residual's norm) came before the
     refusal of a v with 1e300 in it."""
-    ur5 = taskik.robots.load("ur5")
-    conf = taskik.Configuration(ur5.model, ur5.q0)
-    task = taskik.PostureTask(1.0)
-    task.set_target(ur5.q0)
-    v = np.zeros(ur5.model.nv)
-    v[2] = 1e300
+    conf, task, v = _a_step_with_1e300_in_v()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         with pytest.raises(InvalidInput, match="the report overflows"):

@@ -22,6 +22,24 @@ def _targets(model, n, seed):
     return out
 
 
+def _solutions_both_ways(model, pose_error, n, seeds, switch):
+    """``{on: rows}``: ``(success, iterations, searches, q)`` of ``n`` seeded tool0 targets
+    solved with ``switch(True)`` and then ``switch(False)`` (``seeds``: starts, targets,
+    restarts)."""
+    task = taskik.FrameTask("tool0")
+    q0s = np.random.default_rng(seeds[0]).uniform(-np.pi, np.pi, (n, model.nq))
+    solutions = {}
+    for on in (True, False):
+        switch(on)
+        rows = []
+        for target, q0 in zip(_targets(model, n, seeds[1]), q0s, strict=True):
+            task.target = target
+            res = taskik.solve_posture(model, [task], q0=q0, rng=seeds[2], pose_error=pose_error)
+            rows.append((res.success, res.iterations, res.searches, res.q))
+        solutions[on] = rows
+    return solutions
+
+
 @pytest.mark.parametrize("pose_error", ["log6", "world"])
 def test_pose_with_the_jacobian_is_the_frame_placement(ur5, pose_error):
     model = ur5.model
@@ -42,18 +60,10 @@ def test_pose_with_the_jacobian_is_the_frame_placement(ur5, pose_error):
 def test_one_call_and_forward_kinematics_give_the_same_solutions(ur5, pose_error):
     model = ur5.model
     runner = context(model).fast_pose(model.getFrameId("tool0"), pose_error)
-    task = taskik.FrameTask("tool0")
-    q0s = np.random.default_rng(5).uniform(-np.pi, np.pi, (40, model.nq))
-    solutions = {}
     try:
-        for one_call in (True, False):
-            runner.one_call = one_call
-            rows = []
-            for target, q0 in zip(_targets(model, 40, 4), q0s, strict=True):
-                task.target = target
-                res = taskik.solve_posture(model, [task], q0=q0, rng=7, pose_error=pose_error)
-                rows.append((res.success, res.iterations, res.searches, res.q))
-            solutions[one_call] = rows
+        solutions = _solutions_both_ways(
+            model, pose_error, 40, (5, 4, 7), lambda on: setattr(runner, "one_call", on)
+        )
     finally:
         runner.one_call = runner.pose_with_jacobian()
     for a, b in zip(solutions[True], solutions[False], strict=True):
@@ -105,18 +115,14 @@ def test_the_pose_fetched_once_follows_every_call(ur5, pose_error):
         pin.forwardKinematics(model, data, q)
         M = pin.updateFramePlacement(model, data, fid)
         assert np.abs(held.homogeneous - M.homogeneous).max() < 1e-12
-    task = taskik.FrameTask("tool0")
-    q0s = np.random.default_rng(9).uniform(-np.pi, np.pi, (20, model.nq))
-    solutions = {}
     try:
-        for fetch_once in (True, False):
-            runner.pose = held if fetch_once else None
-            rows = []
-            for target, q0 in zip(_targets(model, 20, 10), q0s, strict=True):
-                task.target = target
-                res = taskik.solve_posture(model, [task], q0=q0, rng=3, pose_error=pose_error)
-                rows.append((res.success, res.iterations, res.searches, res.q))
-            solutions[fetch_once] = rows
+        solutions = _solutions_both_ways(
+            model,
+            pose_error,
+            20,
+            (9, 10, 3),
+            lambda on: setattr(runner, "pose", held if on else None),
+        )
     finally:
         runner.pose = held
     for a, b in zip(solutions[True], solutions[False], strict=True):
