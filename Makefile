@@ -55,10 +55,13 @@ bench: $(VENV)/.installed-bench
 # The compiled peers of benchmarks/step_compiled_peers.py, one environment each in the
 # repository (.venv-peers-placo, ...-oink, ...-tsid, ...-embodik: taskik editable with
 # example-robot-data, plus the peer from PyPI), since they pin different Pinocchio builds.
-# None of them is a dependency of taskik. placo 0.10 pins pin 3.8, which example-robot-data 5
-# does not load (it needs pin 4): its environment takes example-robot-data 4. tsid 1.10's
-# wheel needs libtsid 1.10, which PyPI has only as source (a long C++ build): tsid 1.7.1, whose
-# wheel is whole, built against pin 3.4.0 and the urdfdom 4 / tinyxml2 10 that pin 3.4 links.
+# None of them is a dependency of taskik, and `make test` uses none of them. placo 0.10 pins
+# pin 3.8, which example-robot-data 5 does not load (it needs pin 4): its environment takes
+# example-robot-data 4. tsid 1.10's wheel needs libtsid 1.10, which PyPI has only as source
+# (a long C++ build): tsid 1.7.1, whose wheel is whole, built against pin 3.4.0 and the
+# urdfdom 4 / tinyxml2 10 that pin 3.4 links, with example-robot-data 4 too. Its version does
+# not matter to the scenes: the script runs in .venv (example-robot-data 5, as the other
+# step benchmarks) and gives every peer's process the robots' files from there.
 PYPI_ERD4 := "example-robot-data<5" "example-robot-data-loaders<5"
 PEER_PACKAGES_placo := placo $(PYPI_ERD4)
 PEER_PACKAGES_oink := roboplan-oink
@@ -72,8 +75,12 @@ PEERS := placo oink tsid embodik
 	.venv-peers-$*/bin/python -m pip install --quiet -e ".[robots]" $(PEER_PACKAGES_$*)
 	touch $@
 
+$(VENV)/.installed-robots: $(VENV)/.installed pyproject.toml
+	$(INSTALL) -e ".[robots]" || $(PIP) install --quiet -e ".[robots]"
+	touch $@
+
 # A peer that fails to install is left out (the script's results say which and why).
-bench-peers: $(VENV)/.installed
+bench-peers: $(VENV)/.installed-robots
 	-for p in $(PEERS); do $(MAKE) .venv-peers-$$p/.installed; done
 	$(PY) benchmarks/step_compiled_peers.py
 

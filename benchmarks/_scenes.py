@@ -28,23 +28,26 @@ TALOS_FRAMES = [
 ]
 
 
-def robot_scenario(name: str):
-    """(robot, q, frame tasks [(frame, pos cost, ori cost)], com, posture cost)."""
+def robot_scenario(name: str, robot=None):
+    """(robot, q, frame tasks [(frame, pos cost, ori cost)], com, posture cost).
+
+    ``robot``: the robot already loaded (anything with ``model`` and ``q0``), for a process
+    whose example-robot-data is another version than the one the scene is defined on; by
+    default ``example_robot_data.load(name)``.
+    """
+    if name not in ("ur5", "panda", "talos", "g1"):
+        raise ValueError(name)
+    r = example_robot_data.load(name) if robot is None else robot
     if name == "ur5":
-        r = example_robot_data.load("ur5")
         q = np.array([0.0, -1.2, 1.5, -1.6, -1.5, 0.3])
         return r, q, [("tool0", 1.0, 1.0)], False, 1e-3
     if name == "panda":
-        r = example_robot_data.load("panda")
         return r, np.array(r.q0, dtype=float), [("panda_hand", 1.0, 1.0)], False, 1e-3
-    if name in ("talos", "g1"):
-        r = example_robot_data.load(name)
-        frames = [(f, 1.0, 1.0) for f in (TALOS_FRAMES if name == "talos" else G1_FRAMES)]
-        missing = [f for f, _, _ in frames if not r.model.existFrame(f)]
-        if missing:
-            raise ValueError(f"{name} has no frame {missing}")
-        return r, np.array(r.q0, dtype=float), frames, True, 1e-2
-    raise ValueError(name)
+    frames = [(f, 1.0, 1.0) for f in (TALOS_FRAMES if name == "talos" else G1_FRAMES)]
+    missing = [f for f, _, _ in frames if not r.model.existFrame(f)]
+    if missing:
+        raise ValueError(f"{name} has no frame {missing}")
+    return r, np.array(r.q0, dtype=float), frames, True, 1e-2
 
 
 def targets(model, q, frames):

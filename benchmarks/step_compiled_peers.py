@@ -8,11 +8,23 @@ itself once per environment (``--worker PEER``) and writes
 benchmarks/results/step_compiled_peers.txt. A peer whose environment is missing, or that
 fails to import or to build a scene, gets a line saying so with the exact error.
 ``python benchmarks/step_compiled_peers.py --worker placo`` runs one peer in the current
-interpreter. None of the peers is a dependency of taskik. The environments' versions (the
-Makefile says why): placo 0.10 brings pin 3.8 and TSID 1.7.1 needs pin 3.4, so both take
-example-robot-data 4, which has no G1 (their G1 rows say so); roboplan-oink 0.7 and EmbodiK
-0.23 run on pin 4. roboplan-oink has no centre-of-mass task (no humanoid rows) and drops
-the Panda's mimic finger joint (8 variables against 9: no Panda row).
+interpreter. None of the peers is a dependency of taskik.
+
+The robots: the calling interpreter (the repository's .venv, example-robot-data 5, the one
+taskik's other step benchmarks run in) finds each robot's URDF, SRDF and mesh directories
+(``model_files``) and gives them by path to every worker (``--files``), which builds
+taskik's model from them as example-robot-data does (``Robot``) and gives the peer the same
+URDF. So every peer runs the same robots, whatever example-robot-data its environment has:
+placo 0.10 brings pin 3.8 and TSID 1.7.1 needs pin 3.4, so their environments have
+example-robot-data 4, which has no G1 (the Makefile says why these versions); roboplan-oink
+0.7 and EmbodiK 0.23 run on pin 4. Where a peer cannot take a scene whole, both sides of its
+row get the same change and the row is labelled: roboplan drops the Panda's mimic finger
+joint, so for oink both finger joints are fixed at their start value, in its URDF and in
+taskik's model ("fingers fixed"; no task moves them); roboplan-oink 0.7 has no
+centre-of-mass task, so on Talos and G1 oink and taskik both run the scene without its CoM
+task ("no CoM": the same problem for both, a fair comparison of the two on it, but not the
+humanoid scene of the other rows). roboplan's URDF has no free flyer of its own: a floating
+joint named ``root_joint`` is added above the root link (``floating_root``).
 
 What is compared: the scenes of ``benchmarks/step_vs_pink.py`` (UR5 and Panda: a frame task on
 the tool, posture cost 1e-3; Talos and G1: both soles, both grippers or hands and the base,
@@ -32,7 +44,9 @@ largest |v|. The peer's own closed loop from the same start (its steps integrate
 Pinocchio) is reported by the largest distance of its configurations from taskik's
 (``pin.difference``, max norm) over the 100 steps. Where the peer's problem differs from
 taskik's (its weighting, its limits, a hierarchy instead of weights), the note under its
-table says how; a difference of the velocities then measures that, not an error.
+table says how; a difference of the velocities then measures that, not an error. The
+'matched' column runs the agreement loop again with taskik's position limits set as the
+peer's own (placo: gain 1, TSID: none), to tell that difference from the others.
 """
 
 from __future__ import annotations
@@ -49,6 +63,7 @@ import traceback
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -64,18 +79,80 @@ ROOT = Path(__file__).resolve().parents[1]
 PEERS = ("placo", "oink", "tsid", "embodik")
 PACKAGES = {"placo": "placo", "oink": "roboplan-oink", "tsid": "tsid", "embodik": "embodik"}
 ROBOTS = ("ur5", "panda", "talos", "g1")
+PANDA_FINGERS = ("panda_finger_joint1", "panda_finger_joint2")
+# ProxQP's absolute tolerance in oink: at its default 1e-6 the posture's weight (cost² = 1e-6
+# on the arms) is within the tolerance and the step along a redundant arm's null space is
+# off by up to the velocity limit; 1e-10 gives taskik's answer (--oink-eps-abs changes it)
+OINK_EPS_ABS = 1e-10
+# taskik's position limits set as a peer's own, for the 'matched' agreement column: placo
+# bounds q + Δq by the full distance to a limit (gain 1), TSID has none
+MATCHED: dict[str, dict] = {"placo": {"gain": 1.0}, "tsid": {"position_limits": False}}
 LOOP_STEPS = 100
+
+
+def model_files(name: str) -> dict:
+    """Where this interpreter's example-robot-data takes the scene's robot from: the URDF,
+    the package directories of its meshes, the SRDF and its reference posture, the base."""
+    from example_robot_data.robots_loader import ROBOTS
+
+    loader = ROBOTS[name]()
+    return {
+        "urdf": os.path.normpath(loader.df_path),
+        "package_dirs": [os.path.normpath(os.path.join(loader.model_path, "../.."))],
+        "srdf": loader.srdf_path and os.path.normpath(loader.srdf_path),
+        "posture": loader.ref_posture,
+        "free_flyer": loader.free_flyer,
+        "source": f"example-robot-data {version('example-robot-data')}",
+    }
+
+
+class Robot:
+    """The scene's robot built from its files as example-robot-data builds it (the model,
+    ``q0``: the SRDF's reference posture or the neutral q, the free flyer's position
+    bounded by ±1), so that a peer's process runs the model taskik's process loads; the
+    joints in ``fixed`` are turned into fixed joints at their ``q0`` value, in the model and
+    in the URDF text the peer is given (``urdf_text``: no visual or collision elements)."""
+
+    def __init__(self, files: dict, fixed: tuple[str, ...] = ()) -> None:
+        self.urdf = files["urdf"]
+        root = [pin.JointModelFreeFlyer()] if files["free_flyer"] else []
+        model = pin.buildModelFromUrdf(self.urdf, *root)
+        q0 = pin.neutral(model)
+        if files["srdf"] and files["posture"] is not None:
+            pin.loadReferenceConfigurations(model, files["srdf"], False)
+            q0 = pin.normalize(model, model.referenceConfigurations[files["posture"]].copy())
+        self.urdf_text = bare_urdf(Path(self.urdf).read_text(), model, q0, fixed)
+        if fixed:
+            full, full_q0 = model, q0
+            model = pin.buildModelFromXML(self.urdf_text, *root)
+            q0 = np.concatenate(
+                [full_q0[full.idx_qs[full.getJointId(n)] :][: j.nq] for n, j in joints(model)]
+            )
+        if files["free_flyer"]:
+            model.upperPositionLimit[:7] = 1.0
+            model.lowerPositionLimit[:7] = -1.0
+        self.model, self.q0 = model, q0
+
+
+def joints(model: pin.Model) -> list[tuple[str, pin.JointModel]]:
+    """The model's joints after the universe: (name, joint model)."""
+    return [(model.names[i], model.joints[i]) for i in range(1, model.njoints)]
 
 
 class Scene:
     """One scene of the step benchmark (step_vs_pink.py): the robot, its start q, the frame
-    tasks, CoM, posture cost, targets."""
+    tasks, CoM, posture cost, targets. ``com=False`` drops the CoM task (a peer without
+    one); ``fixed`` names joints fixed at their start value, in taskik's model and the
+    peer's."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(
+        self, name: str, files: dict, fixed: tuple[str, ...] = (), com: bool = True
+    ) -> None:
         self.name = name
-        robot, q, frames, with_com, posture_cost = robot_scenario(name)
+        robot, q, frames, with_com, posture_cost = robot_scenario(name, Robot(files, fixed))
         self.robot, self.model = robot, robot.model
         self.q0 = np.array(q, dtype=float)
+        with_com = with_com and com
         self.frames, self.with_com, self.posture_cost = frames, with_com, posture_cost
         self.goals, self.com = targets(self.model, self.q0, frames)
         self.floating = self.model.joints[1].shortname() == "JointModelFreeFlyer"
@@ -90,10 +167,19 @@ class Scene:
 class TaskikStep:
     """taskik's step from q: ``conf.update(q)`` then ``solve_ik``."""
 
-    def __init__(self, scene: Scene, adaptive: bool = True, levels: bool = False) -> None:
+    def __init__(
+        self,
+        scene: Scene,
+        adaptive: bool = True,
+        levels: bool = False,
+        gain: float = 0.5,
+        position_limits: bool = True,
+    ) -> None:
         self.conf = taskik.Configuration(scene.model, scene.q0)
         self.tasks = scene.taskik_tasks(levels)
-        self.limits = [taskik.ConfigurationLimit(scene.model), taskik.VelocityLimit(scene.model)]
+        self.limits = [taskik.VelocityLimit(scene.model)]
+        if position_limits:
+            self.limits.insert(0, taskik.ConfigurationLimit(scene.model, gain=gain))
         self.adaptive = adaptive
 
     def __call__(self, q: np.ndarray) -> np.ndarray:
@@ -113,7 +199,7 @@ def build_placo(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[
 
     with tempfile.TemporaryDirectory() as tmp:
         urdf = Path(tmp) / "robot.urdf"
-        urdf.write_text(bare_urdf(scene.robot.urdf))
+        urdf.write_text(scene.robot.urdf_text)
         robot = placo.RobotWrapper(str(urdf))
     # placo's model always has a free flyer first: a fixed base is masked, its 6 velocities
     # dropped from v; a floating base is Pinocchio's own free flyer
@@ -142,7 +228,9 @@ def build_placo(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[
     notes = [
         "placo: tasks in one weighted QP (a soft task's weight multiplies its squared error:",
         "  weight = cost²); its joint limits bound q + Δq by the full distance to the limit",
-        "  (no gain 0.5); its own regularisation of Δq is added to every problem;",
+        "  (no gain 0.5); its own regularisation of Δq is added to every problem; its frame",
+        "  error is the position and the rotation split, taskik's is log6: where the tasks",
+        "  cannot all be met in one step (velocity limits), the compromise differs;",
         "  solve(False) returns Δq, v = Δq / dt",
     ]
 
@@ -164,10 +252,14 @@ def build_oink(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[s
 
     if scene.with_com:
         raise ValueError("roboplan-oink 0.7 has no centre-of-mass task")
-    desc = rc.loadUrdfSceneDescriptionFromXml(bare_urdf(scene.robot.urdf))
+    text = scene.robot.urdf_text
+    if scene.floating:
+        text = floating_root(text)
+    desc = rc.loadUrdfSceneDescriptionFromXml(text)
     sc = rc.Scene(scene.name, desc)
     settings = oi.OinkSettings()
     settings.warm_start = True
+    settings.eps_abs = OINK_EPS_ABS
     oink = oi.Oink(sc, settings)
     if oink.num_variables != scene.model.nv:
         raise ValueError(
@@ -181,6 +273,8 @@ def build_oink(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[s
         opts = oi.FrameTaskOptions(position_cost=pc**2, orientation_cost=oc**2, task_gain=1.0)
         tasks.append(oi.FrameTask(oink, sc, target, opts))
     weights = np.full(scene.model.nv, scene.posture_cost**2)
+    if scene.floating:
+        weights[:6] = 0.0  # taskik's posture leaves out the base named root_joint
     tasks.append(oi.ConfigurationTask(oink, scene.q0.copy(), weights))
     v_max = np.array(scene.model.velocityLimit, dtype=float)
     limits = [oi.PositionLimit(oink, 0.5), oi.VelocityLimit(oink, DT, v_max)]
@@ -189,8 +283,10 @@ def build_oink(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[s
         "oink: the same costs (its weights are diag(√cost): given cost²), gain 1, position",
         "  limits with gain 0.5, velocity limits; but its frame error is the position and the",
         "  rotation split, both world-aligned, where taskik's is log6 of the pose error in the",
-        "  frame (the same zero, another path to it); its QP is ProxQP with eps_abs 1e-6;",
-        "  solveIk(q, ...) returns Δq, v = Δq / dt; warm start on",
+        "  frame (the same zero, another path to it); its QP is ProxQP;",
+        f"  solveIk(q, ...) returns Δq, v = Δq / dt; warm start on; eps_abs {OINK_EPS_ABS:g}",
+        "  (at its default 1e-6 the posture's weight 1e-6 is within the tolerance: the step",
+        "  along a redundant arm's null space is then off by up to the velocity limit)",
     ]
 
     def step(q: np.ndarray) -> np.ndarray:
@@ -247,7 +343,7 @@ def build_tsid(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[s
 
     with tempfile.TemporaryDirectory() as tmp:
         urdf = Path(tmp) / "robot.urdf"
-        urdf.write_text(bare_urdf(scene.robot.urdf))
+        urdf.write_text(scene.robot.urdf_text)
         if scene.floating:
             robot = tsid.RobotWrapper(str(urdf), [], pin.JointModelFreeFlyer(), False)
         else:
@@ -317,9 +413,12 @@ def build_tsid(scene: Scene) -> tuple[Callable[[np.ndarray], np.ndarray], list[s
 BUILDERS = {"placo": build_placo, "oink": build_oink, "tsid": build_tsid, "embodik": build_embodik}
 
 
-def agreement(scene: Scene, peer: Callable[[np.ndarray], np.ndarray], levels: bool):
-    """Closed loop of taskik's plain step; the peer at the same q; the peer's own loop."""
-    ref = TaskikStep(scene, adaptive=False, levels=levels)
+def agreement(
+    scene: Scene, peer: Callable[[np.ndarray], np.ndarray], levels: bool, **limits: Any
+) -> tuple[float, float, float]:
+    """Closed loop of taskik's plain step; the peer at the same q; the peer's own loop.
+    ``limits``: TaskikStep's position-limit keywords (the peer's own limits, matched)."""
+    ref = TaskikStep(scene, adaptive=False, levels=levels, **limits)
     q = scene.q0.copy()
     qp = scene.q0.copy()
     dv = vmax = dq = 0.0
@@ -351,16 +450,73 @@ def timings(scene: Scene, ours, theirs, calls: int):
     return stats(res["taskik"]), stats(res["peer"])
 
 
-def bare_urdf(urdf: str) -> str:
-    """The URDF's text without visual and collision elements (no meshes to find)."""
-    text = Path(urdf).read_text()
+def floating_root(text: str) -> str:
+    """The URDF's text with a floating joint named ``root_joint`` from a new world link to
+    its root link: Pinocchio's model of it is that of the URDF on a free flyer."""
+    children = set(re.findall(r'<child\s+link="([^"]+)"', text))
+    roots = [x for x in re.findall(r'<link\s+name="([^"]+)"', text) if x not in children]
+    if len(roots) != 1:
+        raise ValueError(f"the URDF has root links {roots}, one expected")
+    joint = (
+        '<link name="floating_root_world"/><joint name="root_joint" type="floating">'
+        f'<parent link="floating_root_world"/><child link="{roots[0]}"/></joint>'
+    )
+    return re.sub(r"(<robot\b[^>]*>)", lambda m: m.group(1) + joint, text, count=1)
+
+
+def bare_urdf(text: str, model: pin.Model, q0: np.ndarray, fixed: tuple[str, ...]) -> str:
+    """The URDF's text without comments, visual and collision elements (no meshes to find), the
+    joints in ``fixed`` turned into fixed joints whose origin is their placement at ``q0``
+    (Pinocchio's model of the URDF ``model``), their mimic elements dropped."""
+    text = re.sub(r"<!--.*?-->", "", text, flags=re.S)  # a comment may hold a link or joint
     for tag in ("visual", "collision"):
         text = re.sub(rf"<{tag}\b.*?</{tag}>", "", text, flags=re.S)
+    if not fixed:
+        return text
+    data = model.createData()
+    pin.framesForwardKinematics(model, data, q0)
+    for name in fixed:
+        head = re.search(rf'<joint\b[^>]*\bname="{re.escape(name)}"[^>]*>', text)
+        if head is None:
+            raise ValueError(f"the URDF has no joint {name}")
+        end = text.index("</joint>", head.end())
+        parent = re.search(r'<parent\s+link="([^"]+)"', text[head.end() : end])
+        if parent is None:
+            raise ValueError(f"the URDF's joint {name} has no parent link")
+        # the joint's origin at q0, relative to its parent link (Pinocchio's joint placements
+        # are relative to the parent joint, past the fixed joints it merged)
+        placement = data.oMf[model.getFrameId(parent.group(1))].actInv(
+            data.oMi[model.getJointId(name)]
+        )
+        xyz = " ".join(f"{x:.17g}" for x in placement.translation)
+        rpy = " ".join(f"{x:.17g}" for x in pin.rpy.matrixToRpy(placement.rotation))
+        body = re.sub(
+            r"<(origin|axis|limit|mimic|dynamics|safety_controller)\b[^>]*/>",
+            "",
+            text[head.end() : end],
+        )
+        opening = re.sub(r'\btype="\w+"', 'type="fixed"', head.group(0))
+        origin = f'<origin xyz="{xyz}" rpy="{rpy}"/>'
+        text = text[: head.start()] + opening + origin + body + text[end:]
     return text
 
 
-def worker(peer: str, robots: list[str], calls: int) -> list[dict]:
-    """Rows for one peer, run in this interpreter (JSON-able dicts)."""
+def variant(peer: str, name: str) -> tuple[dict, str]:
+    """How a scene is changed for a peer that cannot take it whole: Scene's keywords and
+    the label its row carries (the same change is made to taskik's side of the row)."""
+    if peer == "oink" and name == "panda":
+        # roboplan drops a mimic joint from its model: both fingers are fixed at their start
+        # value, in oink's URDF and in taskik's model (no task moves the fingers)
+        return {"fixed": PANDA_FINGERS}, "fingers fixed"
+    if peer == "oink" and name in ("talos", "g1"):
+        return {"com": False}, "no CoM"
+    return {}, ""
+
+
+def worker(peer: str, robots: list[str], calls: int, files: dict) -> list[dict]:
+    """Rows for one peer, run in this interpreter (JSON-able dicts); ``files``: the robots'
+    files by name (``model_files``), as the interpreter running taskik's own benchmarks has
+    them."""
     rows: list[dict] = []
     try:
         __import__(
@@ -371,11 +527,18 @@ def worker(peer: str, robots: list[str], calls: int) -> list[dict]:
         return [{"peer": peer, "error": f"import failed: {type(exc).__name__}: {exc}"}]
     for name in robots:
         print(f"{peer}: {name} ...", file=sys.stderr)
+        options, label = variant(peer, name)
         try:
-            scene = Scene(name)
+            scene = Scene(name, files[name], **options)
         except Exception as exc:  # noqa: BLE001 - reported in the results
-            text = str(exc).split(". Possible values")[0]  # example-robot-data's list of names
-            rows.append({"peer": peer, "version": peer_version, "robot": name, "error": text})
+            rows.append(
+                {
+                    "peer": peer,
+                    "version": peer_version,
+                    "robot": name,
+                    "error": f"{type(exc).__name__}: {exc}",
+                }
+            )
             continue
         try:
             step, notes, levels = BUILDERS[peer](scene)
@@ -393,12 +556,14 @@ def worker(peer: str, robots: list[str], calls: int) -> list[dict]:
             )
             continue
         dv, rel, dq = agreement(scene, step, levels)
+        matched = agreement(scene, step, levels, **MATCHED[peer])[1] if peer in MATCHED else None
         (tm, tp), (pm, pp) = timings(scene, TaskikStep(scene, levels=levels), step, calls)
         rows.append(
             {
                 "peer": peer,
                 "version": peer_version,
                 "robot": name,
+                "variant": label,
                 "nv": scene.model.nv,
                 "levels": levels,
                 "taskik": [tm, tp],
@@ -406,13 +571,14 @@ def worker(peer: str, robots: list[str], calls: int) -> list[dict]:
                 "dv": dv,
                 "dv_rel": rel,
                 "dq": dq,
+                "matched": matched,
                 "notes": notes,
             }
         )
     return rows
 
 
-def run_peer(peer: str, robots: list[str], calls: int) -> list[dict]:
+def run_peer(peer: str, robots: list[str], calls: int, files: dict) -> list[dict]:
     """Run the worker in the peer's environment; rows, or one row saying why not."""
     python = ROOT / f".venv-peers-{peer}" / "bin" / "python"
     if not python.exists():
@@ -423,7 +589,8 @@ def run_peer(peer: str, robots: list[str], calls: int) -> list[dict]:
                 f"run `make .venv-peers-{peer}/.installed` (see the Makefile)",
             }
         ]
-    cmd = [str(python), __file__, "--worker", peer, "--calls", str(calls), "--robots", *robots]
+    cmd = [str(python), __file__, "--worker", peer, "--calls", str(calls)]
+    cmd += ["--oink-eps-abs", repr(OINK_EPS_ABS), "--files", json.dumps(files), "--robots", *robots]
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     sys.stderr.write(done.stderr)
@@ -434,7 +601,7 @@ def run_peer(peer: str, robots: list[str], calls: int) -> list[dict]:
     return [json.loads(x) for x in lines]
 
 
-def report(rows: list[dict], calls: int) -> str:
+def report(rows: list[dict], calls: int, source: str) -> str:
     lines = [
         "One control step from a configuration to a velocity (q set and kinematics, tasks, "
         "limits, QP), taskik vs compiled peers",
@@ -445,13 +612,24 @@ def report(rows: list[dict], calls: int) -> str:
         "agreement: taskik's plain step in a 100-step closed loop, the peer at the same q: "
         "max|Δv| (and / max|v|);",
         "own loop: the peer's own closed loop, max distance of its q from taskik's "
-        "(pin.difference, max norm)",
+        "(pin.difference, max norm);",
+        "matched: rel again with taskik's position limits set as the peer's own (placo: gain 1;"
+        " TSID: none)",
         "p95: in EmbodiK's process taskik's p95 is ms where elsewhere it is 0.1-0.3 ms (with "
         "OMP_NUM_THREADS=1 too): compare medians",
+        f"robots: {source}'s files (those of taskik's other step benchmarks), given by path",
+        "  to each peer's process, which builds taskik's model from them as example-robot-data",
+        "  does and gives the same URDF to the peer",
+        "rows '(no CoM)': roboplan-oink 0.7 has no centre-of-mass task; oink and taskik both run",
+        "  the humanoid scene without it, the same problem for both: a fair comparison of the two",
+        "  on that problem, not on the humanoid scene of the other rows;",
+        "rows '(fingers fixed)': roboplan drops the Panda's mimic finger joint; both fingers are",
+        "  fixed at their start value in oink's URDF and in taskik's model (no task moves them)",
         f"python {platform.python_version()}, {calls} timed calls per contender in 5 rounds",
         "",
-        f"{'peer':<24}{'robot':<7}{'nv':>4}{'taskik µs':>11}{'p95':>8}{'peer µs':>10}"
-        f"{'p95':>8}{'peer/taskik':>13}{'p95':>7}{'max|Δv|':>10}{'rel':>9}{'own loop':>10}",
+        f"{'peer':<24}{'robot':<22}{'nv':>4}{'taskik µs':>11}{'p95':>8}{'peer µs':>10}"
+        f"{'p95':>8}{'peer/taskik':>13}{'p95':>7}{'max|Δv|':>10}{'rel':>9}{'own loop':>10}"
+        f"{'matched':>9}",
     ]
     notes: dict[str, list[str]] = {}
     errors: list[str] = []
@@ -465,10 +643,12 @@ def report(rows: list[dict], calls: int) -> str:
             label += " (levels)"
         tm, tp = r["taskik"]
         pm, pp = r["timed"]
+        robot = f"{r['robot']} ({r['variant']})" if r["variant"] else r["robot"]
         lines.append(
-            f"{label:<24}{r['robot']:<7}{r['nv']:>4}{tm:>11.1f}{tp:>8.1f}{pm:>10.1f}{pp:>8.1f}"
+            f"{label:<24}{robot:<22}{r['nv']:>4}{tm:>11.1f}{tp:>8.1f}{pm:>10.1f}{pp:>8.1f}"
             f"{pm / tm:>12.2f}x{pp / tp:>6.2f}x{r['dv']:>10.2e}{r['dv_rel']:>9.1e}"
             f"{r['dq']:>10.1e}"
+            + (f"{r['matched']:>9.1e}" if r["matched"] is not None else f"{'-':>9}")
         )
         notes[r["peer"]] = r["notes"]
     lines.append("")
@@ -479,6 +659,7 @@ def report(rows: list[dict], calls: int) -> str:
 
 
 def main() -> None:
+    global OINK_EPS_ABS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000, help="timed calls per contender")
     parser.add_argument("--quick", action="store_true", help="smoke run: 200 calls")
@@ -486,18 +667,27 @@ def main() -> None:
     parser.add_argument("--peers", nargs="+", default=list(PEERS), choices=PEERS)
     parser.add_argument("--worker", choices=PEERS, help="run one peer in this interpreter")
     parser.add_argument(
+        "--oink-eps-abs", type=float, default=OINK_EPS_ABS, help="oink's ProxQP eps_abs"
+    )
+    parser.add_argument(
+        "--files", help="the robots' files as JSON (from the calling process; default: this one's)"
+    )
+    parser.add_argument(
         "--out", default=str(Path(__file__).parent / "results/step_compiled_peers.txt")
     )
     args = parser.parse_args()
     calls = 200 if args.quick else args.calls
+    OINK_EPS_ABS = args.oink_eps_abs
+    files = json.loads(args.files) if args.files else {n: model_files(n) for n in args.robots}
     if args.worker:
-        for row in worker(args.worker, args.robots, calls):
+        for row in worker(args.worker, args.robots, calls, files):
             print(json.dumps(row))
         return
     rows: list[dict] = []
     for peer in args.peers:
-        rows += run_peer(peer, args.robots, calls)
-    publish(report(rows, calls), args.out)
+        rows += run_peer(peer, args.robots, calls, files)
+    source = files[args.robots[0]]["source"]
+    publish(report(rows, calls, source), args.out)
 
 
 if __name__ == "__main__":
