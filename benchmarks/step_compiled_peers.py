@@ -7,6 +7,7 @@ different Pinocchio builds, so they cannot share one) and runs this script, whic
 itself once per environment (``--worker PEER``) and writes
 benchmarks/results/step_compiled_peers.txt. A peer whose environment is missing, or that
 fails to import or to build a scene, gets a line saying so with the exact error.
+``--envs DIR`` takes the environments from another folder (another clone's, already built).
 ``python benchmarks/step_compiled_peers.py --worker placo`` runs one peer in the current
 interpreter. None of the peers is a dependency of taskik.
 
@@ -92,9 +93,12 @@ LOOP_STEPS = 100
 
 def model_files(name: str) -> dict:
     """Where this interpreter's example-robot-data takes the scene's robot from: the URDF,
-    the package directories of its meshes, the SRDF and its reference posture, the base."""
+    the package directories of its meshes, the SRDF and its reference posture, the base;
+    or, where it has no such robot, ``{"error": why}`` (the robot's rows say so)."""
     from example_robot_data.robots_loader import ROBOTS
 
+    if name not in ROBOTS:
+        return {"error": f"example-robot-data {version('example-robot-data')} has no {name}"}
     loader = ROBOTS[name]()
     return {
         "urdf": os.path.normpath(loader.df_path),
@@ -114,6 +118,8 @@ class Robot:
     in the URDF text the peer is given (``urdf_text``: no visual or collision elements)."""
 
     def __init__(self, files: dict, fixed: tuple[str, ...] = ()) -> None:
+        if "error" in files:
+            raise ValueError(files["error"])
         self.urdf = files["urdf"]
         root = [pin.JointModelFreeFlyer()] if files["free_flyer"] else []
         model = pin.buildModelFromUrdf(self.urdf, *root)
@@ -578,9 +584,10 @@ def worker(peer: str, robots: list[str], calls: int, files: dict) -> list[dict]:
     return rows
 
 
-def run_peer(peer: str, robots: list[str], calls: int, files: dict) -> list[dict]:
-    """Run the worker in the peer's environment; rows, or one row saying why not."""
-    python = ROOT / f".venv-peers-{peer}" / "bin" / "python"
+def run_peer(peer: str, robots: list[str], calls: int, files: dict, envs: Path) -> list[dict]:
+    """Run the worker in the peer's environment (``envs/.venv-peers-PEER``); rows, or one row
+    saying why not."""
+    python = envs / f".venv-peers-{peer}" / "bin" / "python"
     if not python.exists():
         return [
             {
@@ -670,6 +677,12 @@ def main() -> None:
         "--oink-eps-abs", type=float, default=OINK_EPS_ABS, help="oink's ProxQP eps_abs"
     )
     parser.add_argument(
+        "--envs",
+        type=Path,
+        default=ROOT,
+        help="the folder holding the .venv-peers-* environments (default: the repository)",
+    )
+    parser.add_argument(
         "--files", help="the robots' files as JSON (from the calling process; default: this one's)"
     )
     parser.add_argument(
@@ -685,8 +698,8 @@ def main() -> None:
         return
     rows: list[dict] = []
     for peer in args.peers:
-        rows += run_peer(peer, args.robots, calls, files)
-    source = files[args.robots[0]]["source"]
+        rows += run_peer(peer, args.robots, calls, files, args.envs)
+    source = ", ".join(sorted({f.get("source", "no robots") for f in files.values()}))
     publish(report(rows, calls, source), args.out)
 
 
