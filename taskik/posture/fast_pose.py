@@ -45,7 +45,8 @@ class FastPose:
         self.target: pin.SE3  # set before each solve (set_target)
         self.xt: np.ndarray | None = None  # the target as [translation, quaternion]
         self.world = pose_error == "world"
-        self.eye = np.eye(model.nv)
+        # (Fortran-ordered: dsyrk copies it as it is, without a transposition)
+        self.eye = np.asfortranarray(np.eye(model.nv))
         self.square = model.nv == 6
         self.ref = pin.LOCAL_WORLD_ALIGNED if self.world else pin.LOCAL
         # where computeFrameJacobian leaves the frame's pose: (vector, index) of data
@@ -143,7 +144,6 @@ class FastPose:
         xt = self.xt
         poses, k = self.poses, self.pose_index
         eye = self.eye
-        add = np.add  # (positional out: cheaper than `dq += q` and than out=)
         method, damping, deadline = options.method, options.damping, options.deadline
         max_iterations = options.max_iterations
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
@@ -204,7 +204,7 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                add(dq, q, dq)  # (dq is LAPACK's fresh array: the new iterate, in place)
+                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
                 q = dq
             else:
                 dq = self._step(method, J, e, ee, damping)
