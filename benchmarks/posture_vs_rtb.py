@@ -32,6 +32,15 @@ targets (medians per iteration count).
 
     python benchmarks/posture_vs_rtb.py [--targets N] [--seed S]
 
+``--instructions N`` (no rtb needed, no timing): the first N targets through taskik from q0
+twice, with callgrind's instrumentation on for the calls only, a profile dumped after each
+pass; run under ``valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=F`` and
+read each part's instructions with ``callgrind_annotate F.1 | grep TOTALS`` (and ``F.2``),
+repeatable whatever the load. Pass 1: the benchmark's calls (from q0); pass 2: the same
+calls from the configuration each target was made from (the per-call work of a success
+and one evaluation of E).
+Per call ≈ pass 2 / N; per iteration ≈ (pass 1 − pass 2) / (iterations of pass 1 − N).
+
 Needs roboticstoolbox-python (``pip install taskik[bench]``). Progress goes to stderr; the
 table to stdout and to benchmarks/results/posture_vs_rtb.txt for the default run (2,000
 targets, seed 0), to benchmarks/results/partial/ otherwise (ignored by git).
@@ -126,6 +135,47 @@ def run(model, targets, q0s, seed: int) -> dict[str, dict[str, np.ndarray]]:
     return out
 
 
+def instructions(model, qs, targets, q0s, seed: int) -> None:
+    """The ``--instructions`` mode (module docstring): two passes over the targets, each
+    under callgrind's instrumentation and dumped as its own part."""
+    import subprocess
+
+    tasks = []
+    for target in targets:  # (one task per target: no target setting inside the passes)
+        task = taskik.FrameTask("tool0")
+        task.target = target
+        tasks.append([task])
+    rng = np.random.default_rng(seed)
+
+    def callgrind(*args: str) -> None:
+        command = ["callgrind_control", *args, str(os.getpid())]
+        subprocess.run(command, check=False, capture_output=True)
+
+    def one_pass(starts) -> tuple[int, int]:
+        its = searches = 0
+        for task, q0 in zip(tasks, starts, strict=True):
+            res = taskik.solve_posture(model, task, q0=q0, rng=rng)
+            its += res.iterations
+            searches += res.searches
+        return its, searches
+
+    one_pass(q0s)  # warm-up (context, single-pose loop)
+    one_pass(qs)
+    rng = np.random.default_rng(seed)
+    callgrind("-i", "on")
+    its, searches = one_pass(q0s)
+    callgrind("-i", "off")
+    callgrind("-d", "pass1")
+    callgrind("-i", "on")
+    its2, _ = one_pass(qs)
+    callgrind("-i", "off")
+    callgrind("-d", "pass2")
+    print(
+        f"pass 1: {len(targets)} calls, {its} iterations, {searches} searches; "
+        f"pass 2: {len(targets)} calls, {its2} iterations"
+    )
+
+
 def line_fit(t_us: np.ndarray, its: np.ndarray) -> tuple[float, float]:
     """``(a, b)`` of ``time ≈ a + b · iterations``: least squares over the median time of each
     iteration count seen at least 30 times, so that a few slow calls weigh little."""
@@ -146,11 +196,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--targets", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--instructions", type=int, default=0, help="N calls under callgrind (docstring)"
+    )
     args = parser.parse_args()
     n = args.targets
     model = taskik.robots.load("ur5").model
-    _, targets = make_targets(model, n, np.random.default_rng(args.seed))
+    qs, targets = make_targets(model, n, np.random.default_rng(args.seed))
     q0s = np.random.default_rng(args.seed + 2).uniform(-np.pi, np.pi, (n, 6))
+    if args.instructions:
+        m = args.instructions
+        instructions(model, qs[:m], targets[:m], q0s[:m], args.seed + 1)
+        return
     import roboticstoolbox as rtb
 
     load = os.getloadavg()[0]

@@ -57,8 +57,7 @@ class _GeneralFrameTask(taskik.FrameTask):
     """A FrameTask subclass: solve_posture takes its general loop."""
 
 
-@pytest.mark.parametrize("task_type", [taskik.FrameTask, _GeneralFrameTask])
-def test_both_search_loops_use_the_rule(ur5, monkeypatch, task_type):
+def test_the_general_loop_uses_the_rule(ur5, monkeypatch):
     calls = []
     inner = Stagnation.__call__
 
@@ -67,7 +66,7 @@ def test_both_search_loops_use_the_rule(ur5, monkeypatch, task_type):
         return inner(self, E)
 
     monkeypatch.setattr(Stagnation, "__call__", counted)
-    task = task_type("tool0")
+    task = _GeneralFrameTask("tool0")
     task.set_target(pin.SE3(np.eye(3), np.array([3.0, 0.0, 0.5])))  # out of reach
     result = taskik.solve_posture(
         ur5.model, [task], q0=ur5.q0, max_searches=1, max_iterations=500, stagnation=0.01,
@@ -78,3 +77,32 @@ def test_both_search_loops_use_the_rule(ur5, monkeypatch, task_type):
     # the search stopped on the rule's verdict: the last two values were misses
     assert 3 <= len(calls) < 499
     assert min(calls[-2:]) >= 0.99 * min(calls[:-2])
+
+
+@pytest.mark.parametrize(("fraction", "patience"), [(0.01, 2), (1e-3, 3), (0.1, 1), (0.05, 4)])
+def test_the_single_pose_loop_applies_the_rule(ur5, monkeypatch, fraction, patience):
+    """The single-pose loop applies the rule inline (no call per iteration): fed the errors
+    of the loop's iterations, Stagnation says "stop" at the last one and only there."""
+    from taskik.posture.context import context
+
+    runner = context(ur5.model).fast_pose(ur5.model.getFrameId("tool0"), "log6")
+    errors: list[np.ndarray] = []
+    inner = runner.difference
+
+    def recorded(x, xt):
+        e = inner(x, xt)
+        errors.append(e)
+        return e
+
+    monkeypatch.setattr(runner, "difference", recorded)
+    task = taskik.FrameTask("tool0")
+    task.set_target(pin.SE3(np.eye(3), np.array([3.0, 0.0, 0.5])))  # out of reach
+    result = taskik.solve_posture(
+        ur5.model, [task], q0=ur5.q0, max_searches=1, max_iterations=500,
+        stagnation=fraction, patience=patience,
+    )  # fmt: skip
+    assert not result.success
+    assert "stagnated" in result.reason
+    assert len(errors) == result.iterations < 499
+    verdicts = feed(Stagnation(fraction, patience), [0.5 * float(e @ e) for e in errors])
+    assert verdicts[-1] and not any(verdicts[:-1])

@@ -15,7 +15,6 @@ from ..exceptions import InvalidInput
 from .formulas import LM_METHODS, _step_direction
 from .joint_limits import JointLimits
 from .search import SearchOptions, SearchOutcome, Start
-from .stagnation import Stagnation
 
 
 class FastPose:
@@ -28,7 +27,7 @@ class FastPose:
     ``[p* − p; log3(R* Rᵀ)]``), ``E = ½ ‖e‖²`` and, unless E is
     below tol, one BLAS rank update and one LAPACK solve for the step: no task objects, no
     allocation beyond the few small arrays numpy returns, no checks inside the loop.
-    ``target`` is set before each solve.
+    :meth:`set_target` is called before each solve.
 
     The pose comes with the Jacobian: ``computeFrameJacobian`` with the world-aligned
     frame writes the frame's placement (``data.oMf``), the same floats as
@@ -43,9 +42,11 @@ class FastPose:
         self.model = model
         self.data = model.createData()
         self.fid = fid
-        self.target: pin.SE3  # set before each solve
+        self.target: pin.SE3  # set before each solve (set_target)
+        self.xt: np.ndarray | None = None  # the target as [translation, quaternion]
         self.world = pose_error == "world"
-        self.eye = np.eye(model.nv)
+        # (Fortran-ordered: dsyrk copies it as it is, without a transposition)
+        self.eye = np.asfortranarray(np.eye(model.nv))
         self.square = model.nv == 6
         self.ref = pin.LOCAL_WORLD_ALIGNED if self.world else pin.LOCAL
         # where computeFrameJacobian leaves the frame's pose: (vector, index) of data
@@ -62,6 +63,15 @@ class FastPose:
         # the element each time it is used: fetched once, it follows every later call.
         # Kept only if that holds here (checked once per model and frame).
         self.pose: pin.SE3 | None = self.live_pose() if self.one_call else None
+
+    def set_target(self, target: pin.SE3, xt: np.ndarray | None = None) -> None:
+        """The target of the next searches (and, for the log6 error, as the vector
+        ``[translation, quaternion]`` of the SE(3) group's difference: ``xt``, the value of
+        ``pin.SE3ToXYZQUAT(target)``, when the caller has it)."""
+        self.target = target
+        if xt is None and not self.world:
+            xt = pin.SE3ToXYZQUAT(target)
+        self.xt = xt
 
     def pose_with_jacobian(self) -> bool:
         """Whether the pose that ``computeFrameJacobian`` leaves in ``data`` is the frame's
@@ -128,30 +138,33 @@ class FastPose:
         cfj = pin.computeFrameJacobian
         world = self.world
         ref = self.ref
+        pose = self.pose if self.one_call else None
         one_call = self.one_call
-        pose = self.pose
         difference, as_vector = self.difference, pin.SE3ToXYZQUAT
-        xt = None if world else as_vector(Mt)
+        xt = self.xt
         poses, k = self.poses, self.pose_index
         eye = self.eye
-        add = np.add  # (positional out: cheaper than `dq += q` and than out=)
         method, damping, deadline = options.method, options.damping, options.deadline
         max_iterations = options.max_iterations
         tol2 = 2.0 * options.tol  # on ee = ‖e‖² = 2E
         chan = method == "lm-chan"  # the default: its step inline
         half_lam = 0.5 * damping if chan else 0.0
-        stalled = Stagnation(options.stagnation, options.patience)
+        # the stagnation rule (Stagnation, inline: scale-free, so applied to ee = 2E):
+        # a drop below `drop` (= keep × the ee of the last significant drop) is progress
+        keep, patience = 1.0 - options.stagnation, options.patience
+        drop, since = math.inf, 0
         best_q, best_ee = q, math.inf  # q is never modified in place: keep a reference
         J = None
-        i = 0
-        while i < max_iterations:
-            i += 1
+        for i in range(1, max_iterations + 1):
             if start is not None:
                 M, J = start
                 start = None
-            elif one_call:
+            elif pose is not None:
                 J = cfj(model, data, q, fid, ref)  # C-ordered: J.T is Fortran-ordered
-                M = pose if pose is not None else poses[k]
+                M = pose
+            elif one_call:
+                J = cfj(model, data, q, fid, ref)
+                M = poses[k]
             else:
                 pin.forwardKinematics(model, data, q)
                 M = pin.updateFramePlacement(model, data, fid)
@@ -174,8 +187,13 @@ class FastPose:
                 return i, 0.5 * best_ee, best_q, "non-finite error (diverged)"
             if i == max_iterations:
                 break
-            if stalled(ee):
-                return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
+            if drop > ee:
+                drop = keep * ee
+                since = 0
+            else:
+                since += 1
+                if since >= patience:
+                    return i, 0.5 * best_ee, best_q, f"stagnated at E = {0.5 * best_ee:.3g}"
             if deadline is not None and time.perf_counter() > deadline:
                 return i, 0.5 * best_ee, best_q, "time budget exhausted"
             if J is None:
@@ -186,7 +204,7 @@ class FastPose:
                 _, dq, info = dposv(dsyrk(1.0, J.T, half_lam * ee, eye), e.dot(J), 0, 1, 1)
                 if info:
                     return i, 0.5 * best_ee, best_q, "singular step matrix"
-                add(dq, q, dq)  # (dq is LAPACK's fresh array: the new iterate, in place)
+                dq += q  # (dq is LAPACK's fresh array: the new iterate, in place)
                 q = dq
             else:
                 dq = self._step(method, J, e, ee, damping)
@@ -195,7 +213,7 @@ class FastPose:
                 q = q + dq
             if limits is not None:
                 limits.clip(q)
-        return i, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"
+        return max_iterations, 0.5 * best_ee, best_q, f"max_iterations = {max_iterations} reached"
 
     def _step(
         self, method: str, J: np.ndarray, e: np.ndarray, ee: float, damping: float | np.ndarray

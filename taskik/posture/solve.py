@@ -59,12 +59,17 @@ def check_target_sizes(tasks: Sequence[Task]) -> None:
                 big = float(np.max(np.abs(np.asarray(target, dtype=float))))
             except (TypeError, ValueError):  # (not numbers, or empty: not ours to judge)
                 continue
-        if big > MAX_TARGET:
-            raise InvalidInput(
-                f"{type(task).__name__}'s target has an entry of {big:.3g}: beyond "
-                f"{MAX_TARGET:g} (m or rad) its squared error overflows a float, so "
-                "solve_posture refuses it; bring the target within reach of the model"
-            )
+        _check_size(task, big)
+
+
+def _check_size(task: Task, big: float) -> None:
+    """:func:`check_target_sizes`'s verdict on the largest entry ``big`` of a target."""
+    if big > MAX_TARGET:
+        raise InvalidInput(
+            f"{type(task).__name__}'s target has an entry of {big:.3g}: beyond "
+            f"{MAX_TARGET:g} (m or rad) its squared error overflows a float, so "
+            "solve_posture refuses it; bring the target within reach of the model"
+        )
 
 
 def solve_posture(
@@ -278,7 +283,8 @@ def solve_posture(
         regularization = check_tasks(regularization, "regularization")
         if levels is not None and regularization:
             levels = [*levels, regularization]
-    check_target_sizes(task_list)
+    if len(task_list) != 1 or type(task_list[0]) is not FrameTask:
+        check_target_sizes(task_list)  # (a single FrameTask: checked below, on its vector)
     if regularization:
         check_target_sizes(regularization)
     if damping is None and method == "lm-chan":
@@ -315,6 +321,10 @@ def solve_posture(
     if frame_task is not None:
         target = require_target(frame_task.target, frame_task)
         fid = frame_task.frame.id(conf)
+        if type(frame_task) is FrameTask:  # check_target_sizes, on [translation, quaternion]
+            xt = pin.SE3ToXYZQUAT(target)
+            x, y, z = xt.tolist()[:3]
+            _check_size(frame_task, max(abs(x), abs(y), abs(z)))
     fast = (
         levels is None
         and single_frame
@@ -338,7 +348,7 @@ def solve_posture(
     runner: FastPose | GeneralSearch
     if fast:
         runner = ctx.fast_pose(fid, pose_error)
-        runner.target = target
+        runner.set_target(target, xt)
     else:
         runner = GeneralSearch(conf, task_list, regularization, levels, step_limits, strict)
     start = None  # (pose, LOCAL Jacobian) at q_first when the seed memory knows them

@@ -1,4 +1,5 @@
-"""When a search stops making progress: the one stagnation rule of every search loop."""
+"""When a search stops making progress: the one stagnation rule of every search loop (the
+single-pose loop applies it inline, in the same floating-point operations)."""
 
 from __future__ import annotations
 
