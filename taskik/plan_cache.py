@@ -21,7 +21,9 @@ plan is not rebound to other limit objects). Editing a list in place (adding, re
 reordering items) selects another plan. Repeated calls with the same list objects take a
 one-entry fast path per kind of plan: the last lists and copies of their contents, compared
 by identity, and the keys of the static limits (whose boxes a plan works out once), compared
-by value, so a velocity cap changed in place selects the plan of the new caps.
+by value, so new velocity caps select the plan of the new caps (a limit that keeps its key
+in ``_plan_key``, replaced when a value changes, as the built-in ones do, is checked with
+one lookup).
 """
 
 from __future__ import annotations
@@ -155,8 +157,10 @@ class PlanCache:
             or not all(map(_is, copied_limits, limits))
         ):
             return None
-        for k, key in static:  # (a static limit's values, changed in place: another plan)
-            if limits[k].plan_key() != key:
+        for k, key in static:  # (a static limit's values, changed: another plan)
+            limit = limits[k]
+            # (the built-in limits keep their key, replaced when a value changes: one lookup)
+            if limit.__dict__.get("_plan_key") is not key and limit.plan_key() != key:
                 return None
         return plan
 
@@ -177,16 +181,31 @@ class PlanCache:
         else:
             rebind(plan)  # (the same structure, perhaps other task objects)
         kind = key[0]
-        if type(tasks) is list and all(type(x) is not tuple for x in tasks):
+        if kind == "step" and type(tasks) is list:
+            copy = list(tasks)  # (a flat list: solve_ik sends lists of levels elsewhere)
+        elif type(tasks) is list and all(type(x) is not tuple for x in tasks):
             copy = [list(x) if type(x) is list else x for x in tasks]
+        else:
+            copy = None
+        if copy is not None:
             static: list[tuple[int, object]] = []
-            if limits is not None:
-                keys = key[2] if kind == "step" else _limit_keys(limits)
-                static = [
-                    (k, lim_key)
-                    for k, (lim, lim_key) in enumerate(zip(limits, keys or (), strict=True))
-                    if getattr(lim, "static", False)
-                ]
+            if limits:
+                keys: Any = key[2] if kind == "step" else _limit_keys(limits)
+                last = self._last.get(kind)
+                if (  # the same limit objects as the last call, with the same keys
+                    last is not None
+                    and last[1] is not None
+                    and len(last[1]) == len(limits)
+                    and all(map(_is, last[1], limits))
+                    and all(keys[k] == lim_key for k, lim_key in last[3])
+                ):
+                    static = last[3]
+                else:
+                    static = [
+                        (k, lim_key)
+                        for k, (lim, lim_key) in enumerate(zip(limits, keys, strict=True))
+                        if getattr(lim, "static", False)
+                    ]
             self._last[kind] = (copy, None if limits is None else list(limits), plan, static)
         else:
             self._last.pop(kind, None)  # tuples compare unequal to the copies: no fast path
@@ -226,7 +245,12 @@ def _limit_key(limit: object) -> object:
 
 
 def _limit_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:
-    return None if limits is None else tuple(map(_limit_key, limits))
+    if limits is None:
+        return None
+    try:  # (limits: each has plan_key; anything else is keyed below, build() names it)
+        return tuple([limit.plan_key() for limit in limits])  # type: ignore[attr-defined]
+    except AttributeError:
+        return tuple(map(_limit_key, limits))
 
 
 def _limit_ids_and_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:

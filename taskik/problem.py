@@ -282,7 +282,10 @@ class Assembler:
                 built is not None
                 and new._gain == built[0]
                 and new._lm_damping == built[1]
-                and new._cost.tolist() == built[2]
+                and (  # (costs of plain numbers: one read-only array per value, shared)
+                    (new._cost is done._cost and versions[k] == done._version)
+                    or new._cost.tolist() == built[2]
+                )
             )
             versions[k] = new._version if same else None
         self.unconstrained_plan = None
