@@ -7,9 +7,9 @@ each :class:`~taskik.configuration.Configuration` owns a :class:`PlanCache`
 (``configuration.plans``) that finds the plan of a task list again.
 
 The cache knows nothing of tasks or solvers: it keys a plan on *what* the tasks and limits
-are, never on which objects they are: each task's ``plan_key()`` (its type and frames for
-the built-in frame, position, orientation, relative-frame, CoM, posture and damping tasks;
-nested lists for levels) and each limit's ``plan_key()`` (the values its plan is worked out
+are, never on which objects they are: each task's ``plan_key()`` (its type, with its frames
+or row count where the rows depend on them, for every built-in task; nested lists for
+levels) and each limit's ``plan_key()`` (the values its plan is worked out
 from: the caps of a velocity limit, the velocities a position limit bounds), and calls
 ``build()`` on a miss. A plan found for a list of other objects with the same key (a list
 built anew at every step, as scripts do) is handed to ``rebind(plan)``, which points it at

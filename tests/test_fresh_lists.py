@@ -191,3 +191,66 @@ def test_the_common_target_setters_still_refuse_bad_values(ur5):
     conf = ur5.configuration()
     with pytest.raises(taskik.InvalidInput, match="posture target"):
         taskik.solve_ik(conf, [posture], 0.01)
+
+
+def _other_tasks(conf: taskik.Configuration) -> dict[str, object]:
+    """Makers of a fresh task of each built-in type keyed by its structure, on the UR5."""
+    here = conf.get_transform_frame_to_world("tool0").translation
+
+    def axis():
+        return taskik.AxisAlignmentTask("tool0", (0.0, 0.0, 1.0), (0.0, 0.0, -1.0), 0.5)
+
+    def look_at():
+        return taskik.LookAtTask("tool0", (0.0, 0.0, 1.0), here + np.array([0.3, 0.0, 0.0]))
+
+    def distance():
+        return taskik.DistanceTask("tool0", "shoulder_link", 0.5, 0.5)
+
+    def relative_com():
+        task = taskik.RelativeComTask("tool0", 0.5)
+        task.set_target(np.array([0.1, 0.0, 0.1]))
+        return task
+
+    def manipulability():
+        return taskik.ManipulabilityTask("tool0", target=0.1, cost=1e-3)
+
+    def coupling():
+        return taskik.JointCouplingTask(["elbow_joint", "wrist_1_joint"], [[1.0, 1.0]], cost=0.5)
+
+    return {
+        "axis": axis,
+        "look_at": look_at,
+        "distance": distance,
+        "relative_com": relative_com,
+        "manipulability": manipulability,
+        "coupling": coupling,
+        "kinetic_energy": lambda: taskik.KineticEnergyTask(1e-3),
+        "low_acceleration": lambda: taskik.LowAccelerationTask(1e-3),
+    }
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "axis",
+        "look_at",
+        "distance",
+        "relative_com",
+        "manipulability",
+        "coupling",
+        "kinetic_energy",
+        "low_acceleration",
+    ],
+)
+def test_other_built_in_tasks_built_anew_find_one_plan(ur5, kind):
+    """A list with a built-in task of any type, built anew at every step, finds the plan of
+    the last one (they were keyed by identity: a plan per step) and steps as a configuration
+    that never saw another list."""
+    conf = ur5.configuration()
+    make = _other_tasks(conf)[kind]
+    for shift in ((0.1, 0.0, 0.0), (0.0, 0.1, 0.0), (0.0, 0.0, 0.1)):
+        tasks = [_hand_task(conf, shift), make()]
+        v = taskik.solve_ik(conf, tasks, 0.01, adaptive=False)
+        alone = taskik.solve_ik(ur5.configuration(), tasks, 0.01, adaptive=False)
+        assert np.allclose(v, alone, rtol=0, atol=1e-12)
+    assert len(conf.plans) == 1

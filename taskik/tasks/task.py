@@ -236,8 +236,9 @@ class Task:
 
     def plan_key(self) -> object:
         """What the solvers' plan cache keys this task on (``taskik.plan_cache``): its
-        identity here. The built-in frame, CoM, posture and damping tasks return their
-        structure (type and frames) instead, so that a list built anew at every step finds
+        identity here (the cache cannot see what the rows of a task of your own depend on).
+        Every built-in task returns its structure instead (its type, with its frames or row
+        count where its rows depend on them), so that a list built anew at every step finds
         the plan of the last one."""
         return id(self)
 
