@@ -6,17 +6,24 @@ priority levels, warm-started QP workspaces. Building one costs far more than a 
 each :class:`~taskik.configuration.Configuration` owns a :class:`PlanCache`
 (``configuration.plans``) that finds the plan of a task list again.
 
-The cache knows nothing of tasks or solvers: it keys a plan on the *structure* of the task
-list (each task's ``plan_key()``: its type and frame for the built-in frame, CoM, posture
-and damping tasks, its identity for any other task; nested lists for levels) and on the
-identity of every limit, and calls ``build()`` on a miss. A plan found for a list of other
-task objects with the same structure (a list built anew at every step, as scripts do) is
-handed to ``rebind(plan)``, which points it at the new tasks: their targets, costs and
-gains are read at the next step. A plan holds references to its tasks and limits, so the
-identities in its key are not reused while it is cached. Editing a list in place (adding,
-removing or reordering tasks) selects another plan. Repeated calls with the same list
-objects take a one-entry fast path per kind of plan: the last lists and copies of their
-contents, compared by identity.
+The cache knows nothing of tasks or solvers: it keys a plan on *what* the tasks and limits
+are, never on which objects they are: each task's ``plan_key()`` (its type, with its frames
+or row count where the rows depend on them, for every built-in task; nested lists for
+levels) and each limit's ``plan_key()`` (the values its plan is worked out
+from: the caps of a velocity limit, the velocities a position limit bounds), and calls
+``build()`` on a miss. A plan found for a list of other objects with the same key (a list
+built anew at every step, as scripts do) is handed to ``rebind(plan)``, which points it at
+the new objects: their targets, costs, gains and bounds are read at the next step. Task and
+limit classes of your own are keyed by their identity (the cache cannot see what their rows
+depend on); a plan holds references to its tasks and limits, so an identity in its key is
+not reused while it is cached. Levels key their limits by identity and value (the hierarchy's
+plan is not rebound to other limit objects). Editing a list in place (adding, removing or
+reordering items) selects another plan. Repeated calls with the same list objects take a
+one-entry fast path per kind of plan: the last lists and copies of their contents, compared
+by identity, and the keys of the static limits (whose boxes a plan works out once), compared
+by value, so new velocity caps select the plan of the new caps (a limit that keeps its key
+in ``_plan_key``, replaced when a value changes, as the built-in ones do, is checked with
+one lookup).
 """
 
 from __future__ import annotations
@@ -46,9 +53,12 @@ class PlanCache:
     def __init__(self) -> None:
         # Plans of every kind (assemblers, hierarchy layouts...): each method's caller knows
         # the type of the plans it builds, the cache does not.
-        self._plans: dict[tuple[str, object, tuple[int, ...] | None], Any] = {}
-        # per kind: (a copy of the tasks or levels, a copy of the limits or None, the plan)
-        self._last: dict[str, tuple[list[object], list[object] | None, Any]] = {}
+        self._plans: dict[tuple[str, object, tuple[object, ...] | None], Any] = {}
+        # per kind: (a copy of the tasks or levels, a copy of the limits or None, the plan,
+        # the (position, key) of each static limit)
+        self._last: dict[
+            str, tuple[list[object], list[object] | None, Any, list[tuple[int, object]]]
+        ] = {}
 
     def __len__(self) -> int:
         return len(self._plans)
@@ -74,7 +84,11 @@ class PlanCache:
                 return plan
         if not (type(tasks) is list or type(tasks) is tuple) or not _keyable(limits):
             return build()
-        key = ("step", tuple(map(_task_key, tasks)), _limit_ids(limits))
+        try:  # (tasks: each has plan_key; anything else is keyed below, build() names it)
+            task_keys = tuple([task.plan_key() for task in tasks])
+        except AttributeError:
+            task_keys = tuple(map(_task_key, tasks))
+        key = ("step", task_keys, _limit_keys(limits))
         return self._find(key, tasks, limits, build, rebind)
 
     def levels(
@@ -97,7 +111,7 @@ class PlanCache:
         key = (
             "levels",
             tuple(tuple(map(_task_key, level)) for level in levels),
-            _limit_ids(limits),
+            _limit_ids_and_keys(limits),
         )
         return self._find(key, levels, limits, build, rebind)
 
@@ -117,6 +131,7 @@ class PlanCache:
                 if limits is None
                 else last[1] is not None and type(limits) is list and _same_items(last[1], limits)
             )
+            and _same_static_keys(last[3], limits)
         ):
             return last[2]
         return None
@@ -130,7 +145,7 @@ class PlanCache:
         last = self._last.get("step")
         if last is None or type(tasks) is not list:
             return None
-        copy, copied_limits, plan = last
+        copy, copied_limits, plan, static = last
         if len(copy) != len(tasks) or not all(map(_is, copy, tasks)):
             return None
         if limits is None:
@@ -142,11 +157,16 @@ class PlanCache:
             or not all(map(_is, copied_limits, limits))
         ):
             return None
+        for k, key in static:  # (a static limit's values, changed: another plan)
+            limit = limits[k]
+            # (the built-in limits keep their key, replaced when a value changes: one lookup)
+            if limit.__dict__.get("_plan_key") is not key and limit.plan_key() != key:
+                return None
         return plan
 
     def _find(
         self,
-        key: tuple[str, object, tuple[int, ...] | None],
+        key: tuple[str, object, tuple[object, ...] | None],
         tasks: Sequence[object],
         limits: Sequence[object] | None,
         build: Callable[[], T],
@@ -161,9 +181,32 @@ class PlanCache:
         else:
             rebind(plan)  # (the same structure, perhaps other task objects)
         kind = key[0]
-        if type(tasks) is list and all(type(x) is not tuple for x in tasks):
+        if kind == "step" and type(tasks) is list:
+            copy = list(tasks)  # (a flat list: solve_ik sends lists of levels elsewhere)
+        elif type(tasks) is list and all(type(x) is not tuple for x in tasks):
             copy = [list(x) if type(x) is list else x for x in tasks]
-            self._last[kind] = (copy, None if limits is None else list(limits), plan)
+        else:
+            copy = None
+        if copy is not None:
+            static: list[tuple[int, object]] = []
+            if limits:
+                keys: Any = key[2] if kind == "step" else _limit_keys(limits)
+                last = self._last.get(kind)
+                if (  # the same limit objects as the last call, with the same keys
+                    last is not None
+                    and last[1] is not None
+                    and len(last[1]) == len(limits)
+                    and all(map(_is, last[1], limits))
+                    and all(keys[k] == lim_key for k, lim_key in last[3])
+                ):
+                    static = last[3]
+                else:
+                    static = [
+                        (k, lim_key)
+                        for k, (lim, lim_key) in enumerate(zip(limits, keys, strict=True))
+                        if getattr(lim, "static", False)
+                    ]
+            self._last[kind] = (copy, None if limits is None else list(limits), plan, static)
         else:
             self._last.pop(kind, None)  # tuples compare unequal to the copies: no fast path
         return plan
@@ -194,5 +237,31 @@ def _keyable(limits: object) -> bool:
     return limits is None or type(limits) is list or type(limits) is tuple
 
 
-def _limit_ids(limits: Sequence[object] | None) -> tuple[int, ...] | None:
-    return None if limits is None else tuple(map(id, limits))
+def _limit_key(limit: object) -> object:
+    """A limit's ``plan_key()`` (the values its plan depends on); the identity of anything
+    else (the plan's ``build()`` names what is not a limit)."""
+    key = getattr(limit, "plan_key", None)
+    return id(limit) if key is None else key()
+
+
+def _limit_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:
+    if limits is None:
+        return None
+    try:  # (limits: each has plan_key; anything else is keyed below, build() names it)
+        return tuple([limit.plan_key() for limit in limits])  # type: ignore[attr-defined]
+    except AttributeError:
+        return tuple(map(_limit_key, limits))
+
+
+def _limit_ids_and_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:
+    """Each limit's identity and key (levels: the hierarchy's plan keeps its limit objects)."""
+    return None if limits is None else tuple((id(lim), _limit_key(lim)) for lim in limits)
+
+
+def _same_static_keys(static: list[tuple[int, object]], limits: object) -> bool:
+    """Whether the static limits at the recorded positions of ``limits`` (the same objects
+    as then) still have the recorded keys (their values were not changed in place)."""
+    return all(
+        _limit_key(limits[k]) == key  # type: ignore[index]
+        for k, key in static
+    )

@@ -269,18 +269,46 @@ class Assembler:
         self.tasks = tasks = list(tasks)
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
-        slices, versions = [], []
-        for new, (done, A_i, c_i, rows), built in zip(
-            tasks, self.slices, self._weights_of, strict=True
-        ):
-            if new is not done and type(new) is type(done):
+        slices, versions, weights_of = self.slices, self._versions, self._weights_of
+        for k, new in enumerate(tasks):
+            done, A_i, c_i, rows = slices[k]
+            if new is done:
+                continue
+            if type(new) is type(done):
                 new.adopt(done)  # (its frame indices, layouts: nothing to resolve again)
-            slices.append((new, A_i, c_i, rows))
-            same = built is not None and (new._gain, new._lm_damping, new._cost.tolist()) == built
-            versions.append(new._version if same else None)
-        self.slices, self._versions = slices, versions
+            slices[k] = (new, A_i, c_i, rows)
+            built = weights_of[k]
+            same = (
+                built is not None
+                and new._gain == built[0]
+                and new._lm_damping == built[1]
+                and (  # (costs of plain numbers: one read-only array per value, shared)
+                    (new._cost is done._cost and versions[k] == done._version)
+                    or new._cost.tolist() == built[2]
+                )
+            )
+            versions[k] = new._version if same else None
         self.unconstrained_plan = None
         return True
+
+    def rebind_limits(self, limits: Sequence[Limit]) -> None:
+        """Point the assembly at ``limits``, equal in value to the ones it was built for (the
+        same ``plan_key()`` in the same order: a list built anew); their bounds are read at
+        the next :meth:`assemble`. (Hook of ``taskik.plan_cache``: limits keyed by value.)"""
+        old = self.limits
+        if len(limits) == len(old) and all(map(operator.is_, limits, old)):
+            return
+        new = dict(zip(map(id, old), limits, strict=True))  # (ids of objects held: this call)
+        self.limits = list(limits)
+        self.static_boxes = [
+            BoxBound(new[id(b.limit)], b.indices, b.lower, b.upper) for b in self.static_boxes
+        ]
+        self.dynamic = [new[id(lim)] for lim in self.dynamic]
+        self._row_only = [new[id(lim)] for lim in self._row_only]
+        self.checked_limits = [new[id(lim)] for lim in self.checked_limits]
+        if self._single_soft is not None:
+            lim, *rest, boxes = self._single_soft
+            self._single_soft = (new[id(lim)], *rest, [(new[id(lim)], boxes[0][1])])
 
     @property
     def boxes(self) -> list[BoxBound]:
@@ -535,9 +563,16 @@ def get_assembler(
         tasks,
         limits,
         lambda: Assembler(configuration, check_tasks(tasks), resolve_limits(configuration, limits)),
-        lambda asm: asm.rebind(tasks),
+        lambda asm: _rebind(asm, tasks, limits),
         tried=True,
     )
+
+
+def _rebind(asm: Assembler, tasks: Sequence[Task], limits: Sequence[Limit] | None) -> None:
+    """The plan ``asm``, found for lists equal in structure, pointed at their objects."""
+    asm.rebind(tasks)
+    if limits is not None:
+        asm.rebind_limits(limits)
 
 
 #: Smallest step duration (s) accepted: ``1/dt`` is then finite (the targets' rates

@@ -73,6 +73,13 @@ class ConfigurationLimit(Limit):
             )
         self._stacked = np.vstack([self.q_min, self.q_max])
         self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
+        self._plan_key = (ConfigurationLimit, model.nv, self.indices.tobytes())
+
+    def plan_key(self) -> object:
+        """``(ConfigurationLimit, nv, indices)``: its plan reads its bounds and gain at every
+        step (from the object of the current list), and depends only on which velocities
+        it bounds (see :meth:`Limit.plan_key`)."""
+        return self._plan_key if type(self) is ConfigurationLimit else id(self)
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
         idx, bounds = self.compute_stacked_box(configuration, dt)

@@ -63,9 +63,17 @@ class FrozenJoints(Limit):
                 raise UnknownName("joint", name, names[1:])
             joint = model.joints[names.index(name)]
             idx.update(range(joint.idx_v, joint.idx_v + joint.nv))
-        self.indices = np.array(sorted(idx), dtype=int)
-        self._zeros = np.zeros(len(self.indices))
+        indices = np.array(sorted(idx), dtype=int)
+        indices.flags.writeable = False
+        self._indices = indices
+        self._zeros = np.zeros(len(indices))
         self._zeros.flags.writeable = False
+        self._plan_key = (FrozenJoints, model.nv, indices.tobytes())
+
+    @property
+    def indices(self) -> np.ndarray:
+        """The frozen velocity indices, increasing (read-only)."""
+        return self._indices
 
     @classmethod
     def all_but(cls, model: pin.Model, joints: Iterable[str] | str) -> FrozenJoints:
@@ -81,6 +89,10 @@ class FrozenJoints(Limit):
     def free_indices(self) -> np.ndarray:
         """Velocity indices that the limit leaves free."""
         return np.setdiff1d(np.arange(self.model.nv), self.indices)
+
+    def plan_key(self) -> object:
+        """``(FrozenJoints, nv, indices)`` by value (see :meth:`Limit.plan_key`)."""
+        return self._plan_key if type(self) is FrozenJoints else id(self)
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
         """``(indices, 0, 0)``: the frozen velocity coordinates, the same at every step."""

@@ -109,6 +109,14 @@ class Limit:
     #: Short name used in reports and error messages.
     name: str = "limit"
 
+    def plan_key(self) -> object:
+        """What the solvers' plan cache keys this limit on (``taskik.plan_cache``): the
+        values its plan depends on. The built-in velocity, position and frozen-joint limits
+        return them (a list of such limits built anew at every step finds the plan of the
+        last one, which then reads the new objects); a limit of your own returns its
+        identity, since the cache cannot see what its boxes and rows depend on."""
+        return id(self)
+
     def compute_box(self, configuration: Configuration, dt: float) -> Box | None:
         """``(indices, lower, upper)``: bounds on ``v[indices]``, or None if no box."""
         return None

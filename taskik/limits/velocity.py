@@ -109,8 +109,44 @@ class VelocityLimit(Limit):
         if not np.isfinite(values).all() or (values < 0).any():
             raise InvalidInput(f"velocity limits must be finite and >= 0, got {values}")
         order = np.argsort(idx)
-        self.indices = idx[order]
+        indices = idx[order]
+        indices.flags.writeable = False
+        self._indices = indices
         self.v_max = values[order]
+
+    @property
+    def indices(self) -> np.ndarray:
+        """The bounded velocity indices, increasing (read-only)."""
+        return self._indices
+
+    @property
+    def v_max(self) -> np.ndarray:
+        """The caps of ``v[indices]`` (rad/s or m/s), read-only: assign new caps to change
+        them (a scalar, or one per index; finite and >= 0). A plan works the merged box out
+        from the caps once and is keyed by their values (:meth:`plan_key`)."""
+        return self._v_max
+
+    @v_max.setter
+    def v_max(self, caps: npt.ArrayLike) -> None:
+        arr = check_finite_array(caps, "v_max")
+        n = len(self._indices)
+        if arr.ndim == 0:
+            arr = np.full(n, float(arr))
+        if arr.shape != (n,):
+            raise InvalidInput(f"v_max must be a scalar or {n} caps, got shape {arr.shape}")
+        if (arr < 0).any():
+            raise InvalidInput(f"velocity limits must be >= 0, got {arr}")
+        arr = np.array(arr, dtype=float)  # (a copy of its own: read-only)
+        arr.flags.writeable = False
+        self._v_max = arr
+        nv = self.model.nv
+        self._plan_key = (VelocityLimit, nv, self._indices.tobytes(), arr.tobytes())
+
+    def plan_key(self) -> object:
+        """``(VelocityLimit, nv, indices, caps)`` by value: the merged box of a plan is
+        worked out from the caps once, so new caps select another plan (see
+        :meth:`Limit.plan_key`)."""
+        return self._plan_key if type(self) is VelocityLimit else id(self)
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
         """``(indices, −v_max, v_max)`` (rad/s, m/s), the same at every step."""

@@ -38,8 +38,9 @@ def joint_name_list(names: object, who: str, *, universe: bool = False) -> list[
     return [str(n) for n in out]
 
 
-# the twelve values (rotation rows with their translation) of the last pin.SE3 as_se3 accepted
-_PASSED: list[tuple[float, ...]] = [()]
+# the bytes of the homogeneous matrix of the last pin.SE3 as_se3 accepted (values, not the
+# object: the same values pass again without their checks)
+_PASSED: list[bytes] = [b""]
 
 
 #: The farthest (m, per coordinate) a point fixed on a link may be from the link's frame
@@ -90,18 +91,20 @@ def as_se3(target: pin.SE3 | npt.ArrayLike, name: str = "target") -> pin.SE3:
     """Accept a ``pin.SE3`` or a 4×4 homogeneous matrix; reject NaN/inf, non-rotations and
     translations beyond ``MAX_TARGET`` (1e150 m)."""
     if isinstance(target, pin.SE3) and type(target) is pin.SE3:
-        # the common case, checked in plain Python floats (a few numpy calls cost more here);
-        # the values of the last pose that passed are kept: the same values pass again (a
-        # target set anew at every step, a task list built anew at every step)
-        H = target.homogeneous.tolist()
-        (a, b, c, x), (d, e, f, y), (g, h, i, z) = H[0], H[1], H[2]
-        values = (a, b, c, x, d, e, f, y, g, h, i, z)
-        if values == _PASSED[0]:  # (NaN equals nothing: never kept, never matched)
+        # the common case: the bytes of the last pose that passed are kept, and the same
+        # values pass again at the cost of one comparison (a target set anew at every step,
+        # a task list built anew at every step); other values are checked in plain Python
+        # floats (a few numpy calls cost more here). A NaN never passes, so is never kept.
+        M = target.np
+        data = M.tobytes()
+        if data == _PASSED[0]:
             return target.copy()
+        H = M.tolist()
+        (a, b, c, x), (d, e, f, y), (g, h, i, z) = H[0], H[1], H[2]
         total = a + b + c + d + e + f + g + h + i + x + y + z
         near = abs(x) <= MAX_TARGET and abs(y) <= MAX_TARGET and abs(z) <= MAX_TARGET
         if math.isfinite(total) and near and _is_rotation(a, b, c, d, e, f, g, h, i):
-            _PASSED[0] = values
+            _PASSED[0] = data
             return target.copy()
     if isinstance(target, pin.SE3):
         R, p = target.rotation, target.translation
@@ -154,16 +157,14 @@ class FrameRef(str):
     ``configuration.get_transform_frame_to_world(task.frame)`` work as with pink's string.
     """
 
-    _model: pin.Model | None
-    _id: int
+    # (class defaults until the first resolution: a new name allocates no attributes)
+    _model: pin.Model | None = None
+    _id: int = -1
 
     def __new__(cls, name: str) -> FrameRef:
         if not isinstance(name, str):
             raise InvalidInput(f"frame name must be a string, got {type(name).__name__}")
-        self = super().__new__(cls, name)
-        self._model = None
-        self._id = -1
-        return self
+        return super().__new__(cls, name)
 
     @property
     def name(self) -> str:

@@ -80,6 +80,11 @@ class AxisAlignmentTask(Task):
             self.set_target(direction)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(AxisAlignmentTask,)``: its rows are three whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (AxisAlignmentTask,) if type(self) is AxisAlignmentTask else id(self)
+
     @property
     def axis(self) -> np.ndarray:
         """The axis in the frame's coordinates, a unit 3-vector; assigning it is checked

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
 from ._frames import require_target, target_alias, target_property
-from .task import Task, positional_gains
+from .task import MAX_COST, Task, positional_gains, shared_cost
 
 
 class ComTask(Task):
@@ -37,9 +39,23 @@ class ComTask(Task):
         gain: float = 1.0,
         lm_damping: float = 0.0,
     ) -> None:
+        self._target: np.ndarray | None = None
+        if (  # the common case (a task list built anew each step): no call of the checks
+            type(cost) is float
+            and not mink_gains
+            and type(gain) is float
+            and 0.0 < gain <= 1.0
+            and type(lm_damping) is float
+            and 0.0 <= lm_damping < math.inf
+            and 0.0 <= cost <= MAX_COST
+        ):
+            self._cost = shared_cost(cost, 3)
+            self._gain = gain
+            self._lm_damping = lm_damping
+            self._version = 1
+            return
         if mink_gains:  # mink's ComTask(cost, gain, lm_damping)
             gain, lm_damping = positional_gains("ComTask", "cost", mink_gains, gain, lm_damping)
-        self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
     def set_cost(self, cost: npt.ArrayLike) -> None:
@@ -52,6 +68,12 @@ class ComTask(Task):
 
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the world frame (m), shape (3,)."""
+        if type(target) is np.ndarray and target.dtype.char == "d" and target.shape == (3,):
+            c = target.copy()  # (the common case; a float sum is finite only when every term is)
+            x, y, z = c.tolist()
+            if math.isfinite(x + y + z):
+                self._target = c
+                return
         self._target = check_finite_array(target, "target", (3,)).copy()
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:

@@ -57,6 +57,11 @@ class DistanceTask(Task):
             self.set_target(distance)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(DistanceTask,)``: its row is one whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (DistanceTask,) if type(self) is DistanceTask else id(self)
+
     def set_target(self, distance: float) -> None:
         """Target distance ``ρ*`` (m), ≥ 0."""
         self._target = check_scalar(distance, "distance", 0.0)

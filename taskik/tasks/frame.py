@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
@@ -37,6 +39,26 @@ def _mink_frame(frame: str | None, frame_name: str | None, frame_type: str | Non
             f"frames of the same name), got {frame_type!r}: write FrameTask({name!r}, ...)"
         )
     return name
+
+
+#: The cost vectors of plain scalar costs, ``(position_cost, orientation_cost)`` -> the six
+#: weights, read-only: tasks built with the same numbers share one array (a task's costs are
+#: replaced when changed, never written in place). Keyed by value (``1`` and ``1.0`` are
+#: the same weights).
+_COSTS: dict[tuple[float, float], np.ndarray] = {}
+
+
+def _shared_costs(pc: float, oc: float) -> np.ndarray:
+    """The read-only weights ``[pc, pc, pc, oc, oc, oc]`` (plain costs, checked by the
+    caller), one array per pair of values."""
+    cost = _COSTS.get((pc, oc))
+    if cost is None:
+        cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
+        cost.flags.writeable = False
+        if len(_COSTS) >= 64:
+            _COSTS.clear()
+        _COSTS[(pc, oc)] = cost
+    return cost
 
 
 class FrameTask(Task):
@@ -81,6 +103,27 @@ class FrameTask(Task):
         frame_name: str | None = None,
         frame_type: str | None = None,
     ) -> None:
+        if (  # the common case (a task list built anew each step): no call of the checks
+            type(frame) is str
+            and type(position_cost) is float
+            and type(orientation_cost) is float
+            and not mink_args
+            and frame_name is None
+            and frame_type is None
+            and type(gain) is float
+            and 0.0 < gain <= 1.0
+            and type(lm_damping) is float
+            and 0.0 <= lm_damping < math.inf
+        ):
+            cost = _COSTS.get((position_cost, orientation_cost))
+            if cost is not None:
+                self._frame = str.__new__(FrameRef, frame)  # (a str: FrameRef's check)
+                self._target: pin.SE3 | None = None
+                self._cost = cost
+                self._gain = gain
+                self._lm_damping = lm_damping
+                self._version = 1
+                return
         if mink_args:  # mink's order, FrameTask(frame_name, frame_type, position_cost, ...)
             if not isinstance(position_cost, str):
                 raise InvalidInput(
@@ -114,10 +157,10 @@ class FrameTask(Task):
                 f"FrameTask({frame!r}, position_cost=..., orientation_cost=...)"
             )
         self.frame = frame
-        self._target: pin.SE3 | None = None
+        self._target = None
         pc, oc = position_cost, orientation_cost
         if is_plain_cost(pc) and is_plain_cost(oc):  # (the common case, without array checks)
-            self._cost = np.array((pc, pc, pc, oc, oc, oc), dtype=float)
+            self._cost = _shared_costs(pc, oc)
             self._set_gains(gain, lm_damping)
         else:  # (None is refused here: in set_costs it means "unchanged")
             super().__init__(cost=1.0, gain=gain, lm_damping=lm_damping)
@@ -125,9 +168,14 @@ class FrameTask(Task):
             self._cost[3:] = check_cost(oc, 3, "orientation_cost")
 
     def adopt(self, resolved: Task) -> None:
-        """The frame index of ``resolved`` (see :meth:`Task.adopt`)."""
+        """The frame index of ``resolved`` (see :meth:`Task.adopt`): its resolved frame
+        reference itself when it names the same frame (the name and its index, per model)."""
         if type(resolved) is FrameTask:
-            self._frame.adopt(resolved._frame)
+            ref, other = self._frame, resolved._frame
+            if ref is not other and ref._model is None and str.__eq__(ref, other):
+                self._frame = other
+            else:
+                ref.adopt(other)
 
     def plan_key(self) -> object:
         """``(FrameTask, frame)``: the rows depend on nothing else (see :meth:`Task.plan_key`)."""

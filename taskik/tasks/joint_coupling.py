@@ -68,6 +68,10 @@ class JointCouplingTask(Task):
         self._q_ref: np.ndarray  # q_ref, or the neutral configuration of the model
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(JointCouplingTask, m)``: its rows are the m couplings (see :meth:`Task.plan_key`)."""
+        return (JointCouplingTask, self._m) if type(self) is JointCouplingTask else id(self)
+
     @property
     def joints(self) -> list[str]:
         """The coupled joints (a copy; assign a new list to change them)."""

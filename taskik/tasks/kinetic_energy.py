@@ -37,6 +37,11 @@ class KineticEnergyTask(Task):
         self._zeros = np.empty(0)
         super().__init__(cost=cost)
 
+    def plan_key(self) -> object:
+        """``(KineticEnergyTask,)``: its rows are nv whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (KineticEnergyTask,) if type(self) is KineticEnergyTask else id(self)
+
     def _set_cost(self, value: npt.ArrayLike) -> None:
         cost = check_cost(value, None)
         if cost.ndim:

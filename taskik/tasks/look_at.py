@@ -51,6 +51,11 @@ class LookAtTask(AxisAlignmentTask):
         if target is not None:
             self.set_target(target)
 
+    def plan_key(self) -> object:
+        """``(LookAtTask,)``: its rows are three whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (LookAtTask,) if type(self) is LookAtTask else id(self)
+
     def set_target(self, target: npt.ArrayLike) -> None:
         """The point to look at, in the world frame (m), shape (3,)."""
         self._target = check_finite_array(target, "target", (3,)).copy()

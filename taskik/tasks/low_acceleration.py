@@ -32,6 +32,11 @@ class LowAccelerationTask(Task):
         self._zeros = np.empty(0)
         super().__init__(cost=cost, gain=gain)
 
+    def plan_key(self) -> object:
+        """``(LowAccelerationTask,)``: its rows are nv whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (LowAccelerationTask,) if type(self) is LowAccelerationTask else id(self)
+
     def _set_cost(self, value: npt.ArrayLike) -> None:
         self._cost = check_cost(value, None)
         self._bump()

@@ -82,6 +82,11 @@ class ManipulabilityTask(Task):
         self._value: tuple[float, np.ndarray]  # (computed with _key)
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(ManipulabilityTask,)``: its row is one whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (ManipulabilityTask,) if type(self) is ManipulabilityTask else id(self)
+
     @property
     def rows(self) -> str:
         """``"all"``, ``"position"`` or ``"orientation"``: the rows of ``J`` in ``m``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,7 +17,7 @@ from ..configuration import (
 )
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import require_target, target_alias, target_property
-from .task import Task, check_cost
+from .task import MAX_COST, Task, check_cost, shared_cost
 
 
 def root_joint_velocity_count(model: pin.Model) -> int:
@@ -161,6 +162,27 @@ class PostureTask(Task):
         include_base: bool | None = None,
         model: pin.Model | object | None = None,
     ) -> None:
+        plain = cost if model_or_cost is _ONE else model_or_cost if cost is _ONE else None
+        if (  # the common case (a task list built anew each step): no call of the checks
+            (type(plain) is float or plain is _ONE)
+            and model is None
+            and include_base is None
+            and not mink_gains
+            and type(gain) is float
+            and 0.0 < gain <= 1.0
+            and type(lm_damping) is float
+            and 0.0 <= lm_damping < math.inf
+            and 0.0 <= plain <= MAX_COST
+        ):
+            self._include_base = None
+            self._target: np.ndarray | None = None
+            self._target_checked = False
+            self._model: pin.Model | None = None
+            self._cost = shared_cost(float(plain), None)
+            self._gain = gain
+            self._lm_damping = lm_damping
+            self._version = 1
+            return
         if mink_gains:  # mink's PostureTask(model, cost, gain, lm_damping)
             gain, lm_damping = _mink_gains(model_or_cost, mink_gains, gain, lm_damping)
         if _is_a_model(model_or_cost):  # mink's PostureTask(model, cost=...)
@@ -176,13 +198,13 @@ class PostureTask(Task):
         if include_base is None and model is not None:
             include_base = False  # (mink leaves a free joint out whatever its name)
         self._include_base = None if include_base is None else bool(include_base)
-        self._target: np.ndarray | None = None
+        self._target = None
         self._target_checked = False
         self._rows: np.ndarray  # set with the model, by _bind()
         self._selection: np.ndarray  # idem, when every non-floating joint is 1-DoF
         self._q_rows: np.ndarray | None
         self._q_take: slice | np.ndarray | None  # idem, as a slice when contiguous
-        self._model: pin.Model | None = None
+        self._model = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
         if model is not None:
             self._bind_mink_model(model)
@@ -255,6 +277,18 @@ class PostureTask(Task):
         self, q_target: npt.ArrayLike, configuration: Configuration | None = None
     ) -> None:
         """Reference configuration (size nq). Pass ``configuration`` to validate it at once."""
+        if (  # the common case: a float vector, copied, finite (checked against the model
+            # on first use); a float sum is finite only when every term is
+            configuration is None
+            and type(q_target) is np.ndarray
+            and q_target.dtype.char == "d"
+            and q_target.ndim == 1
+        ):
+            q = q_target.copy()
+            if math.isfinite(sum(q.tolist()) if len(q) <= 64 else q.sum()):
+                self._target = q
+                self._target_checked = False
+                return
         self._target = self._checked_target(q_target, configuration)
 
     def _checked_target(

@@ -47,6 +47,11 @@ class RelativeComTask(Task):
         self._target: np.ndarray | None = None
         super().__init__(cost=cost, gain=gain, lm_damping=lm_damping)
 
+    def plan_key(self) -> object:
+        """``(RelativeComTask,)``: its rows are three whatever its frames and values
+        (see :meth:`Task.plan_key`)."""
+        return (RelativeComTask,) if type(self) is RelativeComTask else id(self)
+
     def set_target(self, target: npt.ArrayLike) -> None:
         """Target CoM position in the frame's coordinates (m), shape (3,)."""
         self._target = check_finite_array(target, "target", (3,)).copy()

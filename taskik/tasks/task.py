@@ -39,6 +39,26 @@ def is_plain_cost(cost: object) -> TypeGuard[float | int]:
     return (type(cost) is float or type(cost) is int) and 0.0 <= cost <= MAX_COST
 
 
+#: Read-only cost arrays of plain scalar costs, ``(cost, dim)`` -> the weights: tasks built
+#: with the same number share one (a task's costs are replaced when changed, never written in
+#: place). Keyed by value.
+_SHARED: dict[tuple[float, int | None], np.ndarray] = {}
+
+
+def shared_cost(cost: float, dim: int | None) -> np.ndarray:
+    """The read-only weights of the plain scalar ``cost`` (checked by the caller: a float in
+    ``[0, MAX_COST]``): ``dim`` copies, or a 0-d array for ``dim=None``; one array per value."""
+    key = (cost, dim)
+    arr = _SHARED.get(key)
+    if arr is None:
+        arr = np.array((float(cost),) * dim) if dim is not None else np.array(float(cost))
+        arr.flags.writeable = False
+        if len(_SHARED) >= 64:
+            _SHARED.clear()
+        _SHARED[key] = arr
+    return arr
+
+
 def _same_array(a: np.ndarray, b: np.ndarray | None) -> bool:
     """Whether ``b`` is an array of ``a``'s shape and values."""
     return b is not None and a.shape == b.shape and bool((a == b).all())
@@ -216,8 +236,9 @@ class Task:
 
     def plan_key(self) -> object:
         """What the solvers' plan cache keys this task on (``taskik.plan_cache``): its
-        identity here. The built-in frame, CoM, posture and damping tasks return their
-        structure (type and frames) instead, so that a list built anew at every step finds
+        identity here (the cache cannot see what the rows of a task of your own depend on).
+        Every built-in task returns its structure instead (its type, with its frames or row
+        count where its rows depend on them), so that a list built anew at every step finds
         the plan of the last one."""
         return id(self)
 
