@@ -24,21 +24,29 @@ def _hand_task(conf: taskik.Configuration, shift: tuple[float, float, float]) ->
 
 
 def test_velocity_caps_changed_are_obeyed(ur5):
-    """A step after new caps are assigned obeys them, weighted or with levels (the plan
-    works the static box out once: it was keyed by the limit's identity, and the old caps
-    held); the caps cannot be changed in place, where no plan would see it."""
+    """A step after new caps are assigned, or edited in place, obeys them, weighted or with
+    levels (the plan works the static box out once: it was keyed by the limit's identity,
+    and the old caps held); a bad cap is refused whichever way it was given."""
     conf = ur5.configuration()
     hand = _hand_task(conf, (0.3, 0.3, 0.3))
     limit = taskik.VelocityLimit(ur5.model)
     for tasks in ([hand], [[hand]]):
-        limit.v_max = ur5.model.velocityLimit
-        v_fast = taskik.solve_ik(conf, tasks, 0.01, limits=[limit], adaptive=False)
-        assert np.abs(v_fast).max() > 0.5  # (the model's caps let it move fast)
+        for change in ("assigned", "in place"):
+            limit.v_max = ur5.model.velocityLimit
+            v_fast = taskik.solve_ik(conf, tasks, 0.01, limits=[limit], adaptive=False)
+            assert np.abs(v_fast).max() > 0.5  # (the model's caps let it move fast)
+            if change == "assigned":
+                limit.v_max = 0.01
+            else:
+                limit.v_max[:] = 0.01
+            v = taskik.solve_ik(conf, tasks, 0.01, limits=[limit], adaptive=False)
+            assert np.abs(v).max() <= 0.01 + 1e-9, (tasks, change)
+    for bad in (-1.0, math.nan):
         limit.v_max = 0.01
-        v = taskik.solve_ik(conf, tasks, 0.01, limits=[limit], adaptive=False)
-        assert np.abs(v).max() <= 0.01 + 1e-9, tasks
-    with pytest.raises(ValueError, match="read-only"):
-        limit.v_max[1] = 2.0
+        taskik.solve_ik(conf, [hand], 0.01, limits=[limit], adaptive=False)
+        limit.v_max[1] = bad
+        with pytest.raises(taskik.InvalidInput, match="v_max|velocity limits"):
+            taskik.solve_ik(conf, [hand], 0.01, limits=[limit], adaptive=False)
     with pytest.raises(taskik.InvalidInput):
         limit.v_max = np.full(ur5.model.nv, -1.0)
     with pytest.raises(taskik.InvalidInput):

@@ -112,6 +112,7 @@ class VelocityLimit(Limit):
         indices = idx[order]
         indices.flags.writeable = False
         self._indices = indices
+        self._index_bytes = indices.tobytes()
         self.v_max = values[order]
 
     @property
@@ -121,13 +122,20 @@ class VelocityLimit(Limit):
 
     @property
     def v_max(self) -> np.ndarray:
-        """The caps of ``v[indices]`` (rad/s or m/s), read-only: assign new caps to change
-        them (a scalar, or one per index; finite and >= 0). A plan works the merged box out
-        from the caps once and is keyed by their values (:meth:`plan_key`)."""
+        """The caps of ``v[indices]`` (rad/s or m/s), finite and >= 0: assign new caps (a
+        scalar, or one per index) or edit them in place. A plan works the merged box out
+        from the caps once and is keyed by their values (:meth:`plan_key`), so either way
+        the next step obeys the new caps."""
         return self._v_max
 
     @v_max.setter
     def v_max(self, caps: npt.ArrayLike) -> None:
+        self._v_max = self._checked_caps(caps)
+        self._caps_seen = self._v_max.tobytes()
+
+    def _checked_caps(self, caps: npt.ArrayLike) -> np.ndarray:
+        """``caps`` as ``len(indices)`` floats of their own; InvalidInput if they are not
+        finite numbers >= 0 of that length (or a scalar)."""
         arr = check_finite_array(caps, "v_max")
         n = len(self._indices)
         if arr.ndim == 0:
@@ -136,20 +144,31 @@ class VelocityLimit(Limit):
             raise InvalidInput(f"v_max must be a scalar or {n} caps, got shape {arr.shape}")
         if (arr < 0).any():
             raise InvalidInput(f"velocity limits must be >= 0, got {arr}")
-        arr = np.array(arr, dtype=float)  # (a copy of its own: read-only)
-        arr.flags.writeable = False
-        self._v_max = arr
-        nv = self.model.nv
-        self._plan_key = (VelocityLimit, nv, self._indices.tobytes(), arr.tobytes())
+        return np.array(arr, dtype=float)  # (a copy of its own)
+
+    def _caps(self) -> bytes:
+        """The caps' bytes, checked again when they were edited in place since last seen."""
+        caps = self._v_max.tobytes()
+        if caps != self._caps_seen:
+            self._checked_caps(self._v_max)  # (InvalidInput: a NaN or a negative cap)
+            self._caps_seen = caps
+        return caps
 
     def plan_key(self) -> object:
         """``(VelocityLimit, nv, indices, caps)`` by value: the merged box of a plan is
-        worked out from the caps once, so new caps select another plan (see
-        :meth:`Limit.plan_key`)."""
-        return self._plan_key if type(self) is VelocityLimit else id(self)
+        worked out from the caps once, so new caps (assigned or edited in place) select
+        another plan (see :meth:`Limit.plan_key`).
+
+        Raises:
+            InvalidInput: a cap edited in place is NaN, infinite or negative.
+        """
+        if type(self) is not VelocityLimit:
+            return id(self)
+        return (VelocityLimit, self.model.nv, self._index_bytes, self._caps())
 
     def compute_box(self, configuration: Configuration, dt: float) -> Box:
         """``(indices, −v_max, v_max)`` (rad/s, m/s), the same at every step."""
+        self._caps()
         return self.indices, -self.v_max, self.v_max
 
     def __repr__(self) -> str:
