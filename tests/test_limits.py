@@ -25,6 +25,43 @@ def test_configuration_limit_skips_floating_base_and_unbounded(humanoid):
     assert len(lim.indices) == humanoid.model.nv - 6
 
 
+@pytest.mark.parametrize("how", ["in place", "assigned"])
+def test_position_bounds_changed_are_obeyed_at_the_next_step(ur5, how):
+    """New bounds, edited in place or assigned, hold at the next step (the box was stacked
+    once at construction and the new bounds were ignored), weighted and with levels."""
+    conf = ur5.configuration()
+    hand = FrameTask("tool0", 1.0, 1.0)
+    target = conf.get_transform_frame_to_world("tool0")
+    target.translation = target.translation + np.array([0.3, 0.3, 0.3])
+    hand.set_target(target)
+    lim = ConfigurationLimit(ur5.model)
+    k = int(np.argmax(np.abs(taskik.solve_ik(conf, [hand], 0.01, limits=[lim]))))
+    v_k = taskik.solve_ik(conf, [hand], 0.01, limits=[lim])[k]
+    assert abs(v_k) > 0.1  # (the joint the reach moves most)
+    row, q_k = (1 if v_k > 0 else 0), conf.q[lim.q_indices[k]]
+    bound = lim.q_max if row else lim.q_min
+    if how == "in place":
+        bound[k] = q_k  # the joint at its bound: it may not move on
+    else:
+        new = bound.copy()
+        new[k] = q_k
+        setattr(lim, "q_max" if row else "q_min", new)
+    for tasks in ([hand], [[hand]]):
+        v = taskik.solve_ik(conf, tasks, 0.01, limits=[lim])
+        assert (v[k] <= 1e-9) if row else (v[k] >= -1e-9), (tasks, v[k])
+
+
+def test_position_bounds_assigned_are_checked(ur5):
+    lim = ConfigurationLimit(ur5.model)
+    with pytest.raises(InvalidInput, match="q_max"):
+        lim.q_max = np.ones(3)
+    with pytest.raises(InvalidInput, match="q_min"):
+        lim.q_min = np.full(len(lim.indices), np.nan)
+    with pytest.raises(InvalidInput, match="no range"):
+        lim.q_min = lim.q_max + 0.1
+    assert (lim.q_min < lim.q_max).all()  # (a refused value changes nothing)
+
+
 @pytest.mark.parametrize("gain", [0.0, 1.5, -0.1])
 def test_configuration_limit_gain_is_checked(ur5, gain):
     with pytest.raises(InvalidInput, match="gain"):

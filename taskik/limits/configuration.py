@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 import pinocchio as pin
 
 from ..configuration import Configuration, PositionRanges, check_model, velocity_index_name
@@ -60,8 +61,9 @@ class ConfigurationLimit(Limit):
         self.ranges = PositionRanges(model)
         self.q_indices = self.ranges.q_indices
         self.indices = self.ranges.v_indices
-        self.q_min = self.ranges.lower + margin
-        self.q_max = self.ranges.upper - margin
+        # q_min and q_max are the rows of one array: the box reads them at every step, so an
+        # edit in place or a new value assigned is obeyed at the next step
+        self._stacked = np.vstack([self.ranges.lower + margin, self.ranges.upper - margin])
         empty = np.flatnonzero(self.q_min > self.q_max)
         if empty.size:
             k = empty[0]
@@ -71,9 +73,46 @@ class ConfigurationLimit(Limit):
                 f"[{self.ranges.lower[k]:.6g}, {self.ranges.upper[k]:.6g}] are less than "
                 f"2 × {margin:g} apart"
             )
-        self._stacked = np.vstack([self.q_min, self.q_max])
         self._all_q = np.array_equal(self.q_indices, np.arange(model.nq))
         self._plan_key = (ConfigurationLimit, model.nv, self.indices.tobytes())
+
+    @property
+    def q_min(self) -> np.ndarray:
+        """Lower bounds of ``q[q_indices]`` (rad or m): the model's, raised by the margin.
+        Assign new bounds or edit them in place: the next step obeys them."""
+        return self._stacked[0]
+
+    @q_min.setter
+    def q_min(self, value: npt.ArrayLike) -> None:
+        self._set_bound(0, value, "q_min")
+
+    @property
+    def q_max(self) -> np.ndarray:
+        """Upper bounds of ``q[q_indices]`` (rad or m): the model's, lowered by the margin.
+        Assign new bounds or edit them in place: the next step obeys them."""
+        return self._stacked[1]
+
+    @q_max.setter
+    def q_max(self, value: npt.ArrayLike) -> None:
+        self._set_bound(1, value, "q_max")
+
+    def _set_bound(self, row: int, value: npt.ArrayLike, name: str) -> None:
+        """Write ``value`` (a scalar or one number per bounded joint, finite) into the
+        bound ``row``; InvalidInput if it is not that or leaves a joint no range."""
+        k = len(self.indices)
+        arr = check_finite_array(value, name)
+        if arr.shape not in ((), (k,)):
+            raise InvalidInput(f"{name} must be a scalar or {k} numbers, got shape {arr.shape}")
+        new = self._stacked.copy()
+        new[row] = arr
+        empty = np.flatnonzero(new[0] > new[1])
+        if empty.size:
+            joint = velocity_index_name(self.model, self.indices[empty[0]])
+            raise InvalidInput(
+                f"{name} leaves joint {joint} no range: q_min {new[0, empty[0]]:.6g} > "
+                f"q_max {new[1, empty[0]]:.6g}"
+            )
+        self._stacked[row] = new[row]
 
     def plan_key(self) -> object:
         """``(ConfigurationLimit, nv, indices)``: its plan reads its bounds and gain at every
