@@ -94,6 +94,10 @@ _AXES = np.eye(3)[:2]
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
 
+#: near_rows screens the pairs GJK did not measure at its last call by their bounding
+#: spheres and capsules only when there are more than this many (fewer cost less in GJK).
+_SCREEN_MIN = 4
+
 
 def _shape_key(geometry: object) -> tuple[object, ...]:
     """What a scene compares to see a shape changed: its kind, identity and sizes."""
@@ -255,9 +259,12 @@ class CollisionScene:
         self._approach = ApproachBound(
             self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
         )
-        # (lower bound per pair, +inf for those with rows; threshold per pair; sphere centres'
-        # gap per pair; sphere centres) of the last near_rows
-        self._screen: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # (lower bound per pair, +inf for those with rows; threshold per pair) of the last
+        # near_rows
+        self._screen: tuple[np.ndarray, np.ndarray] | None = None
+        # the pairs measured by GJK at the last near_rows (near: no screen before GJK)
+        self._measured = np.zeros(len(self.pairs), dtype=bool)
+        self._flat_pairs = _nonzero(self._flat)
 
     def _sync_obstacles(self) -> None:
         """The obstacles' poses and shapes, read by value (however they were changed)."""
@@ -601,43 +608,65 @@ class CollisionScene:
         box lets a pair approach: the step that these pairs' rows give is then checked by
         :meth:`crossing` against every other pair.
 
-        Each pair gets a lower bound on its distance, the largest of: its bounding spheres'
-        gap ``|c_a − c_b| − r_a − r_b``, its bounding capsules' (for the pairs whose spheres
-        come within the threshold plus ``margin``), GJK's distance (for the pairs whose
-        capsules come within it) and the last GJK distance lowered by the shapes' motion
-        since. Far pairs cost a few vectorised operations each; GJK runs on the pairs whose
-        bounds come within the threshold plus ``margin`` only."""
+        Each pair keeps a running lower bound ``d̲`` on its distance (conservative
+        advancement): set by the last exact distance (GJK) or bounding-volume gap measured,
+        then lowered at every step by how far any point of its two shapes moved since
+        (``|Δc| + r ‖R − R_before‖`` per shape, one vectorised operation over the shapes
+        and one gather over the pairs, in ``_place``; an obstacle's motion is in its
+        placement). A pair whose ``d̲`` is at least its threshold plus ``margin`` costs
+        nothing more: it is provably farther. The others (and every pair with a half-space,
+        whose extent is unbounded) are measured: first their bounding spheres' gap
+        ``|c_a − c_b| − r_a − r_b`` and bounding capsules' (when more than a few of them
+        were not measured by GJK at the last call), which raise ``d̲``; then GJK on those
+        still below, whose distance sets ``d̲``."""
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
         n = len(self.pairs)
         if not n:
             self._screen = None
             return self.pair_distances(data, np.zeros(0, dtype=int))
-        centres, ends = self._world_centres()
         a, b = self.pairs[:, 0], self.pairs[:, 1]
         moved = self._moves(step)
         base = min(detection_distance, 1e12) + 2.0 * (moved[a] + moved[b])
-        diff = centres[a] - centres[b]
-        gap = np.sqrt(_dots(diff, diff))
-        bound = np.maximum(gap - self._reach - 1e-9, self._lower)
-        bound[self._flat] = -np.inf
         reach = base + margin
-        cand = _nonzero(bound < reach)
-        ca, cb = a[cand], b[cand]
-        capsule = _segment_distances(ends[ca, 0], ends[ca, 1], ends[cb, 0], ends[cb, 1])
-        capsule -= self._capsule_reach[cand] + 1e-9
-        capsule[self._flat[cand]] = -np.inf
-        bound[cand] = np.maximum(bound[cand], capsule)
-        cand = cand[bound[cand] < reach[cand]]
+        lower = self._lower
+        below = lower < reach
+        if self._flat_pairs.size:
+            below[self._flat_pairs] = True
+        cand = _nonzero(below)
+        # the screens on the pairs not measured by GJK at the last call (those were near:
+        # GJK at once); a handful of pairs costs less in GJK than in the screens' calls
+        fresh = cand[~self._measured[cand]]
+        if len(fresh) > _SCREEN_MIN:
+            self._screen_bounds(fresh)
+            cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
         cand, dist, results = self._gjk(cand)
-        bound[cand] = dist - _GJK_SLACK
+        self._measured[:] = False
+        self._measured[cand] = True
+        bound = lower.copy()
         rows = dist < base[cand]
         bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
-        self._screen = (bound, base, gap, centres)
+        self._screen = (bound, base)
         kept = _nonzero(rows)
         return self._closest(
             data, cand[kept], dist[kept], list(map(results.__getitem__, kept.tolist()))
         )
+
+    def _screen_bounds(self, which: np.ndarray) -> None:
+        """Raise the running lower bounds of the pairs ``which`` to their bounding spheres'
+        and bounding capsules' gaps at the placements of the last ``_place`` (a half-space's
+        pairs keep theirs: its sphere is a point)."""
+        centres, ends = self._world_centres()
+        a, b = self.pairs[which, 0], self.pairs[which, 1]
+        diff = centres[a] - centres[b]
+        gap = np.sqrt(_dots(diff, diff)) - self._reach[which]
+        capsule = _segment_distances(ends[a, 0], ends[a, 1], ends[b, 0], ends[b, 1])
+        capsule -= self._capsule_reach[which]
+        best = np.maximum(gap, capsule)
+        best -= 1e-9
+        best[self._flat[which]] = -np.inf
+        np.maximum(self._lower[which], best, out=best)
+        self._lower[which] = best
 
     def crossing(
         self, data: pin.Data, v: np.ndarray, dt: float, budget: float
@@ -651,7 +680,8 @@ class CollisionScene:
         screen = self._screen
         if screen is None:
             return np.zeros(0, dtype=int), np.zeros(0)
-        bound, base, _, centres = screen
+        bound, base = screen
+        centres = self._world_centres()[0]
         J = _joint_jacobians(data, self.model.nv)
         V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
         # first a bound per shape, |v_o + ω × c| + r |ω| (the relative motion of a pair is at
