@@ -22,8 +22,9 @@ is the difference divided by the pairs near. Writes benchmarks/results/collision
 kept and their distances against a direct coal computation of every pair; prints the largest
 difference (m) and the steps whose near pairs differ (no timing).
 
-``--instructions none|limit [--steps N] [--detection D]``: N steps of the hand-to-hip loop
-with callgrind's instrumentation on for them only; run under
+``--instructions none|limit [--steps N] [--detection D] [--target hip|front]``: N steps of
+the hand-to-hip loop (``front``: the hand sent forward and out instead; at ``--detection
+0.02``, 3 pairs within d_i) with callgrind's instrumentation on for them only; run under
 ``valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=F`` and read the
 instructions with ``callgrind_annotate F | grep TOTALS`` (repeatable whatever the load).
 
@@ -82,9 +83,15 @@ def hand_target(model, q):
     return data, T
 
 
-def taskik_loop(robot, limits, q0):
+def taskik_loop(robot, limits, q0, target: str = "hip"):
+    """The closed loop: feet, left hand and base held, the right hand sent to ``target``:
+    ``hip`` (across the body, in front of the left hip) or ``front`` (forward and out, away
+    from the body: 3 pairs within 2 cm)."""
     conf = taskik.Configuration(robot.model, q0)
     data, hand = hand_target(robot.model, q0)
+    if target == "front":
+        start = data.oMf[robot.model.getFrameId(HAND)].translation
+        hand.translation = start + np.array([0.25, -0.15, 0.15])
     tasks = []
     for frame in FRAMES:
         task = taskik.FrameTask(frame, 1.0, 1.0)
@@ -503,8 +510,9 @@ def soak_table(result: dict, write: bool) -> None:
         print(f"written to {path}")
 
 
-def instructions(mode: str, steps: int, detection: float) -> None:
-    """``steps`` closed-loop steps of the hand-to-hip loop after 30 untimed ones, with
+def instructions(mode: str, steps: int, detection: float, target: str = "hip") -> None:
+    """``steps`` closed-loop steps of the hand-to-hip loop (or, ``target="front"``, of the
+    hand sent forward and out, away from the body) after 30 untimed ones, with
     callgrind's instrumentation on for those steps only (run under
     ``valgrind --tool=callgrind --instr-atstart=no``; ``callgrind_annotate`` then gives the
     instructions of the steps alone). ``mode``: ``none`` (no collision limit) or ``limit``."""
@@ -520,7 +528,7 @@ def instructions(mode: str, steps: int, detection: float) -> None:
         limit = CollisionLimit(
             robot, detection_distance=detection, safety_distance=0.005, buffer=0.002
         )
-    conf, solve = taskik_loop(robot, base if mode == "none" else [*base, limit], q0)
+    conf, solve = taskik_loop(robot, base if mode == "none" else [*base, limit], q0, target)
     for _ in range(30):
         conf.integrate_inplace(solve(), DT)
 
@@ -644,6 +652,12 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=200, help="steps for --instructions")
     parser.add_argument("--detection", type=float, default=0.05, help="d_i for --instructions")
     parser.add_argument(
+        "--target",
+        choices=["hip", "front"],
+        default="hip",
+        help="with --instructions: the right hand to the left hip, or forward and out",
+    )
+    parser.add_argument(
         "--scenes",
         type=lambda text: {int(e) for e in text.split(",")},
         default=None,
@@ -653,7 +667,7 @@ if __name__ == "__main__":
     parser.add_argument("--merge", nargs="+", help="JSON parts of one soak: merged, written")
     args = parser.parse_args()
     if args.instructions:
-        instructions(args.instructions, args.steps, args.detection)
+        instructions(args.instructions, args.steps, args.detection, args.target)
     elif args.merge:
         soak_table(merge_soaks([json.loads(Path(f).read_text()) for f in args.merge]), True)
     elif args.soak:

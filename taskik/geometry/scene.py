@@ -94,6 +94,10 @@ _AXES = np.eye(3)[:2]
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
 
+#: near_rows screens the pairs GJK did not measure at its last call by their bounding
+#: spheres and capsules only when there are more than this many (fewer cost less in GJK).
+_SCREEN_MIN = 4
+
 
 def _shape_key(geometry: object) -> tuple[object, ...]:
     """What a scene compares to see a shape changed: its kind, identity and sizes."""
@@ -238,8 +242,19 @@ class CollisionScene:
         self._points_local[:, :3, 1:] = self._ends_local.transpose(0, 2, 1)
         self._capsule_radii = capsules[:, 2, 0]
         # the lever of a pair is the smaller body's radius; a half-space is never the smaller
-        self._lever_radii = np.where(self._halfspace, np.inf, self._radii)
-        first, second = self.pairs[:, 0], self.pairs[:, 1]
+        lever_radii = np.where(self._halfspace, np.inf, self._radii)
+        # the pairs' two shapes as contiguous index arrays (a strided column of ``pairs``
+        # takes numpy's slow gather)
+        self._first = np.ascontiguousarray(self.pairs[:, 0], dtype=np.intp)
+        self._second = np.ascontiguousarray(self.pairs[:, 1], dtype=np.intp)
+        first, second = self._first, self._second
+        # per pair, what its derivatives need (gathered once here, not at every step): the
+        # lever (0 with a sphere: a point contact), the masks of the columns that move each
+        # shape, and their difference (the columns that turn one shape against the other)
+        self._pair_lever = np.minimum(lever_radii[first], lever_radii[second])
+        self._pair_lever[self._sphere[first] | self._sphere[second]] = 0.0
+        self._pair_support = self._support_float[self._joint_of[self.pairs]]  # k × 2 × nv
+        self._pair_turns = self._pair_support[:, 0] - self._pair_support[:, 1]
         # near: |c_a − c_b| < r_a + r_b + d_i
         self._reach = self._radii[first] + self._radii[second]
         self._capsule_reach = self._capsule_radii[first] + self._capsule_radii[second]
@@ -255,9 +270,12 @@ class CollisionScene:
         self._approach = ApproachBound(
             self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
         )
-        # (lower bound per pair, +inf for those with rows; threshold per pair; sphere centres'
-        # gap per pair; sphere centres) of the last near_rows
-        self._screen: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # (lower bound per pair, +inf for those with rows; threshold per pair) of the last
+        # near_rows
+        self._screen: tuple[np.ndarray, np.ndarray] | None = None
+        # the pairs measured by GJK at the last near_rows (near: no screen before GJK)
+        self._measured = np.zeros(len(self.pairs), dtype=bool)
+        self._flat_pairs = _nonzero(self._flat)
 
     def _sync_obstacles(self) -> None:
         """The obstacles' poses and shapes, read by value (however they were changed)."""
@@ -395,7 +413,7 @@ class CollisionScene:
         move += self._radii * np.sqrt(np.maximum(turn, 0.0, out=turn))
         self._moved = (previous, move)  # (for the lookahead's step, often the same one)
         if move.any():
-            self._lower -= move[self.pairs[:, 0]] + move[self.pairs[:, 1]]
+            self._lower -= move[self._first] + move[self._second]
 
     def _world_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """World positions of the bounding spheres' centres (ngeoms × 3) and of the bounding
@@ -580,7 +598,7 @@ class CollisionScene:
             [*map(_POINT_A, results), *map(_POINT_B, results), *map(_NORMAL, results)]
         ).reshape(3, k, 3)
         pa, pb, nrm = found
-        gradient, turn, lever = self._derivatives(data, candidates, pa, pb, nrm)
+        gradient, turn, lever = self._derivatives(data, candidates, found)
         return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
 
     def pair_distances(self, data: pin.Data, pairs: np.ndarray) -> PairDistances:
@@ -601,43 +619,66 @@ class CollisionScene:
         box lets a pair approach: the step that these pairs' rows give is then checked by
         :meth:`crossing` against every other pair.
 
-        Each pair gets a lower bound on its distance, the largest of: its bounding spheres'
-        gap ``|c_a − c_b| − r_a − r_b``, its bounding capsules' (for the pairs whose spheres
-        come within the threshold plus ``margin``), GJK's distance (for the pairs whose
-        capsules come within it) and the last GJK distance lowered by the shapes' motion
-        since. Far pairs cost a few vectorised operations each; GJK runs on the pairs whose
-        bounds come within the threshold plus ``margin`` only."""
+        Each pair keeps a running lower bound ``d̲`` on its distance (conservative
+        advancement): set by the last exact distance (GJK) or bounding-volume gap measured,
+        then lowered at every step by how far any point of its two shapes moved since
+        (``|Δc| + r ‖R − R_before‖`` per shape, one vectorised operation over the shapes
+        and one gather over the pairs, in ``_place``; an obstacle's motion is in its
+        placement). A pair whose ``d̲`` is at least its threshold plus ``margin`` costs
+        nothing more: it is provably farther. The others (and every pair with a half-space,
+        whose extent is unbounded) are measured: first their bounding spheres' gap
+        ``|c_a − c_b| − r_a − r_b`` and bounding capsules' (when more than a few of them
+        were not measured by GJK at the last call), which raise ``d̲``; then GJK on those
+        still below, whose distance sets ``d̲``."""
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
         n = len(self.pairs)
         if not n:
             self._screen = None
             return self.pair_distances(data, np.zeros(0, dtype=int))
-        centres, ends = self._world_centres()
-        a, b = self.pairs[:, 0], self.pairs[:, 1]
         moved = self._moves(step)
-        base = min(detection_distance, 1e12) + 2.0 * (moved[a] + moved[b])
-        diff = centres[a] - centres[b]
-        gap = np.sqrt(_dots(diff, diff))
-        bound = np.maximum(gap - self._reach - 1e-9, self._lower)
-        bound[self._flat] = -np.inf
+        base = moved[self._first] + moved[self._second]
+        base *= 2.0
+        base += min(detection_distance, 1e12)
         reach = base + margin
-        cand = _nonzero(bound < reach)
-        ca, cb = a[cand], b[cand]
-        capsule = _segment_distances(ends[ca, 0], ends[ca, 1], ends[cb, 0], ends[cb, 1])
-        capsule -= self._capsule_reach[cand] + 1e-9
-        capsule[self._flat[cand]] = -np.inf
-        bound[cand] = np.maximum(bound[cand], capsule)
-        cand = cand[bound[cand] < reach[cand]]
+        lower = self._lower
+        below = lower < reach
+        if self._flat_pairs.size:
+            below[self._flat_pairs] = True
+        cand = _nonzero(below)
+        # the screens on the pairs not measured by GJK at the last call (those were near:
+        # GJK at once); a handful of pairs costs less in GJK than in the screens' calls
+        fresh = cand[~self._measured[cand]]
+        if len(fresh) > _SCREEN_MIN:
+            self._screen_bounds(fresh)
+            cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
         cand, dist, results = self._gjk(cand)
-        bound[cand] = dist - _GJK_SLACK
+        self._measured[:] = False
+        self._measured[cand] = True
+        bound = lower.copy()
         rows = dist < base[cand]
         bound[cand[rows]] = np.inf  # (pairs with rows: not checked)
-        self._screen = (bound, base, gap, centres)
+        self._screen = (bound, base)
         kept = _nonzero(rows)
         return self._closest(
             data, cand[kept], dist[kept], list(map(results.__getitem__, kept.tolist()))
         )
+
+    def _screen_bounds(self, which: np.ndarray) -> None:
+        """Raise the running lower bounds of the pairs ``which`` to their bounding spheres'
+        and bounding capsules' gaps at the placements of the last ``_place`` (a half-space's
+        pairs keep theirs: its sphere is a point)."""
+        centres, ends = self._world_centres()
+        a, b = self._first[which], self._second[which]
+        diff = centres[a] - centres[b]
+        gap = np.sqrt(_dots(diff, diff)) - self._reach[which]
+        capsule = _segment_distances(ends[a, 0], ends[a, 1], ends[b, 0], ends[b, 1])
+        capsule -= self._capsule_reach[which]
+        best = np.maximum(gap, capsule)
+        best -= 1e-9
+        best[self._flat[which]] = -np.inf
+        np.maximum(self._lower[which], best, out=best)
+        self._lower[which] = best
 
     def crossing(
         self, data: pin.Data, v: np.ndarray, dt: float, budget: float
@@ -651,7 +692,8 @@ class CollisionScene:
         screen = self._screen
         if screen is None:
             return np.zeros(0, dtype=int), np.zeros(0)
-        bound, base, _, centres = screen
+        bound, base = screen
+        centres = self._world_centres()[0]
         J = _joint_jacobians(data, self.model.nv)
         V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
         # first a bound per shape, |v_o + ω × c| + r |ω| (the relative motion of a pair is at
@@ -662,7 +704,7 @@ class CollisionScene:
         speed += self._radii * np.sqrt(_dots(ang, ang))
         speed *= dt
         slack = bound - base + budget
-        maybe = _nonzero(slack < speed[self.pairs[:, 0]] + speed[self.pairs[:, 1]])
+        maybe = _nonzero(slack < speed[self._first] + speed[self._second])
         if len(maybe):
             approach = dt * _relative_approach(
                 V, self._joint_of, centres, self._radii, self.pairs[maybe]
@@ -676,42 +718,40 @@ class CollisionScene:
             self._screen[0][pairs] = np.inf
 
     def _derivatives(
-        self,
-        data: pin.Data,
-        candidates: np.ndarray,
-        pa: np.ndarray,
-        pb: np.ndarray,
-        nrm: np.ndarray,
+        self, data: pin.Data, candidates: np.ndarray, found: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``gradient``, ``turn`` and ``lever`` of :class:`PairDistances`: ``g_b − g_a`` per
         pair, ``g = nᵀ J_v + (p × n)ᵀ J_ω`` over the supporting columns, and
         ``t_i · (ω_a − ω_b)`` for two unit tangents, in one product with the joint
-        Jacobians (``data.J``, world frame: rows v at the world origin, ω)."""
+        Jacobians (``data.J``, world frame: rows v at the world origin, ω). ``found``
+        (3 × k × 3): the closest points ``p_a``, ``p_b`` and the normals ``n``."""
         k, nv = len(candidates), self.model.nv
         if not k:
             return np.zeros((0, nv)), np.zeros((0, 2, nv)), np.zeros(0)
-        a, b = self.pairs[candidates].T
+        nrm = found[2]
         # the helper axis h (x, or y where n is near x): t_1 = n × h / s, t_2 = n × t_1 =
         # (n (n·h) − h) / s, s = |n × h|; the crosses p_a × n, p_b × n, n × h in one call
-        helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).astype(np.intp)]
-        crossed = _cross(np.stack([pa, pb, nrm]), np.stack([nrm, nrm, helper]))
+        helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).view(np.int8)]
+        other = np.empty_like(found)
+        other[:2] = nrm
+        other[2] = helper
+        crossed = _cross(found, other)
         along = _dots(nrm, helper)[:, None]
-        scale = 1.0 / np.sqrt(1.0 - along * along)
+        scale = (1.0 - along * along) ** -0.5
         # rows [n, p_a × n], [n, p_b × n], [0, t_1], [0, t_2] of each pair, times J
-        W = np.zeros((k, 4, 6))
+        W = np.empty((k, 4, 6))
         W[:, :2, :3] = nrm[:, None, :]
+        W[:, 2:, :3] = 0.0
         W[:, :3, 3:] = crossed.transpose(1, 0, 2)
-        W[:, 2, 3:] *= scale
-        W[:, 3, 3:] = (nrm * along - helper) * scale
+        W[:, 3, 3:] = nrm * along - helper
+        W[:, 2:, 3:] *= scale[:, None]
         R = (W.reshape(4 * k, 6) @ _joint_jacobians(data, nv)).reshape(k, 4, nv)
         # the masks of the supporting columns: ω_a − ω_b = W (m_a − m_b) v
-        ma = self._support_float[self._joint_of[a]]
-        mb = self._support_float[self._joint_of[b]]
-        gradient = R[:, 1] * mb - R[:, 0] * ma
-        turn = R[:, 2:] * (ma - mb)[:, None, :]
-        lever = np.minimum(self._lever_radii[a], self._lever_radii[b])
-        lever[self._sphere[a] | self._sphere[b]] = 0.0
-        return gradient, turn, lever
+        masks = self._pair_support[candidates]
+        gradient = R[:, 1] * masks[:, 1]
+        gradient -= R[:, 0] * masks[:, 0]
+        turn = R[:, 2:] * self._pair_turns[candidates, None, :]
+        return gradient, turn, self._pair_lever[candidates]
 
 
 def _joint_jacobians(data: pin.Data, nv: int) -> np.ndarray:
