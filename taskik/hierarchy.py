@@ -95,7 +95,13 @@ from .relax import Relaxation, record, relaxable, relaxed_rows, rest_within
 from .report import HierarchyReport, LevelStatus, hierarchy_report
 from .tasks.task import Task
 from .trust_region import AdaptiveDamping
-from .validation import check_damping, check_levels, level_overflow, resolve_limits
+from .validation import (
+    check_damping,
+    check_levels,
+    check_limits,
+    level_overflow,
+    resolve_limits,
+)
 
 _Arr: TypeAlias = np.ndarray  # (short names for the helpers' many arrays)
 _OptArr: TypeAlias = np.ndarray | None  # the box lb, ub and the rows G, h may be None
@@ -280,9 +286,12 @@ class _Plan:
         #: damping adapted across the steps of a closed loop, per level
         self.adaptive = AdaptiveDamping(self.rows)
 
-    def rebind(self, levels: _Levels, fresh: bool = False) -> None:
-        """Point the plan at ``levels`` (the structure it was built for: see PlanCache); other
+    def rebind(self, levels: _Levels, fresh: bool = False, limits: _Limits = None) -> None:
+        """Point the plan at ``levels`` (the structure it was built for: see PlanCache) and
+        at ``limits`` when given (equal in value to the plan's: a list built anew); other
         tasks start with no solver state, as a new plan would."""
+        if limits is not None:
+            self.asm.rebind_limits(check_limits(limits))
         self.levels = [list(level) for level in levels if level]
         if self.asm.rebind([t for level in self.levels for t in level]) or fresh:
             #: per level: the level's last QP had an active constraint (try the QP first),
@@ -314,7 +323,10 @@ class _Plan:
 def get_plan(configuration: Configuration, levels: _Levels, limits: _Limits) -> _Plan:
     """The plan of these levels and limits, from the configuration's plan cache."""
     return configuration.plans.levels(
-        levels, limits, lambda: _Plan(configuration, levels, limits), lambda p: p.rebind(levels)
+        levels,
+        limits,
+        lambda: _Plan(configuration, levels, limits),
+        lambda p: p.rebind(levels, limits=limits),
     )
 
 

@@ -16,8 +16,8 @@ built anew at every step, as scripts do) is handed to ``rebind(plan)``, which po
 the new objects: their targets, costs, gains and bounds are read at the next step. Task and
 limit classes of your own are keyed by their identity (the cache cannot see what their rows
 depend on); a plan holds references to its tasks and limits, so an identity in its key is
-not reused while it is cached. Levels key their limits by identity and value (the hierarchy's
-plan is not rebound to other limit objects). Editing a list in place (adding, removing or
+not reused while it is cached. Levels key their limits the same way (the hierarchy's plan
+is rebound to new limit objects through its assembler). Editing a list in place (adding, removing or
 reordering items) selects another plan. Repeated calls with the same list objects take a
 one-entry fast path per kind of plan: the last lists and copies of their contents, compared
 by identity, and the keys of the static limits (whose boxes a plan works out once), compared
@@ -111,7 +111,7 @@ class PlanCache:
         key = (
             "levels",
             tuple(tuple(map(_task_key, level)) for level in levels),
-            _limit_ids_and_keys(limits),
+            _limit_keys(limits),
         )
         return self._find(key, levels, limits, build, rebind)
 
@@ -251,11 +251,6 @@ def _limit_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:
         return tuple([limit.plan_key() for limit in limits])  # type: ignore[attr-defined]
     except AttributeError:
         return tuple(map(_limit_key, limits))
-
-
-def _limit_ids_and_keys(limits: Sequence[object] | None) -> tuple[object, ...] | None:
-    """Each limit's identity and key (levels: the hierarchy's plan keeps its limit objects)."""
-    return None if limits is None else tuple((id(lim), _limit_key(lim)) for lim in limits)
 
 
 def _same_static_keys(static: list[tuple[int, object]], limits: object) -> bool:

@@ -262,3 +262,21 @@ def test_other_built_in_tasks_built_anew_find_one_plan(ur5, kind):
         alone = taskik.solve_ik(ur5.configuration(), tasks, 0.01, adaptive=False)
         assert np.allclose(v, alone, rtol=0, atol=1e-12)
     assert len(conf.plans) == 1
+
+
+def test_levels_with_limits_built_anew_find_one_plan(ur5):
+    """Priority levels with position and velocity limits built anew at every step (equal in
+    value) reuse one plan, and step as the same levels with limits built once."""
+    reused_conf, fresh_conf = ur5.configuration(), ur5.configuration()
+    hand = _hand_task(reused_conf, (0.3, -0.2, 0.1))
+    posture = taskik.PostureTask(cost=1e-3)
+    posture.set_target(ur5.q0)
+    reused = [taskik.ConfigurationLimit(ur5.model), taskik.VelocityLimit(ur5.model)]
+    for _ in range(20):
+        v_reused = taskik.solve_ik(reused_conf, [[hand], [posture]], 0.01, limits=reused)
+        fresh = [taskik.ConfigurationLimit(ur5.model), taskik.VelocityLimit(ur5.model)]
+        v_fresh = taskik.solve_ik(fresh_conf, [[hand], [posture]], 0.01, limits=fresh)
+        assert np.allclose(v_fresh, v_reused, rtol=0, atol=1e-12)
+        reused_conf.integrate_inplace(v_reused, 0.01)
+        fresh_conf.integrate_inplace(v_fresh, 0.01)
+    assert len(fresh_conf.plans) == 1
