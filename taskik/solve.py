@@ -23,6 +23,7 @@ from .trust_region import AdaptiveDamping
 from .validation import check_damping, check_levels, check_tasks, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
+_SEQUENCES = (list, tuple)  # (a constant: ``list | tuple`` would build a union at every step)
 
 #: pink's and mink's keywords that taskik does not take: whose they are, what to write instead.
 _PINK_KEYWORDS = {
@@ -261,9 +262,9 @@ def solve_ik(
                 configuration, tasks, dt, limits, backend, damping, **solver_kwargs,
             )  # fmt: skip
         if (  # (is_hierarchy, inline)
-            isinstance(tasks, list | tuple)
+            isinstance(tasks, _SEQUENCES)
             and len(tasks) > 0
-            and isinstance(tasks[0], list | tuple)
+            and isinstance(tasks[0], _SEQUENCES)
         ):
             return _wide(
                 configuration.nv,
