@@ -262,9 +262,7 @@ def solve_ik(
                 configuration, tasks, dt, limits, backend, damping, **solver_kwargs,
             )  # fmt: skip
         if (  # (is_hierarchy, inline)
-            isinstance(tasks, _SEQUENCES)
-            and len(tasks) > 0
-            and isinstance(tasks[0], _SEQUENCES)
+            isinstance(tasks, _SEQUENCES) and len(tasks) > 0 and isinstance(tasks[0], _SEQUENCES)
         ):
             return _wide(
                 configuration.nv,
@@ -341,9 +339,11 @@ def _qp_step(
             and solver == "daqp"
             and not solver_kwargs
         ):
-            x = workspace.solve_box(P, r, lb, ub)
+            warm = workspace.solve_box(P, r, lb, ub)
             relaxation = None
-            if x is None:  # (failed: the checked path, without the warm workspace again)
+            if warm is not None:
+                x = warm
+            else:  # (failed: the checked path, without the warm workspace again)
                 x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs, False)
         else:
             x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs)

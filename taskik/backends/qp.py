@@ -138,9 +138,10 @@ class DaqpWorkspace:
             if x is None:
                 return None
             lam = self.lam
+            assert lam is not None  # (set by every successful _solve)
         # (a multiplier list's truth is cheaper than numpy's reductions for small n;
         # NaN counts as nonzero, as in count_nonzero)
-        self.bound = any(lam.tolist())  # type: ignore[union-attr]
+        self.bound = any(lam.tolist())
         if not self.bound:
             xs = x.tolist()
             if not (all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))):
