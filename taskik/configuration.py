@@ -334,6 +334,7 @@ class Configuration:
         self.data = data if data is not None else model.createData()
         self._oMf = self.data.oMf  # (the frame placements, read by tasks at every step)
         self._nframes = model.nframes
+        self._nv = model.nv
         self._q_shape = (model.nq,)
         self._unit_slices = _unit_norm_blocks(model)
         self._frame_ids = {f.name: i for i, f in enumerate(model.frames)}
@@ -516,7 +517,7 @@ class Configuration:
 
     def _frame_jacobian(self, fid: int, reference_frame: pin.ReferenceFrame) -> np.ndarray:
         """``pin.getFrameJacobian``, kept until the next update (under ``fid`` for LOCAL)."""
-        if not self.model.nv:  # (Pinocchio 4.1 crashes on a model without degrees of freedom)
+        if not self._nv:  # (Pinocchio 4.1 crashes on a model without degrees of freedom)
             J = np.zeros((6, 0))
         else:
             J = pin.getFrameJacobian(self.model, self.data, fid, reference_frame)

@@ -35,6 +35,7 @@ import numpy as np
 from .configuration import Configuration, check_configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_positive_scalar
 from .limits.limit import Box, Limit, as_slice
+from .tasks.com import ComTask
 from .tasks.frame import FrameTask
 from .tasks.posture import PostureTask
 from .tasks.task import Task
@@ -169,6 +170,8 @@ class Assembler:
             for task, a, b in zip(tasks, offsets[:-1], offsets[1:], strict=True)
         ]
         self._versions: list[int | None] = [None] * len(tasks)
+        self._row_calls: list[tuple[int, Any, np.ndarray, np.ndarray]] = []
+        self._bind_row_calls()
         # per task: (gain, lm_damping, costs) the stacked weights were last built from
         self._weights_of: list[tuple[float, float, Any] | None] = [None] * len(tasks)
         # (λ_i Kp_i², c_i, W_i) of the tasks with a Levenberg–Marquardt term
@@ -270,13 +273,17 @@ class Assembler:
         # a task with the gain, LM damping and costs the stacked weights were built from keeps
         # them; the others are refreshed at the next assembly (their version is not recorded)
         slices, versions, weights_of = self.slices, self._versions, self._weights_of
+        calls, retyped = self._row_calls, False
         for k, new in enumerate(tasks):
             done, A_i, c_i, rows = slices[k]
             if new is done:
                 continue
+            slices[k] = (new, A_i, c_i, rows)
             if type(new) is type(done):
                 new.adopt(done)  # (its frame indices, layouts: nothing to resolve again)
-            slices[k] = (new, A_i, c_i, rows)
+                calls[k] = (calls[k][0], new, A_i, c_i)  # (the same type: the same call)
+            else:
+                retyped = True
             built = weights_of[k]
             same = (
                 built is not None
@@ -288,8 +295,26 @@ class Assembler:
                 )
             )
             versions[k] = new._version if same else None
+        if retyped:
+            self._bind_row_calls()
         self.unconstrained_plan = None
         return True
+
+    def _bind_row_calls(self) -> None:
+        """What :meth:`assemble` calls for each task, decided once per task list: the rows
+        written in place (an exact ``FrameTask``: ``write_rows``), the error of constant rows
+        written in place (an exact ``PostureTask``: its error only), or
+        ``compute_error_and_jacobian`` copied (rows and error, or the error only for the
+        constant trailing tasks)."""
+        var = self._var_tasks
+        calls = []
+        for k, (task, A_i, c_i, _) in enumerate(self.slices):
+            if k < var:
+                kind = _ROWS if type(task) in _WRITERS else _BOTH
+            else:
+                kind = _ERROR if type(task) in _ERROR_WRITERS else _ERROR_ONLY
+            calls.append((kind, task, A_i, c_i))
+        self._row_calls = calls
 
     def rebind_limits(self, limits: Sequence[Limit]) -> None:
         """Point the assembly at ``limits``, equal in value to the ones it was built for (the
@@ -367,22 +392,17 @@ class Assembler:
         if self.resolved:
             self.resolved = []
         self.assembles += 1
-        versions = self._versions
-        stale = False
-        var = self._var_tasks
-        for k, (task, A_i, c_i, _) in enumerate(self.slices):
-            if k < var and type(task) in _WRITERS:
-                task.write_rows(configuration, A_i, c_i)  # type: ignore[attr-defined]
-            elif k >= var and type(task) in _ERROR_WRITERS:
-                task.write_error(configuration, c_i)  # type: ignore[attr-defined]
+        for kind, task, A_i, c_i in self._row_calls:
+            if kind is _ROWS:
+                task.write_rows(configuration, A_i, c_i)
+            elif kind is _ERROR:
+                task._write_error(configuration, c_i)
             else:
                 e, J = task.compute_error_and_jacobian(configuration)
-                if k < var:
+                if kind is _BOTH:
                     A_i[:] = J
                 c_i[:] = e
-            if task._version != versions[k]:
-                stale = True
-        if stale:
+        if [task._version for task in self.tasks] != self._versions:
             self._refresh_weights()
         c = self.c
         A_dense = self._A_dense
@@ -543,7 +563,10 @@ DIAGONAL_MIN_NV = 40
 
 #: Task types that write their rows in place (``write_rows(configuration, J_out, e_out)``);
 #: exact types, as a subclass may change the rows through ``compute_error_and_jacobian``.
-_WRITERS = frozenset({FrameTask})
+_WRITERS = frozenset({FrameTask, ComTask})
+
+# what assemble() calls per task (see Assembler._bind_row_calls)
+_ROWS, _ERROR, _BOTH, _ERROR_ONLY = 0, 1, 2, 3
 
 #: Task types of constant rows that write their error in place (``write_error(configuration,
 #: e_out)``); exact types, as above.

@@ -3,6 +3,8 @@ the projection onto the box, and what a failed solve says."""
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 import qpsolvers
@@ -130,18 +132,28 @@ def test_box_qp_tries_the_unconstrained_minimiser_only_while_no_bound_is_active(
     r = rng.standard_normal(5)
     free = np.linalg.solve(P, -r)
     calls = {"dposv": 0, "daqp": 0}
-    real_dposv, real_solve = qp.dposv, qp.DaqpWorkspace._solve
+    real_dposv, real_daqp = qp.dposv, qp.daqp
 
     def dposv(*args):
         calls["dposv"] += 1
         return real_dposv(*args)
 
-    def solve(self, *args):
-        calls["daqp"] += 1
-        return real_solve(self, *args)
+    class Model:  # DAQP's model, its solves counted (cold set-ups and warm updates alike)
+        def __init__(self):
+            self.model = real_daqp.Model()
+
+        def setup(self, *args):
+            return self.model.setup(*args)
+
+        def update(self, **kwargs):
+            return self.model.update(**kwargs)
+
+        def solve(self):
+            calls["daqp"] += 1
+            return self.model.solve()
 
     monkeypatch.setattr(qp, "dposv", dposv)
-    monkeypatch.setattr(qp.DaqpWorkspace, "_solve", solve)  # (DAQP, without solve's checks)
+    monkeypatch.setattr(qp, "daqp", types.SimpleNamespace(Model=Model))
     ws = qp.DaqpWorkspace()
     wide = np.abs(free).max() + 1.0
     x = ws.solve_box(P, r, np.full(5, -wide), np.full(5, wide))

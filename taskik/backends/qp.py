@@ -119,19 +119,37 @@ class DaqpWorkspace:
                     and isfinite(sum(P.diagonal().tolist()))
                 ):
                     return x
-        x = self._solve(P, r, lower, upper, None)
-        if x is not None:
-            # (a multiplier list's truth is cheaper than numpy's reductions for small n;
-            # NaN counts as nonzero, as in count_nonzero)
-            self.bound = any(self.lam.tolist())  # type: ignore[union-attr]
-            if not self.bound:
-                xs = x.tolist()
-                if not (all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))):
-                    # no bound active, yet outside the box: the bounds cross (a warm DAQP takes
-                    # a crossed pair as inactive); the checked path names the conflict
-                    self.model = None
-                    return None
-            _minimum(_maximum(x, lower, out=x), upper, out=x)
+        model = self.model
+        if model is not None and self.shape == (len(r), len(upper), 0):
+            # the warm path of _solve, inline: only the values changed since the last solve
+            try:
+                model.update(H=P, f=r, bupper=upper, blower=lower)
+                x, _, exitflag, info = model.solve()
+            except RuntimeError:  # (as in _solve: the checked path names the problem)
+                self.model = None
+                return None
+            if exitflag > 0 and isfinite(x.dot(x)):
+                lam = self.lam = info["lam"]
+            else:
+                self.model = None
+                return None
+        else:
+            x = self._solve(P, r, lower, upper, None)
+            if x is None:
+                return None
+            lam = self.lam
+            assert lam is not None  # (set by every successful _solve)
+        # (a multiplier list's truth is cheaper than numpy's reductions for small n;
+        # NaN counts as nonzero, as in count_nonzero)
+        self.bound = any(lam.tolist())
+        if not self.bound:
+            xs = x.tolist()
+            if not (all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))):
+                # no bound active, yet outside the box: the bounds cross (a warm DAQP takes
+                # a crossed pair as inactive); the checked path names the conflict
+                self.model = None
+                return None
+        _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x
 
     def solve_rows(

@@ -87,3 +87,18 @@ class ComTask(Task):
         if type(configuration) is not Configuration:  # (a subclass is fine)
             configuration = check_configuration(configuration, "ComTask")
         return target - configuration.com, configuration.com_jacobian
+
+    def write_rows(
+        self, configuration: Configuration, J_out: np.ndarray, e_out: np.ndarray
+    ) -> None:
+        """``compute_error_and_jacobian`` written into ``J_out`` and ``e_out`` (the step's
+        stacked rows, of an exact ``ComTask`` on a :class:`Configuration`: no intermediate
+        arrays)."""
+        target = self._target
+        if target is None:
+            target = require_target(target, self)  # (raises TargetNotSet)
+        configuration._ensure_com()
+        data = configuration.data
+        np.subtract(target, data.com[0], out=e_out)
+        J = data.Jcom
+        J_out[:] = J if J.ndim == 2 else J.reshape(3, 1)  # (one degree of freedom: a vector)

@@ -14,6 +14,7 @@ from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias, 
 from .task import Task, check_cost, is_plain_cost, positional_gains
 
 _LOCAL = pin.LOCAL
+_frame_jacobian = pin.getFrameJacobian
 
 #: mink's frame types that pin.buildModelFromMJCF turns into frames of the same name.
 _MJCF_FRAME_TYPES = ("body", "site")
@@ -251,9 +252,15 @@ class FrameTask(Task):
         fid = ref._id if ref._model is configuration.model else ref.id(configuration)
         M = target.actInv(configuration._oMf[fid])
         np.negative(pin.log6(M).vector, out=e_out)
-        J = configuration._frame_jacobians.get(fid)
+        jacobians = configuration._frame_jacobians
+        J = jacobians.get(fid)
         if J is None:
-            J = configuration._frame_jacobian(fid, _LOCAL)
+            if configuration._nv > 1:  # (kept until the next update, as _frame_jacobian does)
+                J = jacobians[fid] = _frame_jacobian(
+                    configuration.model, configuration.data, fid, _LOCAL
+                )
+            else:  # (no degree of freedom, or one: Pinocchio's vector or crash, handled there)
+                J = configuration._frame_jacobian(fid, _LOCAL)
         np.dot(pin.Jlog6(M), J, out=J_out)
 
     def __repr__(self) -> str:

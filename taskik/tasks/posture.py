@@ -373,6 +373,27 @@ class PostureTask(Task):
         else:
             np.subtract(target[idx], configuration.q[idx], out=e_out)
 
+    def _write_error(self, configuration: Configuration, e_out: np.ndarray) -> None:
+        """:meth:`write_error` into the step's own rows (a writable float64 vector of the
+        task's size, as the assembler guarantees): the target and the model checked, not
+        ``e_out``."""
+        target = self._target
+        if target is None:
+            target = require_target(target, self)  # (raises TargetNotSet)
+        model = configuration.model
+        if model is not self._model:
+            self._bind(model)
+        if target.shape != (model.nq,):
+            raise InvalidInput(q_shape_message("posture target", target.shape, model))
+        if not self._target_checked:
+            _check_target(configuration, model, target)
+            self._target_checked = True
+        idx = self._q_take
+        if idx is None:
+            e_out[:] = self.compute_error_and_jacobian(configuration)[0]
+        else:
+            np.subtract(target[idx], configuration.q[idx], out=e_out)
+
 
 def _e_out_message(e_out: object, dim: int | None) -> str:
     """What is wrong with ``write_error``'s ``e_out`` (a writable float64 vector of dim)."""
