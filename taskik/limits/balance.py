@@ -18,6 +18,8 @@ from ..contacts.equilibrium import (
     check_contacts,
     convex_hull_2d,
     edge_distances,
+    hull_by_order,
+    hull_vertex_order,
     polygon,
     support_region,
 )
@@ -199,6 +201,9 @@ class BalanceLimit(Limit):
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
+        # flat contacts: the indices of the hull's vertices among the stacked contact points,
+        # in the hull's order, and those of the other points (see hull_by_order)
+        self._hull: tuple[np.ndarray, np.ndarray] | None = None
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
@@ -251,12 +256,25 @@ class BalanceLimit(Limit):
         world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
         points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
         if self._flat:  # (the checks of ContactSet on the points, then the hull)
-            flat = check_finite_array(np.vstack(points), "contact set points")
-            if np.abs(flat).max() > MAX_COORDINATE:
+            flat = np.vstack(points)
+            if not np.abs(flat).max() <= MAX_COORDINATE:  # (NaN too)
+                flat = check_finite_array(flat, "contact set points")
                 raise InvalidInput(
                     f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
                 )
-            region = polygon(convex_hull_2d(flat[:, :2]))
+            xy = flat[:, :2]
+            # the feet drift a little while held: the hull's vertices are then the same
+            # points in the same order, which hull_by_order verifies in a few array
+            # operations (the chain of convex_hull_2d runs when it cannot)
+            hull = self._hull
+            found = None if hull is None else hull_by_order(xy, *hull)
+            if found is None:
+                V = convex_hull_2d(xy)
+                self._hull = hull_vertex_order(xy, V)
+            else:
+                V, order = found
+                self._hull = (order, hull[1])
+            region = polygon(V)
         else:
             region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
         self._region = region
