@@ -30,9 +30,9 @@ from ..exceptions import (
     check_scalar,
     real_scalar,
 )
-from .limit import Inequalities, Limit, checked_step_arguments
+from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 
-_add, _max = np.add.reduce, np.maximum.reduce
+_add, _max, _min = np.add.reduce, np.maximum.reduce, np.minimum.reduce
 
 #: In a step whose solved velocity is checked (:meth:`BalanceLimit.expect_check`, as
 #: :func:`taskik.solve_ik` does), the edges farther than this (m) beyond ``margin`` give no
@@ -450,11 +450,24 @@ class BalanceLimit(Limit):
         of the edges it breaks added (solve again with them in place of the old ones, and
         check again). None when the last call was not announced or was at another ``q`` or
         ``dt``."""
-        configuration, v, dt = checked_step_arguments(
-            "BalanceLimit.check_step", configuration, v, dt
-        )
         pending = self._pending
-        if pending is None or pending[1] != dt or pending[0] != configuration.q.tobytes():
+        if not (  # the solver's call: a float64 v within ±MAX_STEP_SPEED, the pending dt
+            pending is not None
+            and type(configuration) is Configuration
+            and type(v) is np.ndarray
+            and v.dtype == np.float64
+            and type(dt) is float
+            and dt == pending[1]
+            and v.shape == (configuration.model.nv,)
+            and _max(v) <= MAX_STEP_SPEED  # (NaN fails: the reductions keep it)
+            and _min(v) >= -MAX_STEP_SPEED
+        ):  # else everything checked, whatever the state (InvalidInput names the problem)
+            configuration, v, dt = checked_step_arguments(
+                "BalanceLimit.check_step", configuration, v, dt
+            )
+            if pending is None or pending[1] != dt:
+                return None
+        if pending[0] != configuration.q.tobytes():
             return None
         _, _, J, com, scaled, slack, far, rows = pending  # (J, com: at that same q)
         Jv = np.dot(J, v)  # the CoM's velocity
