@@ -148,9 +148,7 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
 HULL_MARGIN = 1e-8
 
 
-def hull_vertex_order(
-    points: np.ndarray, hull: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
+def hull_vertex_order(points: np.ndarray, hull: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """``(order, others)``: the indices into ``points`` (k × 2) of the vertices of ``hull``
     (what :func:`convex_hull_2d` returned for them: the points rounded to 1e-12 m), in the
     hull's order, and the indices of the other points; None when a vertex matches no point or
@@ -189,19 +187,30 @@ def hull_by_order(
         ``(V, order)``: the vertices (counter-clockwise, as ``convex_hull_2d``'s) and their
         indices, rotated as ``V``.
     """
+    k = len(order)
     V = np.round(points[order], 12)
-    E = np.roll(V, -1, axis=0) - V
+    following = _FOLLOWING.get(k)
+    if following is None:
+        following = _FOLLOWING[k] = np.roll(np.arange(k), -1)
+    E = V[following] - V
     ex, ey = E[:, 0], E[:, 1]
-    turns = ex * np.roll(ey, -1) - ey * np.roll(ex, -1)
+    turns = ex * ey[following] - ey * ex[following]
     # e_i × (p − V_i) = [−e_y, e_x]·p − e_i × V_i, for every edge i and other point p
-    inside = np.dot(np.column_stack([-ey, ex]), points[others].T)
+    inside = np.dot(E[:, ::-1] * _FLIP, points[others].T)
     inside -= (ex * V[:, 1] - ey * V[:, 0])[:, None]
-    if not (turns.min() > HULL_MARGIN and inside.min(initial=math.inf) > HULL_MARGIN):
+    if not (_min(turns) > HULL_MARGIN and (not inside.size or _min(inside, None) > HULL_MARGIN)):
         return None
-    start = int(np.lexsort((V[:, 1], V[:, 0]))[0])
+    rows = V.tolist()
+    start = min(range(k), key=rows.__getitem__)  # (the least (x, y), as the chain sorts)
     if start:
         V, order = np.roll(V, -start, axis=0), np.roll(order, -start)
     return V, order
+
+
+# the index of each vertex's successor, per vertex count; the factors of [−e_y, e_x]
+_FOLLOWING: dict[int, np.ndarray] = {}
+_FLIP = np.array([-1.0, 1.0])
+_min = np.minimum.reduce
 
 
 def polygon(vertices: np.ndarray, bounded: bool = True) -> SupportRegion:

@@ -32,7 +32,7 @@ from ..exceptions import (
 )
 from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 
-_add, _max, _min = np.add.reduce, np.maximum.reduce, np.minimum.reduce
+_add, _max = np.add.reduce, np.maximum.reduce
 
 #: In a step whose solved velocity is checked (:meth:`BalanceLimit.expect_check`, as
 #: :func:`taskik.solve_ik` does), the edges farther than this (m) beyond ``margin`` give no
@@ -204,6 +204,7 @@ class BalanceLimit(Limit):
         # flat contacts: the indices of the hull's vertices among the stacked contact points,
         # in the hull's order, and those of the other points (see hull_by_order)
         self._hull: tuple[np.ndarray, np.ndarray] | None = None
+        self._speed_scale = np.zeros(0)  # 1 / MAX_STEP_SPEED per velocity (check_step)
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
@@ -268,12 +269,12 @@ class BalanceLimit(Limit):
             # operations (the chain of convex_hull_2d runs when it cannot)
             hull = self._hull
             found = None if hull is None else hull_by_order(xy, *hull)
-            if found is None:
-                V = convex_hull_2d(xy)
-                self._hull = hull_vertex_order(xy, V)
-            else:
+            if hull is not None and found is not None:
                 V, order = found
                 self._hull = (order, hull[1])
+            else:
+                V = convex_hull_2d(xy)
+                self._hull = hull_vertex_order(xy, V)
             region = polygon(V)
         else:
             region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
@@ -459,8 +460,8 @@ class BalanceLimit(Limit):
             and type(dt) is float
             and dt == pending[1]
             and v.shape == (configuration.model.nv,)
-            and _max(v) <= MAX_STEP_SPEED  # (NaN fails: the reductions keep it)
-            and _min(v) >= -MAX_STEP_SPEED
+            and np.dot(np.abs(v), self._scale(len(v))) <= 1.0
+            # (Σ |v_i| / MAX_STEP_SPEED ≤ 1: one product that cannot overflow; NaN fails)
         ):  # else everything checked, whatever the state (InvalidInput names the problem)
             configuration, v, dt = checked_step_arguments(
                 "BalanceLimit.check_step", configuration, v, dt
@@ -485,6 +486,12 @@ class BalanceLimit(Limit):
         self._pending = (*pending[:5], -1.0, far, rows) if far.any() else None
         self._rows = rows
         return np.dot(N3[list(rows)], J), h[list(rows)]
+
+    def _scale(self, n: int) -> np.ndarray:
+        """``n`` copies of ``1 / MAX_STEP_SPEED`` (kept for the last ``n``)."""
+        if len(self._speed_scale) != n:
+            self._speed_scale = np.full(n, 1.0 / MAX_STEP_SPEED)
+        return self._speed_scale
 
     def row_names(self) -> list[str]:
         if self._used is None:
