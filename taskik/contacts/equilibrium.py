@@ -207,6 +207,19 @@ def hull_by_order(
     return V, order
 
 
+def drifted_hull(
+    points: np.ndarray, kept: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """The hull of ``points`` (k × 2, m) as :func:`convex_hull_2d` gives it, and what to keep
+    for the next call: from ``kept`` (the ``order, others`` of the hull of the same points
+    a little earlier) by :func:`hull_by_order` when it holds, else by the chain."""
+    found = None if kept is None else hull_by_order(points, *kept)
+    if kept is not None and found is not None:
+        return found[0], (found[1], kept[1])
+    hull = convex_hull_2d(points)
+    return hull, hull_vertex_order(points, hull)
+
+
 # the index of each vertex's successor, per vertex count; the factors of [−e_y, e_x]
 _FOLLOWING: dict[int, np.ndarray] = {}
 _FLIP = np.array([-1.0, 1.0])

@@ -16,10 +16,8 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
-    convex_hull_2d,
+    drifted_hull,
     edge_distances,
-    hull_by_order,
-    hull_vertex_order,
     polygon,
     support_region,
 )
@@ -201,8 +199,7 @@ class BalanceLimit(Limit):
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
-        # flat contacts: the indices of the hull's vertices among the stacked contact points,
-        # in the hull's order, and those of the other points (see hull_by_order)
+        # flat contacts: the hull's vertex order among the stacked points (drifted_hull)
         self._hull: tuple[np.ndarray, np.ndarray] | None = None
         self._speed_scale = np.zeros(0)  # 1 / MAX_STEP_SPEED per velocity (check_step)
 
@@ -263,18 +260,8 @@ class BalanceLimit(Limit):
                 raise InvalidInput(
                     f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
                 )
-            xy = flat[:, :2]
-            # the feet drift a little while held: the hull's vertices are then the same
-            # points in the same order, which hull_by_order verifies in a few array
-            # operations (the chain of convex_hull_2d runs when it cannot)
-            hull = self._hull
-            found = None if hull is None else hull_by_order(xy, *hull)
-            if hull is not None and found is not None:
-                V, order = found
-                self._hull = (order, hull[1])
-            else:
-                V = convex_hull_2d(xy)
-                self._hull = hull_vertex_order(xy, V)
+            # (held feet drift a little: the hull's vertex order is kept while it holds)
+            V, self._hull = drifted_hull(flat[:, :2], self._hull)
             region = polygon(V)
         else:
             region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
@@ -487,8 +474,7 @@ class BalanceLimit(Limit):
         self._rows = rows
         return np.dot(N3[list(rows)], J), h[list(rows)]
 
-    def _scale(self, n: int) -> np.ndarray:
-        """``n`` copies of ``1 / MAX_STEP_SPEED`` (kept for the last ``n``)."""
+    def _scale(self, n: int) -> np.ndarray:  # n copies of 1 / MAX_STEP_SPEED (kept)
         if len(self._speed_scale) != n:
             self._speed_scale = np.full(n, 1.0 / MAX_STEP_SPEED)
         return self._speed_scale
