@@ -637,3 +637,116 @@ def test_the_region_is_never_reused_after_a_point_moved_by_more_than_the_toleran
         else:
             assert distance > 0.5e-3
     assert 10 <= reused <= 90
+
+
+def _drifted(P: np.ndarray, rng: np.random.Generator, scale: float) -> np.ndarray:
+    """``P`` (k × 2) moved as a whole (a small rotation and shift) plus a smaller noise."""
+    a = rng.normal() * scale
+    R = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    return P @ R.T + rng.normal(size=2) * scale + rng.normal(size=P.shape) * 0.1 * scale
+
+
+def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way():
+    """``hull_by_order`` (the hull of drifted points from the vertex order found before) on
+    random polygons with points inside and on Talos's two soles, under drifts of 1 µm to
+    1 cm: whenever it answers, the same vertices in the same order as ``convex_hull_2d`` to
+    1e-12 m; when the drift changed which points make the hull it answers None. It answers
+    for most drifts below 0.1 mm that left the same points on the hull (the feet of a loop
+    drift that much between regions)."""
+    from taskik.contacts.equilibrium import hull_by_order, hull_vertex_order
+
+    rng = np.random.default_rng(5)
+    talos = taskik.robots.load("talos")
+    conf = talos.configuration()
+    soles = np.vstack([c.world_points(conf)[:, :2] for c in both_feet(talos, conf)])
+    answered = small = small_answered = changed = soles_answered = 0
+    for trial in range(400):
+        if trial % 4 == 0:
+            P = soles
+        else:  # points on a circle (some nearly collinear) and inside it
+            n = int(rng.integers(3, 12))
+            angles = np.sort(rng.uniform(0.0, 2 * np.pi, n))
+            outer = np.column_stack([np.cos(angles), np.sin(angles)])
+            inner = rng.uniform(-0.5, 0.5, (int(rng.integers(0, 10)), 2))
+            P = np.vstack([outer, inner]) * 0.1 + rng.normal(size=2)
+        before = convex_hull_2d(P)
+        indices = hull_vertex_order(P, before)
+        if indices is None:
+            continue
+        order, others = indices
+        np.testing.assert_array_equal(np.round(P[order], 12), before)
+        assert sorted([*order, *others]) == list(range(len(P)))
+        scale = 10.0 ** rng.uniform(-6, -2)
+        Q = _drifted(P, rng, scale)
+        found = hull_by_order(Q, order, others)
+        after = convex_hull_2d(Q)
+        same_points = hull_vertex_order(Q, after)
+        if same_points is None or set(same_points[0].tolist()) != set(order.tolist()):
+            changed += 1
+            assert found is None  # another set of points makes the hull
+        elif scale < 1e-4:
+            small += 1
+        if found is None:
+            continue
+        answered += 1
+        small_answered += scale < 1e-4
+        if trial % 4 == 0:
+            soles_answered += 1
+        V, kept = found
+        assert V.shape == after.shape
+        np.testing.assert_allclose(V, after, rtol=0.0, atol=1e-12)
+        np.testing.assert_array_equal(np.round(Q[kept], 12), V)
+    assert answered > 100 and changed > 10
+    assert small_answered >= 0.8 * small and soles_answered >= 20
+
+
+def test_the_hull_kept_by_vertex_order_gives_way_on_purpose():
+    """A point pushed out of the hull, a vertex pulled in, a vertex made collinear, a NaN:
+    ``hull_by_order`` answers None; repeated points leave no vertex order to keep."""
+    from taskik.contacts.equilibrium import hull_by_order, hull_vertex_order
+
+    P = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5], [0.2, 0.7]])
+    indices = hull_vertex_order(P, convex_hull_2d(P))
+    assert indices is not None
+    order, others = indices
+    assert order.tolist() == [0, 1, 2, 3] and others.tolist() == [4, 5]
+    found = hull_by_order(P, order, others)
+    assert found is not None and np.array_equal(found[0], convex_hull_2d(P))
+    for point, where in ((4, [1.2, 0.5]), (1, [0.7, 0.8]), (1, [0.3, 0.3]), (5, [np.nan, 0.0])):
+        Q = P.copy()
+        Q[point] = where
+        assert hull_by_order(Q, order, others) is None
+    assert hull_vertex_order(np.vstack([P, P[:1]]), convex_hull_2d(P)) is None
+
+
+def test_the_limit_s_region_follows_drifting_feet_as_the_chain_does(talos, monkeypatch):
+    """The region of flat contacts (tolerance 0: computed again at every step) equals
+    ``support_region``'s: with the feet shifted, without the chain of ``convex_hull_2d`` after
+    the first region; with the legs moved further (the soles tilt and yaw), the points on
+    the hull's edges change and the chain runs again."""
+    import taskik.contacts.equilibrium as equilibrium
+
+    chains = []
+    chain = equilibrium.convex_hull_2d
+    monkeypatch.setattr(equilibrium, "convex_hull_2d", lambda P: chains.append(1) or chain(P))
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, tolerance=0.0)
+    rng = np.random.default_rng(8)
+    q0 = conf.q.copy()
+    limit_chains = 0
+    for k in range(60):
+        q = q0.copy()  # (first the base shifted and the legs barely moved, then moved more)
+        q[:3] += rng.normal(size=3) * (1e-3 if k < 40 else 5e-2)
+        q[7:19] += rng.normal(size=12) * (1e-7 if k < 40 else 5e-2)  # (the legs)
+        conf.update(q)
+        before = len(chains)
+        mine = limit.region(conf)
+        limit_chains += len(chains) - before  # (the limit's chains: not support_region's)
+        ref = support_region(ContactSet.of(conf, feet))
+        np.testing.assert_allclose(mine.vertices, ref.vertices, rtol=0.0, atol=1e-12)
+        np.testing.assert_allclose(mine.normals, ref.normals, rtol=0.0, atol=1e-12)
+        np.testing.assert_allclose(mine.offsets, ref.offsets, rtol=0.0, atol=1e-12)
+        if k == 39:
+            assert limit_chains == 1  # (the first region only)
+    assert limit_chains > 10  # the large motions changed the hull's vertices

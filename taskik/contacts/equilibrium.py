@@ -142,6 +142,90 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     return np.array(hull if hull else P[:1], dtype=float)
 
 
+#: The least turn ``e_i × e_{i+1}`` and the least ``e_i × (p − V_i)`` of the other points (m²)
+#: that :func:`hull_by_order` accepts: ten times the tolerance of :func:`convex_hull_2d`'s
+#: chain, which pops a point on those same cross products.
+HULL_MARGIN = 1e-8
+
+
+def hull_vertex_order(points: np.ndarray, hull: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(order, others)``: the indices into ``points`` (k × 2) of the vertices of ``hull``
+    (what :func:`convex_hull_2d` returned for them: the points rounded to 1e-12 m), in the
+    hull's order, and the indices of the other points; None when a vertex matches no point or
+    several (repeated points), or the hull has fewer than 3 vertices: :func:`hull_by_order`
+    then has nothing to update."""
+    if len(hull) < 3:
+        return None
+    rounded = np.round(np.asarray(points, dtype=float), 12)
+    match = (rounded[None, :, :] == hull[:, None, :]).all(axis=2)  # (vertex, point)
+    if not (match.sum(axis=1) == 1).all():
+        return None
+    return match.argmax(axis=1), np.flatnonzero(~match.any(axis=0))
+
+
+def hull_by_order(
+    points: np.ndarray, order: np.ndarray, others: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The hull of ``points`` (k × 2, m) as :func:`convex_hull_2d` gives it, from the vertex
+    order of a hull of the same points a little earlier (``order, others`` of
+    :func:`hull_vertex_order`), or None
+    when that order may no longer be the hull's (then call :func:`convex_hull_2d`).
+
+    With ``V = points[order]`` (rounded to 1e-12 m as the chain rounds) and the edges
+    ``e_i = V_{i+1} − V_i``, the order is kept when every turn ``e_i × e_{i+1}`` and every
+    ``e_i × (p − V_i)`` of the other points ``p`` (``others``: the indices not in ``order``)
+    exceed ``HULL_MARGIN``: the polygon is strictly convex and holds every other point
+    strictly inside. Those are the cross products on which the chain decides: with ``o, a``
+    consecutive vertices on its stack, a later point ``p`` pops ``a`` when
+    ``(a − o) × (p − o) ≤ tol`` (1e-9), and that is ``e_oa × (p − o)``: a turn for ``p`` the
+    next vertex, at least the least turn for any other vertex (convexity), and the checked
+    value for the other points. No vertex is popped, so the chain finds these vertices. They
+    are rotated to start at the least ``(x, y)``, as the chain starts. Points that are not
+    finite give None (the caller checks their range).
+
+    Returns:
+        ``(V, order)``: the vertices (counter-clockwise, as ``convex_hull_2d``'s) and their
+        indices, rotated as ``V``.
+    """
+    k = len(order)
+    V = np.round(points[order], 12)
+    following = _FOLLOWING.get(k)
+    if following is None:
+        following = _FOLLOWING[k] = np.roll(np.arange(k), -1)
+    E = V[following] - V
+    ex, ey = E[:, 0], E[:, 1]
+    turns = ex * ey[following] - ey * ex[following]
+    # e_i × (p − V_i) = [−e_y, e_x]·p − e_i × V_i, for every edge i and other point p
+    inside = np.dot(E[:, ::-1] * _FLIP, points[others].T)
+    inside -= (ex * V[:, 1] - ey * V[:, 0])[:, None]
+    if not (_min(turns) > HULL_MARGIN and (not inside.size or _min(inside, None) > HULL_MARGIN)):
+        return None
+    rows = V.tolist()
+    start = min(range(k), key=rows.__getitem__)  # (the least (x, y), as the chain sorts)
+    if start:
+        V, order = np.roll(V, -start, axis=0), np.roll(order, -start)
+    return V, order
+
+
+def drifted_hull(
+    points: np.ndarray, kept: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """The hull of ``points`` (k × 2, m) as :func:`convex_hull_2d` gives it, and what to keep
+    for the next call: from ``kept`` (the ``order, others`` of the hull of the same points
+    a little earlier) by :func:`hull_by_order` when it holds, else by the chain."""
+    found = None if kept is None else hull_by_order(points, *kept)
+    if kept is not None and found is not None:
+        return found[0], (found[1], kept[1])
+    hull = convex_hull_2d(points)
+    return hull, hull_vertex_order(points, hull)
+
+
+# the index of each vertex's successor, per vertex count; the factors of [−e_y, e_x]
+_FOLLOWING: dict[int, np.ndarray] = {}
+_FLIP = np.array([-1.0, 1.0])
+_min = np.minimum.reduce
+
+
 def polygon(vertices: np.ndarray, bounded: bool = True) -> SupportRegion:
     """A :class:`SupportRegion` from counter-clockwise vertices."""
     V = np.asarray(vertices, dtype=float).reshape(-1, 2)

@@ -16,7 +16,7 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
-    convex_hull_2d,
+    drifted_hull,
     edge_distances,
     polygon,
     support_region,
@@ -28,7 +28,7 @@ from ..exceptions import (
     check_scalar,
     real_scalar,
 )
-from .limit import Inequalities, Limit, checked_step_arguments
+from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 
 _add, _max = np.add.reduce, np.maximum.reduce
 
@@ -199,6 +199,9 @@ class BalanceLimit(Limit):
         self._source: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._used: tuple[SupportRegion, list[np.ndarray]] | None = None
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
+        # flat contacts: the hull's vertex order among the stacked points (drifted_hull)
+        self._hull: tuple[np.ndarray, np.ndarray] | None = None
+        self._speed_scale = np.zeros(0)  # 1 / MAX_STEP_SPEED per velocity (check_step)
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
@@ -251,12 +254,15 @@ class BalanceLimit(Limit):
         world = np.matmul(H[:, :3], self._local)  # (n, 3, k)
         points = [w[:, :n].T for w, n in zip(world, self._sizes, strict=True)]
         if self._flat:  # (the checks of ContactSet on the points, then the hull)
-            flat = check_finite_array(np.vstack(points), "contact set points")
-            if np.abs(flat).max() > MAX_COORDINATE:
+            flat = np.vstack(points)
+            if not np.abs(flat).max() <= MAX_COORDINATE:  # (NaN too)
+                flat = check_finite_array(flat, "contact set points")
                 raise InvalidInput(
                     f"contact set points must be within {MAX_COORDINATE:g} m of the origin"
                 )
-            region = polygon(convex_hull_2d(flat[:, :2]))
+            # (held feet drift a little: the hull's vertex order is kept while it holds)
+            V, self._hull = drifted_hull(flat[:, :2], self._hull)
+            region = polygon(V)
         else:
             region = support_region(ContactSet.from_points(points, self.contacts), self.edges)
         self._region = region
@@ -432,11 +438,24 @@ class BalanceLimit(Limit):
         of the edges it breaks added (solve again with them in place of the old ones, and
         check again). None when the last call was not announced or was at another ``q`` or
         ``dt``."""
-        configuration, v, dt = checked_step_arguments(
-            "BalanceLimit.check_step", configuration, v, dt
-        )
         pending = self._pending
-        if pending is None or pending[1] != dt or pending[0] != configuration.q.tobytes():
+        if not (  # the solver's call: a float64 v within ±MAX_STEP_SPEED, the pending dt
+            pending is not None
+            and type(configuration) is Configuration
+            and type(v) is np.ndarray
+            and v.dtype == np.float64
+            and type(dt) is float
+            and dt == pending[1]
+            and v.shape == (configuration.model.nv,)
+            and np.dot(np.abs(v), self._scale(len(v))) <= 1.0
+            # (Σ |v_i| / MAX_STEP_SPEED ≤ 1: one product that cannot overflow; NaN fails)
+        ):  # else everything checked, whatever the state (InvalidInput names the problem)
+            configuration, v, dt = checked_step_arguments(
+                "BalanceLimit.check_step", configuration, v, dt
+            )
+            if pending is None or pending[1] != dt:
+                return None
+        if pending[0] != configuration.q.tobytes():
             return None
         _, _, J, com, scaled, slack, far, rows = pending  # (J, com: at that same q)
         Jv = np.dot(J, v)  # the CoM's velocity
@@ -454,6 +473,11 @@ class BalanceLimit(Limit):
         self._pending = (*pending[:5], -1.0, far, rows) if far.any() else None
         self._rows = rows
         return np.dot(N3[list(rows)], J), h[list(rows)]
+
+    def _scale(self, n: int) -> np.ndarray:  # n copies of 1 / MAX_STEP_SPEED (kept)
+        if len(self._speed_scale) != n:
+            self._speed_scale = np.full(n, 1.0 / MAX_STEP_SPEED)
+        return self._speed_scale
 
     def row_names(self) -> list[str]:
         if self._used is None:
