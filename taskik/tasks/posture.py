@@ -347,36 +347,16 @@ class PostureTask(Task):
         """The error ``e`` of ``compute_error_and_jacobian`` written into ``e_out`` (the
         step's stacked rows, when the Jacobian is the constant selection and only the error
         changes), with the same checks."""
-        target = self._target  # (exact PostureTask: the property reads this)
-        if target is None:
-            target = require_target(target, self)  # (raises TargetNotSet)
-        if type(configuration) is not Configuration:
+        if type(configuration) is not Configuration and self._target is not None:
             configuration = check_configuration(configuration, "PostureTask")
-        model = configuration.model
-        if model is not self._model:
-            self._bind(model)
-        if target.shape != (model.nq,):
-            raise InvalidInput(q_shape_message("posture target", target.shape, model))
-        if not self._target_checked:
-            _check_target(configuration, model, target)
-            self._target_checked = True
-        if (
-            type(e_out) is not np.ndarray
-            or e_out.dtype.char != "d"
-            or e_out.shape != (self.dim,)
-            or not e_out.flags.writeable
-        ):
-            raise InvalidInput(_e_out_message(e_out, self.dim))
-        idx = self._q_take
-        if idx is None:
-            e_out[:] = self.compute_error_and_jacobian(configuration)[0]
-        else:
-            np.subtract(target[idx], configuration.q[idx], out=e_out)
+        self._write_error(configuration, e_out, check_out=True)
 
-    def _write_error(self, configuration: Configuration, e_out: np.ndarray) -> None:
+    def _write_error(
+        self, configuration: Configuration, e_out: np.ndarray, check_out: bool = False
+    ) -> None:
         """:meth:`write_error` into the step's own rows (a writable float64 vector of the
-        task's size, as the assembler guarantees): the target and the model checked, not
-        ``e_out``."""
+        task's size, as the assembler guarantees): the target and the model checked, and
+        ``e_out`` only with ``check_out``."""
         target = self._target
         if target is None:
             target = require_target(target, self)  # (raises TargetNotSet)
@@ -388,6 +368,13 @@ class PostureTask(Task):
         if not self._target_checked:
             _check_target(configuration, model, target)
             self._target_checked = True
+        if check_out and (
+            type(e_out) is not np.ndarray
+            or e_out.dtype.char != "d"
+            or e_out.shape != (self.dim,)
+            or not e_out.flags.writeable
+        ):
+            raise InvalidInput(_e_out_message(e_out, self.dim))
         idx = self._q_take
         if idx is None:
             e_out[:] = self.compute_error_and_jacobian(configuration)[0]
