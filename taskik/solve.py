@@ -23,7 +23,6 @@ from .trust_region import AdaptiveDamping
 from .validation import check_damping, check_levels, check_tasks, is_hierarchy
 
 _DEFAULT_SOLVER = default_solver()
-_SEQUENCES = (list, tuple)  # (a constant: ``list | tuple`` would build a union at every step)
 
 #: pink's and mink's keywords that taskik does not take: whose they are, what to write instead.
 _PINK_KEYWORDS = {
@@ -261,9 +260,7 @@ def solve_ik(
                 solve_unconstrained,
                 configuration, tasks, dt, limits, backend, damping, **solver_kwargs,
             )  # fmt: skip
-        if (  # (is_hierarchy, inline)
-            isinstance(tasks, _SEQUENCES) and len(tasks) > 0 and isinstance(tasks[0], _SEQUENCES)
-        ):
+        if is_hierarchy(tasks):
             return _wide(
                 configuration.nv,
                 solve_hierarchy,
@@ -274,8 +271,7 @@ def solve_ik(
             solver = _DEFAULT_SOLVER
         else:
             solver = check_solver(solver)
-        # (a flat list here: the inline is_hierarchy test above does not narrow its type)
-        asm = get_assembler(configuration, tasks, limits)  # type: ignore[arg-type]
+        asm = get_assembler(configuration, tasks, limits)
     except TypeError:  # (the plan cache reads the tasks before they are checked)
         _check_task_items(tasks)
         raise
@@ -330,23 +326,7 @@ def _qp_step(
     if control is not None and control.resting and control.rests(lb, ub, h):
         x, relaxation = np.zeros(len(r)), None  # the loop is at rest (see taskik.trust_region)
     else:
-        workspace = asm.qp_workspace
-        if (  # (the common case of _solve_arrays, inline: box only, DAQP warm)
-            G is None
-            and workspace is not None
-            and lb is not None
-            and ub is not None
-            and solver == "daqp"
-            and not solver_kwargs
-        ):
-            warm = workspace.solve_box(P, r, lb, ub)
-            relaxation = None
-            if warm is not None:
-                x = warm
-            else:  # (failed: the checked path, without the warm workspace again)
-                x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs, False)
-        else:
-            x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs)
+        x, relaxation = _solve_arrays(arrays, asm, dt, solver, strict, solver_kwargs)
     while checked:  # (each round adds rows of pairs without any: at most one per pair)
         more = _checked_rows(checked, configuration, asm, arrays, x, dt)
         if more is None:
@@ -371,14 +351,12 @@ def _solve_arrays(
     solver: str,
     strict: bool,
     solver_kwargs: dict[str, Any],
-    warm: bool = True,
 ) -> tuple[np.ndarray, Relaxation | None]:
-    """The QP ``arrays`` solved: warm DAQP in the common case (unless not ``warm``: the warm
-    workspace just failed on them), else the checked path, and the least-violating step
-    when the limits conflict (unless ``strict``)."""
+    """The QP ``arrays`` solved: warm DAQP in the common case, else the checked path, and
+    the least-violating step when the limits conflict (unless ``strict``)."""
     P, r, G, h, lb, ub = arrays
     x = None
-    if warm and solver == "daqp" and lb is not None and ub is not None and not solver_kwargs:
+    if solver == "daqp" and lb is not None and ub is not None and not solver_kwargs:
         # the common case: a warm-started DAQP workspace; failures take the full, checked path
         workspace = asm.qp_workspace
         if workspace is None:

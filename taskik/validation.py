@@ -183,7 +183,10 @@ def is_hierarchy(
 
     Decided on the first element; the hierarchy solver validates every level.
     """
-    return isinstance(tasks, list | tuple) and len(tasks) > 0 and isinstance(tasks[0], list | tuple)
+    return isinstance(tasks, _SEQUENCES) and len(tasks) > 0 and isinstance(tasks[0], _SEQUENCES)
+
+
+_SEQUENCES = (list, tuple)  # (a constant: ``list | tuple`` would build a union at every call)
 
 
 @dataclass

@@ -57,6 +57,13 @@ _maximum, _minimum = np.maximum, np.minimum  # (the projection onto the box, per
 _le = operator.le
 
 
+def _within(x: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> bool:
+    """``lower ≤ x ≤ upper`` entrywise, compared on lists (cheaper than numpy's comparisons
+    and reduction at a step's sizes); a NaN fails it."""
+    xs = x.tolist()
+    return all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))
+
+
 @cache
 def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
@@ -111,44 +118,19 @@ class DaqpWorkspace:
             # box compared on lists, cheaper than numpy's comparisons and reduction at these
             # sizes, NaN fails it; the diagonal summed as a list, cheaper than numpy's trace:
             # inf or NaN on it makes either sum non-finite)
-            if info == 0:
-                xs = x.tolist()
-                if (
-                    all(map(_le, lower.tolist(), xs))
-                    and all(map(_le, xs, upper.tolist()))
-                    and isfinite(sum(P.diagonal().tolist()))
-                ):
-                    return x
-        model = self.model
-        if model is not None and self.shape == (len(r), len(upper), 0):
-            # the warm path of _solve, inline: only the values changed since the last solve
-            try:
-                model.update(H=P, f=r, bupper=upper, blower=lower)
-                x, _, exitflag, info = model.solve()
-            except RuntimeError:  # (as in _solve: the checked path names the problem)
-                self.model = None
-                return None
-            if exitflag > 0 and isfinite(x.dot(x)):
-                lam = self.lam = info["lam"]
-            else:
-                self.model = None
-                return None
-        else:
-            x = self._solve(P, r, lower, upper, None)
-            if x is None:
-                return None
-            lam = self.lam
-            assert lam is not None  # (set by every successful _solve)
+            if info == 0 and _within(x, lower, upper) and isfinite(sum(P.diagonal().tolist())):
+                return x
+        x = self._solve(P, r, lower, upper, None)
+        if x is None:
+            return None
         # (a multiplier list's truth is cheaper than numpy's reductions for small n;
         # NaN counts as nonzero, as in count_nonzero)
-        self.bound = any(lam.tolist())
-        if not self.bound:
-            xs = x.tolist()
-            if not (all(map(_le, lower.tolist(), xs)) and all(map(_le, xs, upper.tolist()))):
-                # no bound active, yet outside the box: the bounds cross (a warm DAQP takes
-                # a crossed pair as inactive); the checked path names the conflict
-                self.model = None
-                return None
+        self.bound = any(self.lam.tolist())  # type: ignore[union-attr]
+        if not self.bound and not _within(x, lower, upper):
+            # no bound active, yet outside the box: the bounds cross (a warm DAQP takes a
+            # crossed pair as inactive); the checked path names the conflict
+            self.model = None
+            return None
         _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x
 
