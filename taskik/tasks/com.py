@@ -10,7 +10,7 @@ import numpy.typing as npt
 from ..configuration import Configuration, check_configuration
 from ..exceptions import check_finite_array
 from ._frames import require_target, target_alias, target_property
-from .task import MAX_COST, Task, positional_gains, shared_cost
+from .task import MAX_COST, Task, plain_gains, positional_gains, shared_cost
 
 
 class ComTask(Task):
@@ -43,10 +43,7 @@ class ComTask(Task):
         if (  # the common case (a task list built anew each step): no call of the checks
             type(cost) is float
             and not mink_gains
-            and type(gain) is float
-            and 0.0 < gain <= 1.0
-            and type(lm_damping) is float
-            and 0.0 <= lm_damping < math.inf
+            and plain_gains(gain, lm_damping)
             and 0.0 <= cost <= MAX_COST
         ):
             self._cost = shared_cost(cost, 3)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import numpy.typing as npt
 import pinocchio as pin
@@ -11,7 +9,7 @@ import pinocchio as pin
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from ._frames import FrameName, FrameRef, as_se3, require_target, target_alias, target_property
-from .task import Task, check_cost, is_plain_cost, positional_gains
+from .task import Task, check_cost, is_plain_cost, plain_gains, positional_gains
 
 _LOCAL = pin.LOCAL
 _frame_jacobian = pin.getFrameJacobian
@@ -111,10 +109,7 @@ class FrameTask(Task):
             and not mink_args
             and frame_name is None
             and frame_type is None
-            and type(gain) is float
-            and 0.0 < gain <= 1.0
-            and type(lm_damping) is float
-            and 0.0 <= lm_damping < math.inf
+            and plain_gains(gain, lm_damping)
         ):
             cost = _COSTS.get((position_cost, orientation_cost))
             if cost is not None:

@@ -17,7 +17,7 @@ from ..configuration import (
 )
 from ..exceptions import InvalidInput, check_finite_array
 from ._frames import require_target, target_alias, target_property
-from .task import MAX_COST, Task, check_cost, shared_cost
+from .task import MAX_COST, Task, check_cost, plain_gains, shared_cost
 
 
 def root_joint_velocity_count(model: pin.Model) -> int:
@@ -168,10 +168,7 @@ class PostureTask(Task):
             and model is None
             and include_base is None
             and not mink_gains
-            and type(gain) is float
-            and 0.0 < gain <= 1.0
-            and type(lm_damping) is float
-            and 0.0 <= lm_damping < math.inf
+            and plain_gains(gain, lm_damping)
             and 0.0 <= plain <= MAX_COST
         ):
             self._include_base = None

@@ -45,6 +45,18 @@ def is_plain_cost(cost: object) -> TypeGuard[float | int]:
 _SHARED: dict[tuple[float, int | None], np.ndarray] = {}
 
 
+def plain_gains(gain: object, lm_damping: object) -> bool:
+    """Whether ``gain`` and ``lm_damping`` are plain floats within their ranges (``gain`` in
+    ``(0, 1]``, ``lm_damping`` in ``[0, ∞)``): a constructor may then set them without the
+    checks (the common case of a task list built anew every step)."""
+    return (
+        type(gain) is float
+        and 0.0 < gain <= 1.0
+        and type(lm_damping) is float
+        and 0.0 <= lm_damping < math.inf
+    )
+
+
 def shared_cost(cost: float, dim: int | None) -> np.ndarray:
     """The read-only weights of the plain scalar ``cost`` (checked by the caller: a float in
     ``[0, MAX_COST]``): ``dim`` copies, or a 0-d array for ``dim=None``; one array per value."""
@@ -142,12 +154,7 @@ class Task:
     def _set_gains(self, gain: float, lm_damping: float) -> None:
         """Set ``gain`` and ``lm_damping`` through their checks, or at once when both are
         plain floats in range (the common case of a task list built anew every step)."""
-        if (
-            type(gain) is float
-            and 0.0 < gain <= 1.0
-            and type(lm_damping) is float
-            and 0.0 <= lm_damping < math.inf
-        ):
+        if plain_gains(gain, lm_damping):
             self._gain = gain
             self._lm_damping = lm_damping
             self._bump()
