@@ -106,14 +106,25 @@ def shape_moves(
     M: np.ndarray, before: np.ndarray, centres_local: np.ndarray, radii: np.ndarray
 ) -> np.ndarray:
     """Per shape, a bound on how far any of its points moved from the placements ``before``
-    to ``M`` (n × 4 × 4 each, world frame): its bounding sphere's centre's move plus its
-    radius times ``‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ))`` (m)."""
+    to ``M`` (n × 4 × 4 each, world frame): see :func:`moves_of`."""
     R, R0 = M[:, :3, :3], before[:, :3, :3]
     centre = np.einsum("kij,kj->ki", R, centres_local) + M[:, :3, 3]
     centre0 = np.einsum("kij,kj->ki", R0, centres_local) + before[:, :3, 3]
-    turn = np.sqrt(np.maximum(3.0 - _traces(R, R0), 0.0))
+    return moves_of(centre, centre0, R, R0, radii)
+
+
+def moves_of(
+    centre: np.ndarray, centre0: np.ndarray, R: np.ndarray, R0: np.ndarray, radii: np.ndarray
+) -> np.ndarray:
+    """Per shape, a bound on how far any of its points moved (m) when its bounding sphere's
+    centre went from ``centre0`` to ``centre`` (n × 3) and its rotation from ``R0`` to ``R``
+    (n × 3 × 3): the centre's move plus the radius times ``‖R − R0‖ = 2 sin(θ/2) =
+    √(3 − tr(R R0ᵀ))``."""
+    turn = 3.0 - _traces(R, R0)
     shift = centre - centre0
-    return np.sqrt(_dots(shift, shift)) + radii * turn
+    move = np.sqrt(_dots(shift, shift))
+    move += radii * np.sqrt(np.maximum(turn, 0.0, out=turn))
+    return move
 
 
 def approach_bounds(

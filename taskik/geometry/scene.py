@@ -40,7 +40,7 @@ from .bounds import (
     _dots,
     _relative_approach,
     _segment_distances,
-    _traces,
+    moves_of,
     shape_moves,
 )
 from .robot import check_geometry_model, check_pairs
@@ -407,10 +407,9 @@ class CollisionScene:
         # no point of a shape moved farther than its centre's move plus its radius times
         # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
         # at most the sum of its two shapes' moves
-        shift = points[:, :, 0] - before[:, :, 0]
-        turn = 3.0 - _traces(M[:, :3, :3], previous[:, :3, :3])
-        move = np.sqrt(_dots(shift, shift))
-        move += self._radii * np.sqrt(np.maximum(turn, 0.0, out=turn))
+        move = moves_of(
+            points[:, :, 0], before[:, :, 0], M[:, :3, :3], previous[:, :3, :3], self._radii
+        )
         self._moved = (previous, move)  # (for the lookahead's step, often the same one)
         if move.any():
             self._lower -= move[self._first] + move[self._second]
