@@ -310,7 +310,9 @@ class CollisionLimit(Limit):
     def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
         """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
         self._check(configuration)
-        return self.scene.distances(configuration.data, self.detection_distance, bool(all_pairs))
+        return self.scene.distances(
+            configuration.data, self.detection_distance, bool(all_pairs), q=configuration.q
+        )
 
     def _check(self, configuration: object) -> None:
         conf = check_configuration(configuration, "CollisionLimit")
@@ -340,7 +342,12 @@ class CollisionLimit(Limit):
         step = configuration.q.tobytes()  # a step is a new q or new obstacle poses
         if checked:  # rows within d_i; the solved step is checked against the others
             near = self.scene.near_rows(
-                configuration.data, self.detection_distance, step=step, margin=self._budget(dt)
+                configuration.data,
+                self.detection_distance,
+                step=step,
+                margin=self._budget(dt),
+                q=configuration.q,
+                checked=True,
             )
         else:
             near = self.scene.distances(
@@ -350,6 +357,7 @@ class CollisionLimit(Limit):
                 lookahead=True,
                 step=step,
                 travel=None if long_step else self._travel * dt,
+                q=configuration.q,
             )
         self._checked_step = (step, dt) if checked else None
         return self._step_rows_of(configuration, dt, near, step, long_step, lazy=checked)
