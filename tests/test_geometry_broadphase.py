@@ -75,8 +75,12 @@ def test_bounding_capsules_contain_their_shapes(name):
 
 
 def direct_distances(scene: geometry.CollisionScene) -> np.ndarray:
-    """Every pair's distance by coal.distance on the placed shapes (the scene's requests)."""
+    """Every pair's distance by coal.distance on the shapes placed at the scene's last
+    evaluation (its own placements are made only when GJK runs: placed here), with the
+    scene's requests."""
     gm, gd = scene.geometry_model, scene.geometry_data
+    if scene._data is not None:
+        pin.updateGeometryPlacements(scene.model, scene._data, gm, gd)
     out = np.empty(len(scene.pairs))
     for k, (a, b) in enumerate(scene.pairs):
         A, B = gd.oMg[int(a)], gd.oMg[int(b)]
