@@ -154,13 +154,16 @@ class CollisionScene:
         self._step: tuple[object, dict[str, np.ndarray], dict[str, np.ndarray], dict] | None = None
         # at the last lookahead step: (key, generation, q or None, robot placements
         # n_robot × 4 × 4 or None, {obstacle: placement}, per pair how far it came closer
-        # over the step)
-        self._look: (
-            tuple[object, int, np.ndarray | None, np.ndarray | None, dict, np.ndarray] | None
-        ) = None
+        # over the step, whether that used the placements)
+        self._look: tuple | None = None
         # the configuration of the last evaluation (when the caller gave it), from which the
         # next one lowers the pairs' bounds in joint space (geometry/levers.py)
         self._q: np.ndarray | None = None
+        # the lookahead's record of the step before the last one (see _moves)
+        self._look_before: tuple | None = None
+        # (the bounds before the joint-space drop, the last evaluation's placements) while
+        # the current evaluation may tighten them (_tighten)
+        self._tight: tuple[np.ndarray, np.ndarray] | None = None
         # the pinocchio.Data of the current evaluation: what the placements are read from,
         # when (and only if) a part of the evaluation needs them
         self._data: pin.Data | None = None
@@ -447,6 +450,7 @@ class CollisionScene:
         self._placements = self._points = None
         self._coal_placed = False
         self._q = None if q is None else q.copy()
+        self._tight = None
         drop = None
         if q is not None:
             self._levers.cover(q)  # (a prismatic joint past its range: P grows first)
@@ -469,7 +473,23 @@ class CollisionScene:
             drop[self._unbounded] = np.inf
         if drop.any():
             self._screen = None  # (the bounds of near_rows hold at its placements only)
+            if q is not None and previous_M is not None:
+                self._tight = (self._lower.copy(), previous_M)  # (for _tighten)
             self._lower -= drop
+
+    def _tighten(self) -> None:
+        """Once the placements of an evaluation lowered in joint space are computed, and
+        when the last evaluation's are known too: each pair's bound lowered by the smaller
+        of the joint-space bound and its shapes' moves (both hold; the levers are loose
+        where a joint's axis passes near a shape)."""
+        tight, self._tight = self._tight, None
+        if tight is None:
+            return
+        before, previous = tight
+        drop = self._shape_drop(previous)
+        if drop is not None:
+            before -= drop
+            np.maximum(self._lower, before, out=self._lower)
 
     def _shape_drop(self, before: np.ndarray) -> np.ndarray | None:
         """Per pair, how much closer its shapes may have come since the placements
@@ -496,6 +516,16 @@ class CollisionScene:
             M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
             self._placements = M
             self._points = np.matmul(M[:, :3], self._points_local)
+            look = self._look
+            if (
+                look is not None
+                and look[3] is None
+                and look[1] == self.generation
+                and look[2] is not None
+                and self._q is not None
+                and np.array_equal(look[2], self._q)
+            ):  # (the step's placements, for the next step's lookahead)
+                self._look = (*look[:3], M[: self.n_robot].copy(), *look[4:])
         assert self._placements is not None
         return self._placements, self._points
 
@@ -516,10 +546,12 @@ class CollisionScene:
     def _moves(self, step: object) -> np.ndarray:
         """Per pair, a bound on how much closer its two shapes came over the last step (m):
         ``P @ |q ⊖ q_before|`` when both evaluations had their ``q`` and every pair is
-        bounded in joint space, else the shapes' moves ``|Δc| + r √(3 − tr(R R_beforeᵀ))``
-        from the placements; plus the obstacles' moves; 0 for what is seen for the first
-        time. Starts a step unless ``step``, ``q`` (or the placements) and the obstacles'
-        poses repeat the last call's (see near_pairs)."""
+        bounded in joint space; the shapes' moves ``|Δc| + r √(3 − tr(R R_beforeᵀ))`` from
+        the placements when both steps' placements are known (the smaller of the two when
+        both are); plus the obstacles' moves; 0 for what is seen for the first time.
+        Starts a step unless ``step``, ``q`` (or the placements) and the obstacles' poses
+        repeat the last call's (see near_pairs); a repeated call whose placements were
+        computed since refines the step's bound with them."""
         n = self.n_robot
         names = [o.name for o in self.obstacles]
         obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
@@ -532,61 +564,79 @@ class CollisionScene:
             and look[0] == step
             and look[1] == self.generation
             and all(x in look[4] and np.array_equal(P, look[4][x]) for x, P in obstacles.items())
+            and (
+                np.array_equal(look[2], q)
+                if joint_space and look[2] is not None
+                else look[3] is not None and np.array_equal(look[3], self._world_points()[0][:n])
+            )
         ):
-            if joint_space and look[2] is not None and np.array_equal(look[2], q):
-                return look[5]
-            if (
-                not joint_space
-                and look[3] is not None
-                and np.array_equal(look[3], self._world_points()[0][:n])
-            ):
-                return look[5]
-        if joint_space:
+            if not look[6] and self._points is not None:
+                # the placements came since: the step's bound refined with them
+                look = self._look = self._moved_since(self._look_before, step, look[5])
+            return look[5]
+        self._look_before = look
+        self._look = self._moved_since(look, step, None)
+        return self._look[5]
+
+    def _moved_since(self, look: tuple | None, step: object, known: np.ndarray | None) -> tuple:
+        """The lookahead's record of a new step ``step`` (see _moves) from the last step's
+        record ``look``; ``known``: the joint-space bound already found for it."""
+        n = self.n_robot
+        names = [o.name for o in self.obstacles]
+        obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
+        q = self._q
+        joint_space = q is not None and not self._unbounded.size
+        moved = known
+        if joint_space and moved is None:
             assert q is not None
             before_q = None if look is None else look[2]
             if before_q is None or before_q.shape != q.shape:
                 moved = np.zeros(len(self.pairs))
             else:
-                known = self._robot_drop
-                if known is not None and np.array_equal(known[0], before_q):
-                    moved = known[1].copy()  # (the drop _advance measured, from the same q)
+                drop = self._robot_drop
+                if drop is not None and np.array_equal(drop[0], before_q):
+                    moved = drop[1].copy()  # (the drop _advance measured, from the same q)
                 else:
                     moved = self._levers.P @ np.abs(pin.difference(self.model, before_q, q))
-            robot = None
-        else:
+            if names and look is not None:
+                # the obstacles' moves since the step's poses (0 for one seen the first time)
+                seen = [k for k, x in enumerate(names) if x in look[4]]
+                if seen:
+                    at = n + np.array(seen)
+                    shifts = np.zeros(len(names) + 1)
+                    shifts[seen] = shape_moves(
+                        self._local[at],
+                        np.array([look[4][names[k]] for k in seen]),
+                        self._centres_local[at],
+                        self._radii[at],
+                    )
+                    moved = moved + shifts[self._pair_obstacle]
+        robot = None
+        refined = not joint_space or self._points is not None
+        if refined:
             M = self._world_points()[0]
             robot = M[:n].copy()
-            before = np.full_like(M, np.nan)
-            if look is not None and look[3] is not None and look[3].shape == robot.shape:
-                before[:n] = look[3]
-            for k, name in enumerate(names):
-                if look is not None and name in look[4]:
-                    before[n + k] = look[4][name]
-            shape = shape_moves(M, before, self._centres_local, self._radii)
-            shape = np.where(np.isfinite(shape), shape, 0.0)  # first seen: no history
-            moved = shape[self._first] + shape[self._second]
-        if joint_space and names and look is not None:
-            # the obstacles' moves since the step's poses (0 for one seen for the first time)
-            seen = [k for k, x in enumerate(names) if x in look[4]]
-            if seen:
-                at = n + np.array(seen)
-                shifts = np.zeros(len(names) + 1)
-                shifts[seen] = shape_moves(
-                    self._local[at],
-                    np.array([look[4][names[k]] for k in seen]),
-                    self._centres_local[at],
-                    self._radii[at],
-                )
-                moved = moved + shifts[self._pair_obstacle]
-        self._look = (
+            if not joint_space or (look is not None and look[3] is not None):
+                before = np.full_like(M, np.nan)
+                if look is not None and look[3] is not None and look[3].shape == robot.shape:
+                    before[:n] = look[3]
+                for k, name in enumerate(names):
+                    if look is not None and name in look[4]:
+                        before[n + k] = look[4][name]
+                shape = shape_moves(M, before, self._centres_local, self._radii)
+                shape = np.where(np.isfinite(shape), shape, 0.0)  # first seen: no history
+                by_shapes = shape[self._first] + shape[self._second]
+                moved = by_shapes if moved is None else np.minimum(moved, by_shapes)
+        assert moved is not None
+        return (
             step,
             self.generation,
             None if q is None else q.copy(),
             robot,
             {x: P.copy() for x, P in obstacles.items()},
             moved,
+            refined,
         )
-        return moved
 
     def near_pairs(
         self,
@@ -843,6 +893,16 @@ class CollisionScene:
         # GJK at once); a handful of pairs costs less in GJK than in the screens' calls
         fresh = cand[~self._measured[cand]]
         if len(fresh) > _SCREEN_MIN:
+            if self._tight is not None:
+                # the placements are needed now: the joint-space bounds and lookahead
+                # tightened with the shapes' moves, then the candidates again
+                self._world_points()
+                self._tighten()
+                base = self._moves(step) * 2.0
+                base += min(detection_distance, 1e12)
+                reach = base + margin
+                cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
+                fresh = cand[~self._measured[cand]]
             self._screen_bounds(fresh)
             cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
         cand, dist, results = self._gjk(cand)
