@@ -11,6 +11,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from test_geometry_broadphase import direct_distances
+from test_limits_collision import robot_named, talos_limit
 
 import taskik
 from taskik import geometry
@@ -44,7 +45,7 @@ def test_pairs_skipped_by_their_bound_are_farther_than_their_threshold_along_ran
     obstacles that move and turn): at every step the running bounds stay below coal's
     distances, the pairs within their threshold all get rows, and most pairs cost no GJK
     (the bound skips them)."""
-    excess, missed, skipped = loop_violations(taskik.robots.load(name), steps=80)
+    excess, missed, skipped = loop_violations(robot_named(name), steps=80)
     assert excess <= 1e-6 and missed == 0
     assert skipped > 0.5  # the bound does skip pairs, not only the check above
 
@@ -207,7 +208,8 @@ def loop_violations(robot, lever_scale=1.0, teleport=(), steps=60):
             geometry.sphere("ball", 0.05, hand + [0.1, 0.0, 0.0]),
             geometry.box("crate", [0.1, 0.2, 0.05], hand + [0.0, 0.15, -0.1]),
         ]
-    limit = CollisionLimit(robot, obstacles=obstacles)
+    talos = robot.name == "talos"  # (its hulls computed once)
+    limit = talos_limit() if talos else CollisionLimit(robot, obstacles=obstacles)
     scene = limit.scene
     scene._levers.P *= lever_scale
     rng = np.random.default_rng(7)

@@ -159,6 +159,10 @@ class CollisionScene:
         # the configuration of the last evaluation (when the caller gave it), from which the
         # next one lowers the pairs' bounds in joint space (geometry/levers.py)
         self._q: np.ndarray | None = None
+        # whether the last evaluation needed its shapes' placements, and whether the current
+        # one lowered its bounds in joint space (see _advance)
+        self._needed = False
+        self._joint_mode = False
         # the lookahead's record of the step before the last one (see _moves)
         self._look_before: tuple | None = None
         # (the bounds before the joint-space drop, the last evaluation's placements) while
@@ -433,7 +437,9 @@ class CollisionScene:
 
         With ``q`` and the last evaluation's ``q``: by ``P @ |pin.difference(q_before, q)|``
         (geometry/levers.py) plus each obstacle's move, with no placement computed (they
-        are computed later, and only if a part of the evaluation needs them). Without:
+        are computed later, and only if a part of the evaluation needs them: the joint
+        mode). Without, or when the last evaluation needed its placements (many pairs near:
+        this one will need them too, and the shapes' moves are tighter than the levers):
         the placements of every shape now, and per shape ``|Δc| + r ‖R − R_before‖``
         against the last evaluation's placements. With neither, every bound is reset."""
         if not isinstance(data, pin.Data) or len(data.oMi) != self.model.njoints:
@@ -451,10 +457,15 @@ class CollisionScene:
         self._coal_placed = False
         self._q = None if q is None else q.copy()
         self._tight = None
+        needed, self._needed = self._needed, False
+        self._joint_mode = False
         drop = None
         if q is not None:
             self._levers.cover(q)  # (a prismatic joint past its range: P grows first)
-            if previous_q is not None and previous_q.shape == q.shape:
+            if needed and previous_M is not None:
+                drop = self._shape_drop(previous_M)
+            elif previous_q is not None and previous_q.shape == q.shape:
+                self._joint_mode = True
                 drop = self._levers.P @ np.abs(pin.difference(self.model, previous_q, q))
                 self._robot_drop = (previous_q, drop.copy())
                 if obstacles_moved is not None:
@@ -462,7 +473,7 @@ class CollisionScene:
             elif previous_M is not None:
                 drop = self._shape_drop(previous_M)
         else:
-            self._world_points()
+            self._compute_points()
             if previous_M is not None:
                 drop = self._shape_drop(previous_M)
         if drop is None or len(drop) != len(self._lower):
@@ -473,7 +484,7 @@ class CollisionScene:
             drop[self._unbounded] = np.inf
         if drop.any():
             self._screen = None  # (the bounds of near_rows hold at its placements only)
-            if q is not None and previous_M is not None:
+            if self._joint_mode and previous_M is not None:
                 self._tight = (self._lower.copy(), previous_M)  # (for _tighten)
             self._lower -= drop
 
@@ -496,7 +507,7 @@ class CollisionScene:
         ``before`` (ngeoms × 4 × 4): no point of a shape moved farther than its centre's
         move plus its radius times ``‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ))``,
         and a pair's distance fell by at most the sum of its two shapes' moves."""
-        M, points = self._world_points()
+        M, points = self._compute_points()
         if before.shape != M.shape:
             return None
         centre0 = np.matmul(before[:, :3], self._points_local[:, :, :1])[:, :, 0]
@@ -504,6 +515,12 @@ class CollisionScene:
         return move[self._first] + move[self._second]
 
     def _world_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_compute_points` for a part of the evaluation that needs them (a screen,
+        a broadphase): the next evaluation then places its shapes at once."""
+        self._needed = True
+        return self._compute_points()
+
+    def _compute_points(self) -> tuple[np.ndarray, np.ndarray]:
         """The placements (ngeoms × 4 × 4) and world points (ngeoms × 3 × 3: the bounding
         sphere's centre and the bounding capsule's ends as columns) of the current
         evaluation, computed at the first call: the joints' placements times each shape's,
@@ -528,6 +545,22 @@ class CollisionScene:
                 self._look = (*look[:3], M[: self.n_robot].copy(), *look[4:])
         assert self._placements is not None
         return self._placements, self._points
+
+    def _centres_of(self, shapes: np.ndarray) -> np.ndarray:
+        """The world centres of the bounding spheres (ngeoms × 3), at the current evaluation,
+        of ``shapes`` at least: all from the placements when they are computed, else those
+        of ``shapes`` alone from their joints' placements (a few shapes: fewer calls than
+        placing every shape)."""
+        if self._points is not None:
+            return self._points[:, :, 0]
+        data = self._data
+        assert data is not None
+        joints = map(data.oMi.__getitem__, self._joint_of[shapes].tolist())
+        H = np.array(list(map(_HOMOGENEOUS, joints))).reshape(-1, 4, 4)
+        local = np.matmul(self._local[shapes], self._points_local[shapes, :, :1])
+        centres = np.zeros((len(self._joint_of), 3))
+        centres[shapes] = np.matmul(H[:, :3], local)[:, :, 0]
+        return centres
 
     def _place_coal(self) -> None:
         """coal's placements of every shape (one C++ call), once per evaluation, for GJK."""
@@ -556,7 +589,7 @@ class CollisionScene:
         names = [o.name for o in self.obstacles]
         obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
         q = self._q
-        joint_space = q is not None and not self._unbounded.size
+        joint_space = self._joint_mode and not self._unbounded.size
         look = self._look
         if (
             look is not None
@@ -567,7 +600,7 @@ class CollisionScene:
             and (
                 np.array_equal(look[2], q)
                 if joint_space and look[2] is not None
-                else look[3] is not None and np.array_equal(look[3], self._world_points()[0][:n])
+                else look[3] is not None and np.array_equal(look[3], self._compute_points()[0][:n])
             )
         ):
             if not look[6] and self._points is not None:
@@ -585,7 +618,7 @@ class CollisionScene:
         names = [o.name for o in self.obstacles]
         obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
         q = self._q
-        joint_space = q is not None and not self._unbounded.size
+        joint_space = self._joint_mode and not self._unbounded.size
         moved = known
         if joint_space and moved is None:
             assert q is not None
@@ -614,7 +647,7 @@ class CollisionScene:
         robot = None
         refined = not joint_space or self._points is not None
         if refined:
-            M = self._world_points()[0]
+            M = self._compute_points()[0]
             robot = M[:n].copy()
             if not joint_space or (look is not None and look[3] is not None):
                 before = np.full_like(M, np.nan)
@@ -955,7 +988,7 @@ class CollisionScene:
             coarse[self._unbounded] = np.inf
         maybe = _nonzero(slack < coarse)
         if len(maybe):
-            centres = self._world_centres()[0]
+            centres = self._centres_of(np.unique(self.pairs[maybe]))
             J = _joint_jacobians(data, self.model.nv)
             V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
             approach = dt * _relative_approach(
