@@ -150,7 +150,7 @@ class JointLevers:
         common = self._support[a] & self._support[b]
         with np.errstate(invalid="ignore"):
             P = np.where(common, 0.0, C[a] + C[b])
-        unbounded = ~np.isfinite(P).all(axis=1)
+        unbounded = np.asarray(~np.isfinite(P).all(axis=1))
         if self._mimic:
             unbounded[:] = len(a) > 0
         P[unbounded] = 0.0

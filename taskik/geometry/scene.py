@@ -4,21 +4,26 @@
 by the obstacles (attached to the world, joint 0), with the monitored pairs as its
 collision pairs. Each evaluation
 
-1. places the geometry from the joint placements the configuration already computed
-   (``pin.updateGeometryPlacements``: no kinematics is recomputed);
-2. keeps the pairs whose bounding spheres are closer than the detection distance
-   (a vectorised broadphase: far pairs cost one subtraction each);
-3. runs coal's GJK/EPA (``pin.computeDistance``) on those pairs only: signed distance ``d``,
+1. lowers each pair's running lower bound on its distance by how much closer its shapes
+   may have come since the last evaluation: given the configuration, in joint space
+   (``P @ |q ⊖ q_before|``, the joints' levers of ``geometry/levers.py``: no shape is
+   placed), else from the shapes' placements; the pairs whose bound passes their
+   threshold cost nothing more;
+2. places the geometry from the joint placements the configuration already computed
+   (no kinematics is recomputed), only when a screen or GJK needs it;
+3. keeps the pairs whose bounding spheres and capsules are closer than the detection
+   distance (vectorised over the pairs the bounds do not skip);
+4. runs coal's GJK/EPA (``pin.computeDistance``) on those pairs only: signed distance ``d``,
    closest points ``p_a``, ``p_b`` and the unit normal ``n`` from ``a`` to ``b``;
-4. differentiates ``d`` from Pinocchio's joint Jacobians (``data.J``, world frame): a point
+5. differentiates ``d`` from Pinocchio's joint Jacobians (``data.J``, world frame): a point
    ``p`` fixed on joint ``j``'s body moves at ``ṗ = J_v v + (J_ω v) × p`` over the columns
    that support ``j``, so ``ḋ = n·(ṗ_b − ṗ_a) = (g_b − g_a) v`` with
    ``g = nᵀ J_v + (p × n)ᵀ J_ω``.
 
-The scene also keeps what one step tells the next, by value: the placements (lower bounds
-on the distances, the lookahead) and the obstacles' poses (their motion). The module is
-longer than 500 lines because these share the scene's state; the shape bounds they use are
-in ``geometry/bounds.py``.
+The scene also keeps what one step tells the next, by value: the configuration and the
+placements (lower bounds on the distances, the lookahead) and the obstacles' poses (their
+motion). The module is longer than 500 lines because these share the scene's state; the
+shape bounds they use are in ``geometry/bounds.py``.
 """
 
 from __future__ import annotations
@@ -300,7 +305,7 @@ class CollisionScene:
             second >= first_obstacle, second - first_obstacle, len(self.obstacles)
         )
         # (travel, P @ travel): the approach bound of the velocity box, kept by value
-        self._travel_bound: tuple[np.ndarray, np.ndarray] | None = None
+        self._travel_bound: tuple[int, np.ndarray, np.ndarray] | None = None
         self._approach = ApproachBound(
             self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
         )
@@ -598,7 +603,7 @@ class CollisionScene:
             and look[1] == self.generation
             and all(x in look[4] and np.array_equal(P, look[4][x]) for x, P in obstacles.items())
             and (
-                np.array_equal(look[2], q)
+                q is not None and np.array_equal(look[2], q)
                 if joint_space and look[2] is not None
                 else look[3] is not None and np.array_equal(look[3], self._compute_points()[0][:n])
             )
@@ -758,7 +763,7 @@ class CollisionScene:
             return np.zeros(0, dtype=int), np.zeros(0)
         centres, ends = self._world_centres()
         diff = centres[a] - centres[b]
-        if box is not None:
+        if box is not None and travel is not None:
             # the smaller of two bounds on the approach: the joints' levers (exact) and the
             # Jacobians' (first order, tighter where a common joint turns the pair)
             J = _joint_jacobians(data, self.model.nv)
@@ -820,7 +825,7 @@ class CollisionScene:
             results = list(map(results.__getitem__, keep.tolist()))
         return self._closest(data, candidates, dist, results)
 
-    def _checked_q(self, q: object) -> np.ndarray:
+    def _checked_q(self, q: np.ndarray) -> np.ndarray:
         """``q`` as a configuration vector of the model, or :class:`InvalidInput`."""
         return check_finite_array(q, "q", (self.model.nq,))
 
@@ -886,7 +891,6 @@ class CollisionScene:
         step: object = None,
         margin: float = 0.0,
         q: np.ndarray | None = None,
-        checked: bool = False,
     ) -> PairDistances:
         """The pairs closer than their detection distance (``detection_distance`` grown by
         the lookahead, see :meth:`near_pairs`), without the bound on how far the velocity
@@ -896,8 +900,8 @@ class CollisionScene:
         Each pair keeps a running lower bound ``d̲`` on its distance (conservative
         advancement): set by the last exact distance (GJK) or bounding-volume gap measured,
         then lowered at every evaluation by how much closer its two shapes may have come
-        since. With ``q`` (the configuration ``data`` was computed at; ``checked``: the
-        caller checked it) and the last evaluation's: ``P @ |q ⊖ q_before|``, one product
+        since. With ``q`` (the configuration ``data`` was computed at) and the last
+        evaluation's: ``P @ |q ⊖ q_before|``, one product
         over every pair with the joints' levers (geometry/levers.py), plus each obstacle's
         move ``|Δc| + r ‖R − R_before‖``; no shape is placed for that. Without: the shapes'
         moves from their placements. A pair whose ``d̲`` is at least its threshold plus
@@ -907,8 +911,20 @@ class CollisionScene:
         few of them were not measured by GJK at the last call), which raise ``d̲``; then
         GJK on those still below, whose distance sets ``d̲``."""
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
-        if q is not None and not checked:
-            q = self._checked_q(q)
+        margin = check_scalar(margin, "margin", 0.0)
+        return self._near_rows(
+            data, detection_distance, step, margin, None if q is None else self._checked_q(q)
+        )
+
+    def _near_rows(
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        step: object,
+        margin: float,
+        q: np.ndarray | None,
+    ) -> PairDistances:
+        """:meth:`near_rows` with its arguments checked (``q`` a configuration vector)."""
         self._advance(data, q)
         n = len(self.pairs)
         if not n:
@@ -980,22 +996,39 @@ class CollisionScene:
             return np.zeros(0, dtype=int), np.zeros(0)
         bound, base = screen
         slack = bound - base + budget
-        # first the joints' levers, P @ |v| dt (geometry/levers.py): the pairs it leaves are
-        # checked by their bodies' relative motion
-        coarse = self._levers.P @ np.abs(v)
-        coarse *= dt
-        if self._unbounded.size:
-            coarse[self._unbounded] = np.inf
-        maybe = _nonzero(slack < coarse)
+        if self._points is not None:
+            V = self._body_velocities(data, v)
+            # the shapes placed: first a bound per shape, |v_o + ω × c| + r |ω| (the relative
+            # motion of a pair is at most the sum of its shapes')
+            centres = self._points[:, :, 0]
+            lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
+            lin += _cross(ang, centres)
+            speed = np.sqrt(_dots(lin, lin))
+            speed += self._radii * np.sqrt(_dots(ang, ang))
+            speed *= dt
+            maybe = _nonzero(slack < speed[self._first] + speed[self._second])
+        else:
+            # else the joints' levers, P @ |v| dt (geometry/levers.py), with no placement
+            coarse = self._levers.P @ np.abs(v)
+            coarse *= dt
+            if self._unbounded.size:
+                coarse[self._unbounded] = np.inf
+            maybe = _nonzero(slack < coarse)
+            if len(maybe):
+                centres = self._centres_of(np.unique(self.pairs[maybe]))
+                V = self._body_velocities(data, v)
+        # the pairs either leaves are checked by their bodies' relative motion
         if len(maybe):
-            centres = self._centres_of(np.unique(self.pairs[maybe]))
-            J = _joint_jacobians(data, self.model.nv)
-            V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
             approach = dt * _relative_approach(
                 V, self._joint_of, centres, self._radii, self.pairs[maybe]
             )
             maybe = maybe[slack[maybe] < approach]
         return maybe, base[maybe] - budget
+
+    def _body_velocities(self, data: pin.Data, v: np.ndarray) -> np.ndarray:
+        """Each joint's body's spatial velocity under ``v`` (6 × njoints, world frame)."""
+        J = _joint_jacobians(data, self.model.nv)
+        return J @ (self._approach.joint_support * v).T
 
     def mark_rows(self, pairs: np.ndarray) -> None:
         """Leave ``pairs`` (given rows after :meth:`crossing`) out of the next check."""
