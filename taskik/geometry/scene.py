@@ -288,6 +288,8 @@ class CollisionScene:
         self._placements: np.ndarray | None = None
         self._points: np.ndarray | None = None
         self._coal_placed = False
+        # (placements before, per shape how far it moved from them) at this evaluation
+        self._shape_moved: tuple[np.ndarray, np.ndarray] | None = None
         # (q it was measured from, per pair) the joints' part of the last bound lowering
         self._robot_drop: tuple[np.ndarray, np.ndarray] | None = None
         # the joint-space bound (geometry/levers.py): per pair, P @ |Δq| bounds how much
@@ -459,6 +461,7 @@ class CollisionScene:
             previous_q = previous_M = None
         self._data = data
         self._placements = self._points = None
+        self._shape_moved = None
         self._coal_placed = False
         self._q = None if q is None else q.copy()
         self._tight = None
@@ -517,6 +520,7 @@ class CollisionScene:
             return None
         centre0 = np.matmul(before[:, :3], self._points_local[:, :, :1])[:, :, 0]
         move = moves_of(points[:, :, 0], centre0, M[:, :3, :3], before[:, :3, :3], self._radii)
+        self._shape_moved = (before, move)  # (for the lookahead's step, often the same one)
         return move[self._first] + move[self._second]
 
     def _world_points(self) -> tuple[np.ndarray, np.ndarray]:
@@ -661,7 +665,15 @@ class CollisionScene:
                 for k, name in enumerate(names):
                     if look is not None and name in look[4]:
                         before[n + k] = look[4][name]
-                shape = shape_moves(M, before, self._centres_local, self._radii)
+                measured = self._shape_moved
+                if (
+                    measured is not None
+                    and measured[0].shape == before.shape
+                    and np.array_equal(measured[0], before)
+                ):
+                    shape = measured[1]  # (the move _advance measured, from the same placements)
+                else:
+                    shape = shape_moves(M, before, self._centres_local, self._radii)
                 shape = np.where(np.isfinite(shape), shape, 0.0)  # first seen: no history
                 by_shapes = shape[self._first] + shape[self._second]
                 moved = by_shapes if moved is None else np.minimum(moved, by_shapes)
