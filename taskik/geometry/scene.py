@@ -97,6 +97,11 @@ def _nonzero(mask: np.ndarray) -> np.ndarray:
 #: The helper axes of the tangents (x, y).
 _AXES = np.eye(3)[:2]
 
+#: After an evaluation that needed its shapes' placements (a screen, a broadphase), this many
+#: evaluations place every shape at once and lower the bounds by the shapes' moves (tighter
+#: than the joints' levers) before the joint-space bound is tried again.
+_PLACED_FOR = 5
+
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
 
@@ -164,9 +169,10 @@ class CollisionScene:
         # the configuration of the last evaluation (when the caller gave it), from which the
         # next one lowers the pairs' bounds in joint space (geometry/levers.py)
         self._q: np.ndarray | None = None
-        # whether the last evaluation needed its shapes' placements, and whether the current
-        # one lowered its bounds in joint space (see _advance)
-        self._needed = False
+        # how many more evaluations place every shape at once (set when one needed its
+        # shapes' placements), and whether the current one lowered its bounds in joint space
+        # (see _advance)
+        self._needed = 0
         self._joint_mode = False
         # the lookahead's record of the step before the last one (see _moves)
         self._look_before: tuple | None = None
@@ -465,7 +471,8 @@ class CollisionScene:
         self._coal_placed = False
         self._q = None if q is None else q.copy()
         self._tight = None
-        needed, self._needed = self._needed, False
+        needed = self._needed > 0
+        self._needed = max(self._needed - 1, 0)
         self._joint_mode = False
         drop = None
         if q is not None:
@@ -526,7 +533,7 @@ class CollisionScene:
     def _world_points(self) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_compute_points` for a part of the evaluation that needs them (a screen,
         a broadphase): the next evaluation then places its shapes at once."""
-        self._needed = True
+        self._needed = _PLACED_FOR
         return self._compute_points()
 
     def _compute_points(self) -> tuple[np.ndarray, np.ndarray]:
