@@ -451,8 +451,9 @@ class CollisionScene:
         With ``q`` and the last evaluation's ``q``: by ``P @ |pin.difference(q_before, q)|``
         (geometry/levers.py) plus each obstacle's move, with no placement computed (they
         are computed later, and only if a part of the evaluation needs them: the joint
-        mode). Without, or when the last evaluation needed its placements (many pairs near:
-        this one will need them too, and the shapes' moves are tighter than the levers):
+        mode). Without, or within ``_PLACED_FOR`` evaluations of one that needed its
+        placements (many pairs near: this one will need them too, and the shapes' moves
+        are tighter than the levers):
         the placements of every shape now, and per shape ``|Δc| + r ‖R − R_before‖``
         against the last evaluation's placements. With neither, every bound is reset."""
         if not isinstance(data, pin.Data) or len(data.oMi) != self.model.njoints:
