@@ -282,3 +282,36 @@ def test_a_configuration_set_far_between_steps_lowers_the_bounds(panda):
     with the levers zeroed (no drop) it would not."""
     assert teleport_misses(panda, 1.0) == 0
     assert teleport_misses(panda, 0.0) > 0
+
+
+def test_a_joint_of_another_kind_leaves_its_pairs_measured_at_every_step():
+    """A helical joint (a screw: neither turning about a fixed point nor sliding alone) has
+    no lever: the pairs of the shapes it moves, against another body, are unbounded and are
+    measured (their bound reset) at every evaluation lowered in joint space; the others keep
+    their joint-space bound."""
+    model = pin.Model()
+    inertia = pin.Inertia.FromSphere(1.0, 0.05)
+    turn = model.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "turn")
+    model.appendBodyToJoint(turn, inertia, pin.SE3.Identity())
+    where = pin.SE3(np.eye(3), np.array([0.3, 0.0, 0.0]))
+    screw = model.addJoint(turn, pin.JointModelHX(0.05), where, "screw")
+    model.appendBodyToJoint(screw, inertia, pin.SE3.Identity())
+    gm = pin.GeometryModel()
+    gm.addGeometryObject(pin.GeometryObject("arm", turn, pin.SE3.Identity(), coal.Sphere(0.05)))
+    gm.addGeometryObject(pin.GeometryObject("tip", screw, pin.SE3.Identity(), coal.Sphere(0.03)))
+    scene = CollisionScene(model, gm, [], [geometry.sphere("ball", 0.05, [0.0, 0.8, 0.0])])
+    unbounded = [scene.names[k] for k in np.flatnonzero(scene._levers.unbounded)]
+    assert unbounded == ["tip / ball"]
+    conf = taskik.Configuration(model, np.zeros(2))
+    for step in range(_PLACED_FOR + 4):
+        conf.update(np.array([0.01 * step, 0.02 * step]))
+        scene.near_rows(conf.data, 0.05, step=step, q=conf.q)
+        lowered = scene._joint_mode
+    assert lowered  # (the last evaluations were lowered in joint space)
+    truth = direct_distances(scene)
+    assert np.all(scene._lower <= truth + 1e-6) and np.isfinite(scene._lower).all()
+    conf.update(np.array([0.2, 0.3]))  # the next evaluation: the tip's bound is reset
+    scene._advance(conf.data, conf.q)
+    tip = scene.names.index("tip / ball")
+    assert scene._joint_mode and scene._lower[tip] == -np.inf
+    assert np.isfinite(np.delete(scene._lower, tip)).all()
