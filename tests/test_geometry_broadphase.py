@@ -9,6 +9,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 from test_geometry import every_obstacle_kind
+from test_limits_collision import robot_named, talos, talos_limit
 
 import taskik
 from taskik import geometry
@@ -59,7 +60,7 @@ def shape_points(shape, rng):
 
 @pytest.mark.parametrize("name", ["panda", "talos"])
 def test_bounding_capsules_contain_their_shapes(name):
-    robot = taskik.robots.load(name)
+    robot = robot_named(name)
     shapes = [o.geometry for o in geometry.convexify(robot.collision_model).geometryObjects]
     shapes += [o.geometry for o in every_obstacle_kind(np.zeros(3)) if o.kind != "halfspace"]
     rng = np.random.default_rng(1)
@@ -75,8 +76,12 @@ def test_bounding_capsules_contain_their_shapes(name):
 
 
 def direct_distances(scene: geometry.CollisionScene) -> np.ndarray:
-    """Every pair's distance by coal.distance on the placed shapes (the scene's requests)."""
+    """Every pair's distance by coal.distance on the shapes placed at the scene's last
+    evaluation (its own placements are made only when GJK runs: placed here), with the
+    scene's requests."""
     gm, gd = scene.geometry_model, scene.geometry_data
+    if scene._data is not None:
+        pin.updateGeometryPlacements(scene.model, scene._data, gm, gd)
     out = np.empty(len(scene.pairs))
     for k, (a, b) in enumerate(scene.pairs):
         A, B = gd.oMg[int(a)], gd.oMg[int(b)]
@@ -113,9 +118,9 @@ def test_talos_loop_near_pairs_and_distances_equal_coal_and_gjk_follows_the_near
     """Along a closed loop (right hand to the left hip), every step: the pairs kept and their
     distances are coal's; and GJK runs on about as many pairs as are near (29), not on the
     110 candidates of bounding spheres nor on the 882 pairs monitored."""
-    robot = taskik.robots.load("talos")
+    robot = talos()
     conf = robot.configuration()
-    limit = CollisionLimit(robot)
+    limit = talos_limit()
     calls = [0]
     compute = pin.computeDistance
 
@@ -173,18 +178,18 @@ def test_the_linear_approach_bound_equals_the_per_column_one():
     from taskik.geometry.bounds import ApproachBound, approach_bounds
     from taskik.geometry.scene import _joint_jacobians
 
-    talos = taskik.robots.load("talos")
-    limit = CollisionLimit(talos, obstacles=[geometry.sphere("ball", 0.05, [0.4, 0.0, 1.0])])
+    robot = talos()
+    limit = talos_limit(obstacles=[geometry.sphere("ball", 0.05, [0.4, 0.0, 1.0])])
     scene = limit.scene
-    fast = ApproachBound(scene._support, scene._joint_of, scene.pairs, talos.model.parents)
-    conf = talos.configuration()
+    fast = ApproachBound(scene._support, scene._joint_of, scene.pairs, robot.model.parents)
+    conf = robot.configuration()
     rng = np.random.default_rng(1)
     for _ in range(3):
-        conf.update(pin.randomConfiguration(talos.model))
+        conf.update(pin.randomConfiguration(robot.model))
         scene._place(conf.data)
         centres, _ = scene._world_centres()
-        J = _joint_jacobians(conf.data, talos.model.nv)
-        travel = rng.uniform(0.0, 0.02, talos.model.nv)
+        J = _joint_jacobians(conf.data, robot.model.nv)
+        travel = rng.uniform(0.0, 0.02, robot.model.nv)
         support = scene._support[scene._joint_of]
         slow = approach_bounds(J, centres, scene._radii, support, scene.pairs, travel)
         assert np.abs(fast(J, centres, scene._radii, travel) - slow).max() <= 1e-12
@@ -202,10 +207,12 @@ def test_the_relative_approach_bounds_how_fast_every_pair_closes(name):
     from taskik.geometry.bounds import relative_approach
     from taskik.geometry.scene import _joint_jacobians
 
-    robot = taskik.robots.load(name)
+    robot = robot_named(name)
     model = robot.model
     ball = geometry.sphere("ball", 0.05, [0.5, 0.1, 0.4])
-    scene = CollisionLimit(robot, obstacles=[ball]).scene
+    options = {"obstacles": [ball]}
+    limit = talos_limit(**options) if name == "talos" else CollisionLimit(robot, **options)
+    scene = limit.scene
     conf = robot.configuration()
     rng = np.random.default_rng(5)
     eps = 1e-4

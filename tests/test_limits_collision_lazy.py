@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
-from test_limits_collision import DT, arm_and_ball
+from test_limits_collision import DT, arm_and_ball, closest, talos, talos_limit
 
 import taskik
 from taskik.limits.collision import CollisionLimit
@@ -63,7 +63,7 @@ def test_priority_levels_keep_the_safety_distance():
     the posture) on Talos: without the limit the hand comes closer than 5 mm to the hip, with it
     (the rows of every pair the velocity box could bring near, no check after the solve)
     every pair keeps d_s to 0.1 mm."""
-    robot = taskik.robots.load("talos")
+    robot = talos()
     model = robot.model
     q0 = np.array(robot.q0, dtype=float)
     data = model.createData()
@@ -78,16 +78,16 @@ def test_priority_levels_keep_the_safety_distance():
     reach.set_target(hip + np.array([0.25, 0.0, 0.05]))
     posture = taskik.PostureTask(1e-2)
     posture.set_target(q0)
-    watch = CollisionLimit(robot)
-    closest = {}
-    for name, extra in (("without", []), ("with", [CollisionLimit(robot)])):
+    watch = talos_limit()
+    lowest = {}
+    for name, extra in (("without", []), ("with", [talos_limit()])):
         conf = taskik.Configuration(model, q0)
         limits = [taskik.ConfigurationLimit(model), taskik.VelocityLimit(model), *extra]
         low = np.inf
         for _ in range(150):
             v = taskik.solve_ik(conf, [feet, [reach], [posture]], DT, limits, solver="daqp")
             conf.integrate_inplace(v, DT)
-            low = min(low, float(watch.distances(conf, all_pairs=True).distance.min()))
-        closest[name] = low
-    assert closest["without"] < watch.safety_distance - 0.005
-    assert closest["with"] >= watch.safety_distance - 1e-4
+            low = min(low, closest(watch, conf))  # (the pairs within d_i, GJK on those)
+        lowest[name] = low
+    assert lowest["without"] < watch.safety_distance - 0.005
+    assert lowest["with"] >= watch.safety_distance - 1e-4

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
+from test_limits_collision import talos, talos_limit
 
 import taskik
 from taskik import geometry
@@ -259,20 +260,20 @@ def test_a_pair_beyond_the_detection_distance_cannot_be_crossed_in_one_step():
     the first step went 45 mm into the ball (no lookahead yet: the arm had not moved); the
     pairs within d_i plus how far the velocity box lets them approach get rows, and d_s
     holds."""
-    talos = taskik.robots.load("talos")
-    conf = talos.configuration()
-    frame = talos.end_effectors[3]
+    robot = talos()
+    conf = robot.configuration()
+    frame = robot.end_effectors[3]
     start = conf.get_transform_frame_to_world(frame).translation
     way = np.array([0.7, 0.0, -0.3]) / np.linalg.norm([0.7, 0.0, -0.3])
     hand = taskik.PositionTask(frame, cost=1.0, lm_damping=1.0)
     hand.set_target(start + way)
     ball = geometry.sphere("ball", 0.1, start + 0.27 * way)
-    limit = CollisionLimit(talos, self_collision=False, obstacles=[ball])
+    limit = talos_limit(self_collision=False, obstacles=[ball])
     assert limit.clearance(conf) + limit.safety_distance > limit.detection_distance
-    base = taskik.BaseVelocityLimit(talos.model, linear=1.0, angular=2.0)
-    limits = [*taskik.limits.default_limits(talos.model), base, limit]
+    base = taskik.BaseVelocityLimit(robot.model, linear=1.0, angular=2.0)
+    limits = [*taskik.limits.default_limits(robot.model), base, limit]
     posture = taskik.PostureTask(cost=1e-2)
-    posture.set_target(talos.q0)
+    posture.set_target(robot.q0)
     for _ in range(5):
         conf.integrate_inplace(taskik.solve_ik(conf, [hand, posture], DT, limits), DT)
         assert limit.clearance(conf) > -1e-4

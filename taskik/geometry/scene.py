@@ -4,21 +4,26 @@
 by the obstacles (attached to the world, joint 0), with the monitored pairs as its
 collision pairs. Each evaluation
 
-1. places the geometry from the joint placements the configuration already computed
-   (``pin.updateGeometryPlacements``: no kinematics is recomputed);
-2. keeps the pairs whose bounding spheres are closer than the detection distance
-   (a vectorised broadphase: far pairs cost one subtraction each);
-3. runs coal's GJK/EPA (``pin.computeDistance``) on those pairs only: signed distance ``d``,
+1. lowers each pair's running lower bound on its distance by how much closer its shapes
+   may have come since the last evaluation: given the configuration, in joint space
+   (``P @ |q ⊖ q_before|``, the joints' levers of ``geometry/levers.py``: no shape is
+   placed), else from the shapes' placements; the pairs whose bound passes their
+   threshold cost nothing more;
+2. places the geometry from the joint placements the configuration already computed
+   (no kinematics is recomputed), only when a screen or GJK needs it;
+3. keeps the pairs whose bounding spheres and capsules are closer than the detection
+   distance (vectorised over the pairs the bounds do not skip);
+4. runs coal's GJK/EPA (``pin.computeDistance``) on those pairs only: signed distance ``d``,
    closest points ``p_a``, ``p_b`` and the unit normal ``n`` from ``a`` to ``b``;
-4. differentiates ``d`` from Pinocchio's joint Jacobians (``data.J``, world frame): a point
+5. differentiates ``d`` from Pinocchio's joint Jacobians (``data.J``, world frame): a point
    ``p`` fixed on joint ``j``'s body moves at ``ṗ = J_v v + (J_ω v) × p`` over the columns
    that support ``j``, so ``ḋ = n·(ṗ_b − ṗ_a) = (g_b − g_a) v`` with
    ``g = nᵀ J_v + (p × n)ᵀ J_ω``.
 
-The scene also keeps what one step tells the next, by value: the placements (lower bounds
-on the distances, the lookahead) and the obstacles' poses (their motion). The module is
-longer than 500 lines because these share the scene's state; the shape bounds they use are
-in ``geometry/bounds.py``.
+The scene also keeps what one step tells the next, by value: the configuration and the
+placements (lower bounds on the distances, the lookahead) and the obstacles' poses (their
+motion). The module is longer than 500 lines because these share the scene's state; the
+shape bounds they use are in ``geometry/bounds.py``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import coal
 import numpy as np
 import pinocchio as pin
 
-from ..exceptions import InvalidInput, UnknownName, check_scalar
+from ..exceptions import InvalidInput, UnknownName, check_finite_array, check_scalar
 from .bounds import (
     ApproachBound,
     _bounding_capsule,
@@ -43,6 +48,7 @@ from .bounds import (
     moves_of,
     shape_moves,
 )
+from .levers import JointLevers
 from .robot import check_geometry_model, check_pairs
 from .shapes import Obstacle, _pose, check_shape, shape_values
 
@@ -90,6 +96,11 @@ def _nonzero(mask: np.ndarray) -> np.ndarray:
 
 #: The helper axes of the tangents (x, y).
 _AXES = np.eye(3)[:2]
+
+#: After an evaluation that needed its shapes' placements (a screen, a broadphase), this many
+#: evaluations place every shape at once and lower the bounds by the shapes' moves (tighter
+#: than the joints' levers) before the joint-space bound is tried again.
+_PLACED_FOR = 5
 
 #: Below a GJK distance, what a lower bound keeps for the tolerance of GJK (m).
 _GJK_SLACK = 1e-5
@@ -151,11 +162,26 @@ class CollisionScene:
         # (key, {obstacle: pose}, {obstacle: move over the step}, {obstacle: move over the
         #  step before})
         self._step: tuple[object, dict[str, np.ndarray], dict[str, np.ndarray], dict] | None = None
-        # (key, robot placements n_robot × 4 × 4, {obstacle: placement}, robot moves,
-        #  {obstacle: move}) at the last lookahead step
-        self._look: (
-            tuple[object, np.ndarray, dict[str, np.ndarray], np.ndarray, dict[str, float]] | None
-        ) = None
+        # at the last lookahead step: (key, generation, q or None, robot placements
+        # n_robot × 4 × 4 or None, {obstacle: placement}, per pair how far it came closer
+        # over the step, whether that used the placements)
+        self._look: tuple | None = None
+        # the configuration of the last evaluation (when the caller gave it), from which the
+        # next one lowers the pairs' bounds in joint space (geometry/levers.py)
+        self._q: np.ndarray | None = None
+        # how many more evaluations place every shape at once (set when one needed its
+        # shapes' placements), and whether the current one lowered its bounds in joint space
+        # (see _advance)
+        self._needed = 0
+        self._joint_mode = False
+        # the lookahead's record of the step before the last one (see _moves)
+        self._look_before: tuple | None = None
+        # (the bounds before the joint-space drop, the last evaluation's placements) while
+        # the current evaluation may tighten them (_tighten)
+        self._tight: tuple[np.ndarray, np.ndarray] | None = None
+        # the pinocchio.Data of the current evaluation: what the placements are read from,
+        # when (and only if) a part of the evaluation needs them
+        self._data: pin.Data | None = None
         self._build()
 
     # ------------------------------------------------------------------ obstacles
@@ -262,11 +288,32 @@ class CollisionScene:
         # a lower bound on each pair's distance (m), lowered by every motion of its shapes
         # since GJK last computed it: the placements it was lowered to are the last ones
         self._lower = np.full(len(self.pairs), -np.inf)
+        # the shapes' placements (ngeoms × 4 × 4) and world points (ngeoms × 3 × 3, columns
+        # the centre and the capsule's ends) of the current evaluation: None until a part of
+        # it needs them (_world_points); coal's placements likewise (_coal_placed)
         self._placements: np.ndarray | None = None
-        # the world points of the last _place: ngeoms × 3 × 3, columns centre and capsule ends
         self._points: np.ndarray | None = None
-        # (placements before, per shape how far it moved from them) at the last _place
-        self._moved: tuple[np.ndarray, np.ndarray] | None = None
+        self._coal_placed = False
+        # (placements before, per shape how far it moved from them) at this evaluation
+        self._shape_moved: tuple[np.ndarray, np.ndarray] | None = None
+        # (q it was measured from, per pair) the joints' part of the last bound lowering
+        self._robot_drop: tuple[np.ndarray, np.ndarray] | None = None
+        # the joint-space bound (geometry/levers.py): per pair, P @ |Δq| bounds how much
+        # closer a motion Δq brings its two shapes; its reach per shape is |placement · c| + r
+        local_centres = np.einsum("kij,kj->ki", self._local[:, :3, :3], self._centres_local)
+        local_centres += self._local[:, :3, 3]
+        shape_reach = np.sqrt(_dots(local_centres, local_centres)) + self._radii
+        shape_reach[self._halfspace & (self._joint_of > 0)] = np.inf
+        self._levers = JointLevers(
+            self.model, self._joint_of, shape_reach, self._support[self._joint_of], self.pairs
+        )
+        self._unbounded = _nonzero(self._levers.unbounded)
+        # per pair, its obstacle (n_obstacles for a robot pair: a 0 appended to the moves)
+        self._pair_obstacle = np.where(
+            second >= first_obstacle, second - first_obstacle, len(self.obstacles)
+        )
+        # (travel, P @ travel): the approach bound of the velocity box, kept by value
+        self._travel_bound: tuple[int, np.ndarray, np.ndarray] | None = None
         self._approach = ApproachBound(
             self._support, self._joint_of, self.pairs, np.asarray(self.model.parents)
         )
@@ -277,18 +324,30 @@ class CollisionScene:
         self._measured = np.zeros(len(self.pairs), dtype=bool)
         self._flat_pairs = _nonzero(self._flat)
 
-    def _sync_obstacles(self) -> None:
-        """The obstacles' poses and shapes, read by value (however they were changed)."""
+    def _sync_obstacles(self) -> np.ndarray | None:
+        """The obstacles' poses and shapes, read by value (however they were changed).
+        Returns, per obstacle and a 0 appended, how far any of its points moved since the
+        last call (``|Δc| + r ‖R − R_before‖``; None when none moved, or when a new shape
+        rebuilt the scene, which resets every bound)."""
+        moved = None
         for k, obstacle in enumerate(self.obstacles):
             if _shape_key(obstacle.geometry) != self._shapes[k]:
                 self._build()  # a new or resized shape: new bounding spheres
-                return
+                return None
             M = obstacle.pose.homogeneous
             if not np.array_equal(M, self._placed[k]):
                 pose = _pose(obstacle.pose, f"pose of obstacle {obstacle.name!r}")
-                self.geometry_model.geometryObjects[self._first_obstacle + k].placement = pose
-                self._local[self._first_obstacle + k] = pose.homogeneous
+                i = self._first_obstacle + k
+                self.geometry_model.geometryObjects[i].placement = pose
+                placed = pose.homogeneous
+                if moved is None:
+                    moved = np.zeros(len(self.obstacles) + 1)
+                moved[k] = shape_moves(
+                    placed[None], self._local[i, None], self._centres_local[i, None], self._radii[i]
+                )[0]
+                self._local[i] = placed
                 self._placed[k] = M.copy()
+        return moved
 
     def obstacle_steps(
         self, step: object = None, commit: bool = True, before: bool = False
@@ -378,93 +437,264 @@ class CollisionScene:
 
     # ------------------------------------------------------------------ evaluation
     def _place(self, data: pin.Data) -> None:
-        """Obstacles at their poses, robot geometry from ``data``'s joint placements; the
-        lower bounds of the pairs' distances lowered by how far their shapes moved."""
+        """An evaluation at ``data`` without its configuration: the placements of every
+        shape computed at once, the pairs' bounds lowered by how far their shapes moved
+        since the last evaluation's placements (reset when those were not computed)."""
+        self._advance(data, None)
+
+    def _advance(self, data: pin.Data, q: np.ndarray | None) -> None:
+        """Start an evaluation at ``data`` (its joint placements and Jacobians computed at
+        the configuration ``q``, when given): obstacles at their poses, and the running
+        lower bound of every pair lowered by how much closer its shapes may have come
+        since the last evaluation.
+
+        With ``q`` and the last evaluation's ``q``: by ``P @ |pin.difference(q_before, q)|``
+        (geometry/levers.py) plus each obstacle's move, with no placement computed (they
+        are computed later, and only if a part of the evaluation needs them: the joint
+        mode). Without, or within ``_PLACED_FOR`` evaluations of one that needed its
+        placements (many pairs near: this one will need them too, and the shapes' moves
+        are tighter than the levers):
+        the placements of every shape now, and per shape ``|Δc| + r ‖R − R_before‖``
+        against the last evaluation's placements. With neither, every bound is reset."""
         if not isinstance(data, pin.Data) or len(data.oMi) != self.model.njoints:
             raise InvalidInput(
                 "CollisionScene needs the pinocchio.Data of its model (configuration.data), "
                 f"got {type(data).__name__}"
             )
-        self._sync_obstacles()
-        # coal's placements, for GJK (one C++ call); ours from the joints' in one product
-        # (34 joint placements read through one list instead of 52 geometry placements
-        # through the vector: 5x fewer instructions)
-        pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
-        joints = np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist())))
-        M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
-        # the bounding spheres' centres and the capsules' ends in the world, in one product
-        points = np.matmul(M[:, :3], self._points_local)  # ngeoms × 3 × 3 (columns: points)
-        previous, before = self._placements, self._points
-        self._placements = M
-        self._points = points
-        self._moved = None
-        if previous is None or previous.shape != M.shape or before is None:
+        generation = self.generation
+        obstacles_moved = self._sync_obstacles()
+        previous_q, previous_M = self._q, self._placements
+        if self.generation != generation:  # rebuilt: every bound reset already
+            previous_q = previous_M = None
+        self._data = data
+        self._placements = self._points = None
+        self._shape_moved = None
+        self._coal_placed = False
+        self._q = None if q is None else q.copy()
+        self._tight = None
+        needed = self._needed > 0
+        self._needed = max(self._needed - 1, 0)
+        self._joint_mode = False
+        drop = None
+        if q is not None:
+            self._levers.cover(q)  # (a prismatic joint past its range: P grows first)
+            if needed and previous_M is not None:
+                drop = self._shape_drop(previous_M)
+            elif previous_q is not None and previous_q.shape == q.shape:
+                self._joint_mode = True
+                drop = self._levers.P @ np.abs(pin.difference(self.model, previous_q, q))
+                self._robot_drop = (previous_q, drop.copy())
+                if obstacles_moved is not None:
+                    drop += obstacles_moved[self._pair_obstacle]
+            elif previous_M is not None:
+                drop = self._shape_drop(previous_M)
+        else:
+            self._compute_points()
+            if previous_M is not None:
+                drop = self._shape_drop(previous_M)
+        if drop is None or len(drop) != len(self._lower):
             self._lower[:] = -np.inf
             self._screen = None
             return
-        if self._screen is not None and not np.array_equal(M, previous):
+        if self._unbounded.size:
+            drop[self._unbounded] = np.inf
+        if drop.any():
             self._screen = None  # (the bounds of near_rows hold at its placements only)
-        # no point of a shape moved farther than its centre's move plus its radius times
-        # ‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ)): a pair's distance fell by
-        # at most the sum of its two shapes' moves
-        move = moves_of(
-            points[:, :, 0], before[:, :, 0], M[:, :3, :3], previous[:, :3, :3], self._radii
-        )
-        self._moved = (previous, move)  # (for the lookahead's step, often the same one)
-        if move.any():
-            self._lower -= move[self._first] + move[self._second]
+            if self._joint_mode and previous_M is not None:
+                self._tight = (self._lower.copy(), previous_M)  # (for _tighten)
+            self._lower -= drop
+
+    def _tighten(self) -> None:
+        """Once the placements of an evaluation lowered in joint space are computed, and
+        when the last evaluation's are known too: each pair's bound lowered by the smaller
+        of the joint-space bound and its shapes' moves (both hold; the levers are loose
+        where a joint's axis passes near a shape)."""
+        tight, self._tight = self._tight, None
+        if tight is None:
+            return
+        before, previous = tight
+        drop = self._shape_drop(previous)
+        if drop is not None:
+            before -= drop
+            np.maximum(self._lower, before, out=self._lower)
+
+    def _shape_drop(self, before: np.ndarray) -> np.ndarray | None:
+        """Per pair, how much closer its shapes may have come since the placements
+        ``before`` (ngeoms × 4 × 4): no point of a shape moved farther than its centre's
+        move plus its radius times ``‖R − R_before‖ = 2 sin(θ/2) = √(3 − tr(R R_beforeᵀ))``,
+        and a pair's distance fell by at most the sum of its two shapes' moves."""
+        M, points = self._compute_points()
+        if before.shape != M.shape:
+            return None
+        centre0 = np.matmul(before[:, :3], self._points_local[:, :, :1])[:, :, 0]
+        move = moves_of(points[:, :, 0], centre0, M[:, :3, :3], before[:, :3, :3], self._radii)
+        self._shape_moved = (before, move)  # (for the lookahead's step, often the same one)
+        return move[self._first] + move[self._second]
+
+    def _world_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_compute_points` for a part of the evaluation that needs them (a screen,
+        a broadphase): the next evaluation then places its shapes at once."""
+        self._needed = _PLACED_FOR
+        return self._compute_points()
+
+    def _compute_points(self) -> tuple[np.ndarray, np.ndarray]:
+        """The placements (ngeoms × 4 × 4) and world points (ngeoms × 3 × 3: the bounding
+        sphere's centre and the bounding capsule's ends as columns) of the current
+        evaluation, computed at the first call: the joints' placements times each shape's,
+        in one product (34 joint placements read through one list instead of 52 geometry
+        placements through the vector: 5x fewer instructions)."""
+        if self._points is None:
+            data = self._data
+            assert data is not None
+            joints = np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist())))
+            M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
+            self._placements = M
+            self._points = np.matmul(M[:, :3], self._points_local)
+            look = self._look
+            if (
+                look is not None
+                and look[3] is None
+                and look[1] == self.generation
+                and look[2] is not None
+                and self._q is not None
+                and np.array_equal(look[2], self._q)
+            ):  # (the step's placements, for the next step's lookahead)
+                self._look = (*look[:3], M[: self.n_robot].copy(), *look[4:])
+        assert self._placements is not None
+        return self._placements, self._points
+
+    def _centres_of(self, shapes: np.ndarray) -> np.ndarray:
+        """The world centres of the bounding spheres (ngeoms × 3), at the current evaluation,
+        of ``shapes`` at least: all from the placements when they are computed, else those
+        of ``shapes`` alone from their joints' placements (a few shapes: fewer calls than
+        placing every shape)."""
+        if self._points is not None:
+            return self._points[:, :, 0]
+        data = self._data
+        assert data is not None
+        joints = map(data.oMi.__getitem__, self._joint_of[shapes].tolist())
+        H = np.array(list(map(_HOMOGENEOUS, joints))).reshape(-1, 4, 4)
+        local = np.matmul(self._local[shapes], self._points_local[shapes, :, :1])
+        centres = np.zeros((len(self._joint_of), 3))
+        centres[shapes] = np.matmul(H[:, :3], local)[:, :, 0]
+        return centres
+
+    def _place_coal(self) -> None:
+        """coal's placements of every shape (one C++ call), once per evaluation, for GJK."""
+        if not self._coal_placed:
+            data = self._data
+            assert data is not None
+            pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
+            self._coal_placed = True
 
     def _world_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """World positions of the bounding spheres' centres (ngeoms × 3) and of the bounding
-        capsules' segment ends (ngeoms × 2 × 3), from the placements of the last ``_place``."""
-        points = self._points
-        assert points is not None
+        capsules' segment ends (ngeoms × 2 × 3) at the current evaluation."""
+        points = self._world_points()[1]
         return points[:, :, 0], points[:, :, 1:].transpose(0, 2, 1)
 
     def _moves(self, step: object) -> np.ndarray:
-        """Per shape, a bound on how far any of its points moved over the last step (m):
-        ``|Δc| + r √(3 − tr(R R_beforeᵀ))``; 0 for a shape seen for the first time. Starts a
-        step unless ``step`` and the placements repeat the last call's (see near_pairs)."""
-        M = self._placements
-        assert M is not None
+        """Per pair, a bound on how much closer its two shapes came over the last step (m):
+        ``P @ |q ⊖ q_before|`` when both evaluations had their ``q`` and every pair is
+        bounded in joint space; the shapes' moves ``|Δc| + r √(3 − tr(R R_beforeᵀ))`` from
+        the placements when both steps' placements are known (the smaller of the two when
+        both are); plus the obstacles' moves; 0 for what is seen for the first time.
+        Starts a step unless ``step``, ``q`` (or the placements) and the obstacles' poses
+        repeat the last call's (see near_pairs); a repeated call whose placements were
+        computed since refines the step's bound with them."""
         n = self.n_robot
         names = [o.name for o in self.obstacles]
-        robot = M[:n]
-        obstacles = {name: M[n + k] for k, name in enumerate(names)}
+        obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
+        q = self._q
+        joint_space = self._joint_mode and not self._unbounded.size
         look = self._look
         if (
             look is not None
             and step is not None
             and look[0] == step
-            and look[1].shape == robot.shape
-            and np.array_equal(look[1], robot)
-            and all(x in look[2] and np.array_equal(P, look[2][x]) for x, P in obstacles.items())
+            and look[1] == self.generation
+            and all(x in look[4] and np.array_equal(P, look[4][x]) for x, P in obstacles.items())
+            and (
+                q is not None and np.array_equal(look[2], q)
+                if joint_space and look[2] is not None
+                else look[3] is not None and np.array_equal(look[3], self._compute_points()[0][:n])
+            )
         ):
-            return np.concatenate([look[3], [look[4].get(x, 0.0) for x in names]])
-        before = np.full_like(M, np.nan)
-        if look is not None and look[1].shape == robot.shape:
-            before[:n] = look[1]
-        for k, name in enumerate(names):
-            if look is not None and name in look[2]:
-                before[n + k] = look[2][name]
-        known = self._moved
-        if (
-            known is not None
-            and known[0].shape == before.shape
-            and np.array_equal(known[0], before)
-        ):
-            moved = known[1]  # (the motion _place measured, from the same placements)
-        else:
-            moved = shape_moves(M, before, self._centres_local, self._radii)
-            moved = np.where(np.isfinite(moved), moved, 0.0)  # first seen: no history
-        self._look = (
+            if not look[6] and self._points is not None:
+                # the placements came since: the step's bound refined with them
+                look = self._look = self._moved_since(self._look_before, step, look[5])
+            return look[5]
+        self._look_before = look
+        self._look = self._moved_since(look, step, None)
+        return self._look[5]
+
+    def _moved_since(self, look: tuple | None, step: object, known: np.ndarray | None) -> tuple:
+        """The lookahead's record of a new step ``step`` (see _moves) from the last step's
+        record ``look``; ``known``: the joint-space bound already found for it."""
+        n = self.n_robot
+        names = [o.name for o in self.obstacles]
+        obstacles = {name: self._local[n + k] for k, name in enumerate(names)}
+        q = self._q
+        joint_space = self._joint_mode and not self._unbounded.size
+        moved = known
+        if joint_space and moved is None:
+            assert q is not None
+            before_q = None if look is None else look[2]
+            if before_q is None or before_q.shape != q.shape:
+                moved = np.zeros(len(self.pairs))
+            else:
+                drop = self._robot_drop
+                if drop is not None and np.array_equal(drop[0], before_q):
+                    moved = drop[1].copy()  # (the drop _advance measured, from the same q)
+                else:
+                    moved = self._levers.P @ np.abs(pin.difference(self.model, before_q, q))
+            if names and look is not None:
+                # the obstacles' moves since the step's poses (0 for one seen the first time)
+                seen = [k for k, x in enumerate(names) if x in look[4]]
+                if seen:
+                    at = n + np.array(seen)
+                    shifts = np.zeros(len(names) + 1)
+                    shifts[seen] = shape_moves(
+                        self._local[at],
+                        np.array([look[4][names[k]] for k in seen]),
+                        self._centres_local[at],
+                        self._radii[at],
+                    )
+                    moved = moved + shifts[self._pair_obstacle]
+        robot = None
+        refined = not joint_space or self._points is not None
+        if refined:
+            M = self._compute_points()[0]
+            robot = M[:n].copy()
+            if not joint_space or (look is not None and look[3] is not None):
+                before = np.full_like(M, np.nan)
+                if look is not None and look[3] is not None and look[3].shape == robot.shape:
+                    before[:n] = look[3]
+                for k, name in enumerate(names):
+                    if look is not None and name in look[4]:
+                        before[n + k] = look[4][name]
+                measured = self._shape_moved
+                if (
+                    measured is not None
+                    and measured[0].shape == before.shape
+                    and np.array_equal(measured[0], before)
+                ):
+                    shape = measured[1]  # (the move _advance measured, from the same placements)
+                else:
+                    shape = shape_moves(M, before, self._centres_local, self._radii)
+                shape = np.where(np.isfinite(shape), shape, 0.0)  # first seen: no history
+                by_shapes = shape[self._first] + shape[self._second]
+                moved = by_shapes if moved is None else np.minimum(moved, by_shapes)
+        assert moved is not None
+        return (
             step,
-            robot.copy(),
+            self.generation,
+            None if q is None else q.copy(),
+            robot,
             {x: P.copy() for x, P in obstacles.items()},
-            moved[:n].copy(),
-            {x: float(moved[n + k]) for k, x in enumerate(names)},
+            moved,
+            refined,
         )
-        return moved
 
     def near_pairs(
         self,
@@ -496,27 +726,82 @@ class CollisionScene:
         """
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
         self._place(data)
+        return self._broadphase(data, detection_distance, lookahead, step, travel, False)
+
+    def _travel_reach(self, travel: np.ndarray) -> np.ndarray:
+        """Per pair, ``P @ travel``: how much closer any step within the velocity box can
+        bring its shapes (+inf for a pair the joint-space bound does not cover); kept by
+        the value of ``travel`` (constant while the caps and ``dt`` are)."""
+        kept = self._travel_bound
+        if (
+            kept is not None
+            and kept[0] == self._levers.version
+            and kept[1].shape == travel.shape
+            and np.array_equal(kept[1], travel)
+        ):
+            return kept[2]
+        reach = self._levers.P @ travel
+        reach[self._unbounded] = np.inf
+        self._travel_bound = (self._levers.version, travel.copy(), reach)
+        return reach
+
+    def _broadphase(
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        lookahead: bool,
+        step: object,
+        travel: np.ndarray | None,
+        bounded: bool,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`near_pairs` once the evaluation started; ``bounded``: only over the pairs
+        whose running lower bound is below their threshold grown by the velocity box's
+        joint-space bound ``P @ travel`` (the others are provably beyond it), the bounding
+        volumes and the Jacobians' approach bound then on those only."""
         if not len(self.pairs):
             return np.zeros(0, dtype=int), np.zeros(0)
-        centres, ends = self._world_centres()
-        a, b = self.pairs[:, 0], self.pairs[:, 1]
         # (beyond 1e12 m every pair is near anyway: obstacles lie within 1e6 m of the origin)
-        threshold = np.full(len(a), min(detection_distance, 1e12))
+        threshold = np.full(len(self.pairs), min(detection_distance, 1e12))
         if lookahead:
             moved = self._moves(step)
-            threshold += 2.0 * (moved[a] + moved[b])
-        if travel is not None and travel.any():
-            J = _joint_jacobians(data, self.model.nv)
-            threshold += self._approach(J, centres, self._radii, travel)
+            threshold += 2.0 * moved
+        box = None if travel is None or not travel.any() else self._travel_reach(travel)
+        which = None
+        if bounded:
+            mask = self._lower < (threshold if box is None else threshold + box)
+            mask[self._flat_pairs] = True
+            which = _nonzero(mask)
+            threshold = threshold[which]
+            if box is not None:
+                box = box[which]
+        a, b = (
+            (self._first, self._second)
+            if which is None
+            else (self._first[which], self._second[which])
+        )
+        if not len(a):
+            return np.zeros(0, dtype=int), np.zeros(0)
+        centres, ends = self._world_centres()
         diff = centres[a] - centres[b]
-        reach = self._reach + threshold
-        near = _nonzero((_dots(diff, diff) < reach * reach) | self._flat)
+        if box is not None and travel is not None:
+            # the smaller of two bounds on the approach: the joints' levers (exact) and the
+            # Jacobians' (first order, tighter where a common joint turns the pair)
+            J = _joint_jacobians(data, self.model.nv)
+            first = self._approach(
+                J, centres, self._radii, travel, which=which, gap=np.sqrt(_dots(diff, diff))
+            )
+            threshold += np.minimum(first, box)
+        reach_all = self._reach if which is None else self._reach[which]
+        flat = self._flat if which is None else self._flat[which]
+        reach = reach_all + threshold
+        near = _nonzero((_dots(diff, diff) < reach * reach) | flat)
         # then the bounding capsules of the pairs left (long links: far tighter than spheres)
         a, b = a[near], b[near]
         gap = _segment_distances(ends[a, 0], ends[a, 1], ends[b, 0], ends[b, 1])
-        keep = (gap < self._capsule_reach[near] + threshold[near] + 1e-9) | self._flat[near]
+        capsule = self._capsule_reach[near] if which is None else self._capsule_reach[which][near]
+        keep = (gap < capsule + threshold[near] + 1e-9) | flat[near]
         near = near[keep]
-        return near, threshold[near]
+        return (near if which is None else which[near]), threshold[near]
 
     def distances(
         self,
@@ -526,21 +811,28 @@ class CollisionScene:
         lookahead: bool = False,
         step: object = None,
         travel: np.ndarray | None = None,
+        q: np.ndarray | None = None,
     ) -> PairDistances:
         """Signed distances, closest points, normals and distance gradients of the pairs
         closer than ``detection_distance`` (every pair if ``all_pairs``; ``lookahead``,
         ``step`` and ``travel``: see :meth:`near_pairs`).
 
         ``data`` must hold the joint placements and joint Jacobians of the configuration
-        (``Configuration.update`` computes both).
+        (``Configuration.update`` computes both); ``q``: that configuration, when the
+        caller has it: the pairs' running lower bounds are then lowered in joint space
+        (see :meth:`near_rows`), and the broadphase runs on the pairs they do not skip.
         """
+        if q is not None:
+            q = self._checked_q(q)
         if all_pairs:
-            self._place(data)
+            self._advance(data, q)
             candidates = np.arange(len(self.pairs))
             threshold = np.full(len(candidates), np.inf)
         else:
-            candidates, threshold = self.near_pairs(
-                data, detection_distance, lookahead, step, travel
+            detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
+            self._advance(data, q)
+            candidates, threshold = self._broadphase(
+                data, detection_distance, lookahead, step, travel, q is not None
             )
             # the pairs whose distance is known to be at least their threshold are skipped:
             # GJK runs on the pairs that may be near, not on every candidate of the broadphase
@@ -553,10 +845,16 @@ class CollisionScene:
             results = list(map(results.__getitem__, keep.tolist()))
         return self._closest(data, candidates, dist, results)
 
+    def _checked_q(self, q: np.ndarray) -> np.ndarray:
+        """``q`` as a configuration vector of the model, or :class:`InvalidInput`."""
+        return check_finite_array(q, "q", (self.model.nq,))
+
     def _gjk(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, list]:
         """GJK/EPA on the pairs ``candidates``: ``(candidates, distances, coal results)``;
         the pairs' lower bounds set; :class:`InvalidInput` for a non-finite distance."""
         k = len(candidates)
+        if k:
+            self._place_coal()
         results = list(
             map(
                 partial(pin.computeDistance, self.geometry_model, self.geometry_data),
@@ -612,6 +910,7 @@ class CollisionScene:
         detection_distance: float,
         step: object = None,
         margin: float = 0.0,
+        q: np.ndarray | None = None,
     ) -> PairDistances:
         """The pairs closer than their detection distance (``detection_distance`` grown by
         the lookahead, see :meth:`near_pairs`), without the bound on how far the velocity
@@ -620,24 +919,38 @@ class CollisionScene:
 
         Each pair keeps a running lower bound ``d̲`` on its distance (conservative
         advancement): set by the last exact distance (GJK) or bounding-volume gap measured,
-        then lowered at every step by how far any point of its two shapes moved since
-        (``|Δc| + r ‖R − R_before‖`` per shape, one vectorised operation over the shapes
-        and one gather over the pairs, in ``_place``; an obstacle's motion is in its
-        placement). A pair whose ``d̲`` is at least its threshold plus ``margin`` costs
-        nothing more: it is provably farther. The others (and every pair with a half-space,
-        whose extent is unbounded) are measured: first their bounding spheres' gap
-        ``|c_a − c_b| − r_a − r_b`` and bounding capsules' (when more than a few of them
-        were not measured by GJK at the last call), which raise ``d̲``; then GJK on those
-        still below, whose distance sets ``d̲``."""
+        then lowered at every evaluation by how much closer its two shapes may have come
+        since. With ``q`` (the configuration ``data`` was computed at) and the last
+        evaluation's: ``P @ |q ⊖ q_before|``, one product
+        over every pair with the joints' levers (geometry/levers.py), plus each obstacle's
+        move ``|Δc| + r ‖R − R_before‖``; no shape is placed for that. Without: the shapes'
+        moves from their placements. A pair whose ``d̲`` is at least its threshold plus
+        ``margin`` costs nothing more: it is provably farther. The others (and every pair
+        with a half-space, whose extent is unbounded) are measured: first their bounding
+        spheres' gap ``|c_a − c_b| − r_a − r_b`` and bounding capsules' (when more than a
+        few of them were not measured by GJK at the last call), which raise ``d̲``; then
+        GJK on those still below, whose distance sets ``d̲``."""
         detection_distance = check_scalar(detection_distance, "detection_distance", 0.0)
-        self._place(data)
+        margin = check_scalar(margin, "margin", 0.0)
+        return self._near_rows(
+            data, detection_distance, step, margin, None if q is None else self._checked_q(q)
+        )
+
+    def _near_rows(
+        self,
+        data: pin.Data,
+        detection_distance: float,
+        step: object,
+        margin: float,
+        q: np.ndarray | None,
+    ) -> PairDistances:
+        """:meth:`near_rows` with its arguments checked (``q`` a configuration vector)."""
+        self._advance(data, q)
         n = len(self.pairs)
         if not n:
             self._screen = None
             return self.pair_distances(data, np.zeros(0, dtype=int))
-        moved = self._moves(step)
-        base = moved[self._first] + moved[self._second]
-        base *= 2.0
+        base = self._moves(step) * 2.0
         base += min(detection_distance, 1e12)
         reach = base + margin
         lower = self._lower
@@ -649,6 +962,16 @@ class CollisionScene:
         # GJK at once); a handful of pairs costs less in GJK than in the screens' calls
         fresh = cand[~self._measured[cand]]
         if len(fresh) > _SCREEN_MIN:
+            if self._tight is not None:
+                # the placements are needed now: the joint-space bounds and lookahead
+                # tightened with the shapes' moves, then the candidates again
+                self._world_points()
+                self._tighten()
+                base = self._moves(step) * 2.0
+                base += min(detection_distance, 1e12)
+                reach = base + margin
+                cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
+                fresh = cand[~self._measured[cand]]
             self._screen_bounds(fresh)
             cand = cand[(lower[cand] < reach[cand]) | self._flat[cand]]
         cand, dist, results = self._gjk(cand)
@@ -692,24 +1015,40 @@ class CollisionScene:
         if screen is None:
             return np.zeros(0, dtype=int), np.zeros(0)
         bound, base = screen
-        centres = self._world_centres()[0]
-        J = _joint_jacobians(data, self.model.nv)
-        V = J @ (self._approach.joint_support * v).T  # 6 × njoints: the bodies' velocities
-        # first a bound per shape, |v_o + ω × c| + r |ω| (the relative motion of a pair is at
-        # most the sum of its shapes'): the pairs it leaves are checked pair by pair
-        lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
-        lin += _cross(ang, centres)
-        speed = np.sqrt(_dots(lin, lin))
-        speed += self._radii * np.sqrt(_dots(ang, ang))
-        speed *= dt
         slack = bound - base + budget
-        maybe = _nonzero(slack < speed[self._first] + speed[self._second])
+        if self._points is not None:
+            V = self._body_velocities(data, v)
+            # the shapes placed: first a bound per shape, |v_o + ω × c| + r |ω| (the relative
+            # motion of a pair is at most the sum of its shapes')
+            centres = self._points[:, :, 0]
+            lin, ang = V[:3, self._joint_of].T, V[3:, self._joint_of].T
+            lin += _cross(ang, centres)
+            speed = np.sqrt(_dots(lin, lin))
+            speed += self._radii * np.sqrt(_dots(ang, ang))
+            speed *= dt
+            maybe = _nonzero(slack < speed[self._first] + speed[self._second])
+        else:
+            # else the joints' levers, P @ |v| dt (geometry/levers.py), with no placement
+            coarse = self._levers.P @ np.abs(v)
+            coarse *= dt
+            if self._unbounded.size:
+                coarse[self._unbounded] = np.inf
+            maybe = _nonzero(slack < coarse)
+            if len(maybe):
+                centres = self._centres_of(np.unique(self.pairs[maybe]))
+                V = self._body_velocities(data, v)
+        # the pairs either leaves are checked by their bodies' relative motion
         if len(maybe):
             approach = dt * _relative_approach(
                 V, self._joint_of, centres, self._radii, self.pairs[maybe]
             )
             maybe = maybe[slack[maybe] < approach]
         return maybe, base[maybe] - budget
+
+    def _body_velocities(self, data: pin.Data, v: np.ndarray) -> np.ndarray:
+        """Each joint's body's spatial velocity under ``v`` (6 × njoints, world frame)."""
+        J = _joint_jacobians(data, self.model.nv)
+        return J @ (self._approach.joint_support * v).T
 
     def mark_rows(self, pairs: np.ndarray) -> None:
         """Leave ``pairs`` (given rows after :meth:`crossing`) out of the next check."""

@@ -111,8 +111,9 @@ class CollisionLimit(Limit):
     Which pairs get rows: those within ``d_i``, widened by the lookahead (twice how far each
     shape moved in the last step) and by how much closer the velocity box ``|v_j| ≤ v_max,j``
     lets the two shapes come in this step, ``Σ_j v_max,j dt · (lever of shape a or b about
-    column j)`` from the joint Jacobians
-    (``approach_bounds`` in ``geometry/bounds.py``), so no step within the model's velocity
+    column j)``: the smaller of the joints' levers fixed per model (``P @ travel``,
+    ``geometry/levers.py``) and the levers from the joint Jacobians (``approach_bounds`` in
+    ``geometry/bounds.py``), so no step within the model's velocity
     limits carries a pair from beyond its threshold into contact. Columns without a finite
     velocity limit in the model (a free-flyer's; a ``BaseVelocityLimit`` is not seen here)
     are left to the lookahead.
@@ -310,7 +311,9 @@ class CollisionLimit(Limit):
     def distances(self, configuration: Configuration, all_pairs: bool = False) -> PairDistances:
         """Distances of the pairs within the detection distance (every pair if ``all_pairs``)."""
         self._check(configuration)
-        return self.scene.distances(configuration.data, self.detection_distance, bool(all_pairs))
+        return self.scene.distances(
+            configuration.data, self.detection_distance, bool(all_pairs), q=configuration.q
+        )
 
     def _check(self, configuration: object) -> None:
         conf = check_configuration(configuration, "CollisionLimit")
@@ -339,8 +342,8 @@ class CollisionLimit(Limit):
         self._expect = False
         step = configuration.q.tobytes()  # a step is a new q or new obstacle poses
         if checked:  # rows within d_i; the solved step is checked against the others
-            near = self.scene.near_rows(
-                configuration.data, self.detection_distance, step=step, margin=self._budget(dt)
+            near = self.scene._near_rows(
+                configuration.data, self.detection_distance, step, self._budget(dt), configuration.q
             )
         else:
             near = self.scene.distances(
@@ -350,6 +353,7 @@ class CollisionLimit(Limit):
                 lookahead=True,
                 step=step,
                 travel=None if long_step else self._travel * dt,
+                q=configuration.q,
             )
         self._checked_step = (step, dt) if checked else None
         return self._step_rows_of(configuration, dt, near, step, long_step, lazy=checked)
