@@ -44,6 +44,13 @@ def planar_2r():
     return taskik.robots.load("planar_2r")
 
 
+@pytest.fixture(scope="session")
+def talos():
+    """example-robot-data's Talos, loaded once per test process (a load parses its meshes:
+    about 3 s). Shared: a test that changes its model or arrays works on a copy."""
+    return taskik.robots.load("talos")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261121)
