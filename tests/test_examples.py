@@ -43,22 +43,82 @@ def test_the_examples_are_found():
     assert {"manipulator_servoing", "humanoid_posture", "control_loop", "demo"} <= names
 
 
+#: Run in the script's own interpreter: its ``if __name__ == "__main__":`` block (checked to be
+#: exactly ``main()`` for the examples of :data:`SHARED`), then main's return value pickled
+#: for the tests below, which would otherwise run the same example a second time in-process.
+DRIVER = """
+import pickle, runpy, sys
+path, out = sys.argv[1], sys.argv[2]
+sys.argv = [path]
+sys.path[0] = str(__import__("pathlib").Path(path).parent)  # as `python examples/x.py`
+if out == "-":
+    runpy.run_path(path, run_name="__main__")
+else:
+    result = runpy.run_path(path, run_name="__example__")["main"]()
+    with open(out, "wb") as f:
+        pickle.dump(result, f)
+"""
+
+#: Examples whose ``__main__`` block is only ``main()`` and whose checks below read the value
+#: main() returned in the script's run (one run of each instead of two).
+SHARED = {
+    "buss_double_y", "demo", "manipulator_servoing", "prioritized_arm", "prioritized_humanoid",
+}  # fmt: skip
+
+_RUNS: dict[str, tuple[subprocess.CompletedProcess, object, Path]] = {}
+
+
+def main_block_is_main_call(example: Path) -> bool:
+    """Is the script's ``if __name__ == "__main__":`` block exactly ``main()``?"""
+    import ast
+
+    for node in ast.parse(example.read_text()).body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            return [ast.unparse(n) for n in node.body] == ["main()"] and not node.orelse
+    return False
+
+
+def script_run(example: Path, tmp_path_factory) -> tuple[subprocess.CompletedProcess, object, Path]:
+    """``python examples/<example>`` (TASKIK_SMOKE=1, plots into a folder of its own) run once
+    per test process: the finished process, main's return value (None outside SHARED) and
+    the output folder."""
+    if example.stem not in _RUNS:
+        work = tmp_path_factory.mktemp(example.stem)
+        output = work / "out"
+        env = {**os.environ, "TASKIK_SMOKE": "1", "TASKIK_OUTPUT": str(output), "MPLBACKEND": "Agg"}
+        shared = example.stem in SHARED
+        pickled = work / "main.pickle"
+        before = repo_pngs()
+        result = subprocess.run(
+            [sys.executable, "-c", DRIVER, str(example), str(pickled) if shared else "-"],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
+        assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
+        value = None
+        if shared:
+            import pickle
+
+            value = pickle.loads(pickled.read_bytes())
+        _RUNS[example.stem] = (result, value, output)
+    return _RUNS[example.stem]
+
+
+def test_the_shared_examples_main_blocks_only_call_main():
+    """The examples whose script run also gives main's value run main() where the script's
+    ``__main__`` block would: the block must be exactly that call."""
+    for name in SHARED:
+        assert main_block_is_main_call(ROOT / "examples" / f"{name}.py"), name
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_example_runs(example, tmp_path):
-    output = tmp_path / "out"
-    env = {**os.environ, "TASKIK_SMOKE": "1", "TASKIK_OUTPUT": str(output), "MPLBACKEND": "Agg"}
-    before = repo_pngs()
-    result = subprocess.run(
-        [sys.executable, str(example)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
+def test_example_runs(example, tmp_path_factory):
+    result, _, output = script_run(example, tmp_path_factory)
     assert result.stdout.strip(), f"{example.name} printed nothing"
-    assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
     for pattern in EXPECTED_PLOTS.get(example.stem, []):
         written = list(output.glob(pattern))
         assert written and all(p.stat().st_size > 10_000 for p in written), (pattern, written)
@@ -78,6 +138,12 @@ def run_main(name, monkeypatch, tmp_path, *args):
     return module["main"](*args)
 
 
+def script_main(name, tmp_path_factory):
+    """main()'s value in the script run of ``examples/<name>.py`` (:func:`script_run`)."""
+    assert name in SHARED
+    return script_run(ROOT / "examples" / f"{name}.py", tmp_path_factory)[1]
+
+
 def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
     s = run_main("control_loop", monkeypatch, tmp_path)
     assert s["ticks"] == 30  # 0.3 s at 100 Hz
@@ -86,8 +152,8 @@ def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
     assert s["error_mean_mm"] <= s["error_max_mm"]
 
 
-def test_demo_reaches_every_pose_and_holds_the_feet(monkeypatch, tmp_path):
-    r = run_main("demo", monkeypatch, tmp_path)
+def test_demo_reaches_every_pose_and_holds_the_feet(tmp_path_factory):
+    r = script_main("demo", tmp_path_factory)
     steps = [step for step, _ in r["ur5_poses"]]
     assert len(steps) == 4
     assert all(err < 1e-5 for _, err in r["ur5_poses"])  # TOL: every pose reached
@@ -110,8 +176,8 @@ def test_humanoid_posture_meets_feet_com_and_hands(monkeypatch, tmp_path, robot)
     assert list((tmp_path / "out").glob(f"{r['robot']}_posture_errors.png"))
 
 
-def test_manipulator_servoing_reaches_targets_within_limits(monkeypatch, tmp_path):
-    r = run_main("manipulator_servoing", monkeypatch, tmp_path)
+def test_manipulator_servoing_reaches_targets_within_limits(tmp_path_factory):
+    r = script_main("manipulator_servoing", tmp_path_factory)
     for name, results in r.items():
         assert len(results) == 2, name
         assert all(margin >= -1e-9 for _, margin in results), (name, results)  # limits hold
@@ -123,16 +189,16 @@ def test_manipulator_servoing_reaches_targets_within_limits(monkeypatch, tmp_pat
     assert panda_2 < 1.0
 
 
-def test_prioritized_arm_keeps_the_tool_only_with_levels(monkeypatch, tmp_path):
-    r = run_main("prioritized_arm", monkeypatch, tmp_path)
+def test_prioritized_arm_keeps_the_tool_only_with_levels(tmp_path_factory):
+    r = script_main("prioritized_arm", tmp_path_factory)
     assert r["prioritized"]["worst_tool"] < 3e-4  # measured 8.6e-5 (second-order drift)
     assert r["weighted"]["worst_tool"] > 1e-3  # measured 4.2e-3: the elbow drags the tool
     for run in r.values():  # asked to move 0.15 m, 0.035 m short measured in both runs
         assert run["elbow"] < 0.05, r
 
 
-def test_prioritized_humanoid_feet_and_com_hold(monkeypatch, tmp_path):
-    r = run_main("prioritized_humanoid", monkeypatch, tmp_path)
+def test_prioritized_humanoid_feet_and_com_hold(tmp_path_factory):
+    r = script_main("prioritized_humanoid", tmp_path_factory)
     assert r["reachable"]["feet_com"] < 1e-9  # measured 6.7e-16
     assert r["reachable"]["hand"] < 1e-6  # measured 1.5e-15
     assert r["far_prioritized"]["feet_com"] < 1e-4  # measured 2.5e-5
@@ -140,8 +206,8 @@ def test_prioritized_humanoid_feet_and_com_hold(monkeypatch, tmp_path):
     assert r["far_weighted"]["feet_com"] > 0.1  # measured 1.86 m: weighted, the feet give way
 
 
-def test_buss_double_y_tracks_and_stops(monkeypatch, tmp_path):
-    r = run_main("buss_double_y", monkeypatch, tmp_path)
+def test_buss_double_y_tracks_and_stops(tmp_path_factory):
+    r = script_main("buss_double_y", tmp_path_factory)
     dls, dls_clamped, sdls = r["tracking"].values()
     # mean distances over 4 s, measured 0.556, 0.513, 0.521 m (Buss's targets leave reach)
     assert dls < 0.64 and dls_clamped < 0.59 and sdls < 0.6, r["tracking"]
