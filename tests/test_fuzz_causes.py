@@ -336,9 +336,7 @@ def test_collision_check_step_refuses_a_nan_step_whatever_the_order():
     ],
 )
 @pytest.mark.parametrize("announced", [False, True])
-def test_check_step_refuses_bad_arguments_whatever_the_limits_state(
-    bad, match, announced, talos
-):
+def test_check_step_refuses_bad_arguments_whatever_the_limits_state(bad, match, announced, talos):
     """Both limits that check the solved step name a bad argument, announced or not."""
     conf = talos.configuration()
     feet = taskik.contacts.both_feet(talos, conf)
