@@ -63,6 +63,7 @@ else:
 #: main() returned in the script's run (one run of each instead of two).
 SHARED = {
     "buss_double_y", "demo", "manipulator_servoing", "prioritized_arm", "prioritized_humanoid",
+    "retarget_clip",
 }  # fmt: skip
 
 _RUNS: dict[str, tuple[subprocess.CompletedProcess, object, Path]] = {}
@@ -246,3 +247,12 @@ def test_solve_to_pose_results(monkeypatch, tmp_path):
     assert not unreachable.success and unreachable.searches == 5
     # 2 m away, reach 0.95 m: E ≥ ½ 1.05² = 0.55; measured 0.606 (best of 5 searches)
     assert 0.5 < unreachable.error < 0.7
+
+
+def test_the_retarget_example_squats_g1_as_deep_as_talos_scaled(tmp_path_factory):
+    from test_retarget import BOUNDS
+
+    _, out, output = script_run(ROOT / "examples" / "retarget_clip.py", tmp_path_factory)
+    assert out["squat_depth_ratio"] == pytest.approx(1.0, abs=0.2)
+    assert out["mean_error"] < BOUNDS["g1"][1]
+    assert {p.name for p in output.iterdir()} == {"g1_squat_wave.npz", "talos_squat_wave.csv"}
