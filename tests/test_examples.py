@@ -256,3 +256,12 @@ def test_the_retarget_example_squats_g1_as_deep_as_talos_scaled(tmp_path_factory
     assert out["squat_depth_ratio"] == pytest.approx(1.0, abs=0.2)
     assert out["mean_error"] < BOUNDS["g1"][1]
     assert {p.name for p in output.iterdir()} == {"g1_squat_wave.npz", "talos_squat_wave.csv"}
+
+
+def test_demo_runs_and_prints_every_task(tmp_path_factory):
+    """``python examples/demo.py`` (which reads no TASKIK_SMOKE: its whole run) prints each
+    pose's error and every humanoid task."""
+    out = script_run(ROOT / "examples" / "demo.py", tmp_path_factory)[0].stdout
+    assert out.count("|e| =") >= 4
+    for name in ("lleg_effector_body", "rleg_effector_body", "ComTask", "rarm_effector_body"):
+        assert name in out

@@ -3,8 +3,6 @@ written, and do what their text says."""
 
 import re
 import runpy
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -212,19 +210,6 @@ def test_readme_solve_posture_snippet_converges():
     T = ur5.configuration(ns["q_goal"]).get_transform_frame_to_world("tool0")
     assert np.linalg.norm(M.translation - T.translation) < 1e-4  # 2.1e-5 m measured
     assert np.linalg.norm(pin.log3(T.rotation.T @ M.rotation)) < 1e-4  # 2.0e-6 rad measured
-
-
-def test_demo_runs_and_prints_every_task():
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "demo.py")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    ).stdout
-    assert out.count("|e| =") >= 4
-    for name in ("lleg_effector_body", "rleg_effector_body", "ComTask", "rarm_effector_body"):
-        assert name in out
 
 
 def test_api_overview_lists_every_public_name():
