@@ -43,21 +43,114 @@ def test_the_examples_are_found():
     assert {"manipulator_servoing", "humanoid_posture", "control_loop", "demo"} <= names
 
 
-#: Run in the script's own interpreter: its ``if __name__ == "__main__":`` block (checked to be
-#: exactly ``main()`` for the examples of :data:`SHARED`), then main's return value pickled
-#: for the tests below, which would otherwise run the same example a second time in-process.
-DRIVER = """
-import pickle, runpy, sys
-path, out = sys.argv[1], sys.argv[2]
-sys.argv = [path]
-sys.path[0] = str(__import__("pathlib").Path(path).parent)  # as `python examples/x.py`
-if out == "-":
-    runpy.run_path(path, run_name="__main__")
-else:
-    result = runpy.run_path(path, run_name="__example__")["main"]()
-    with open(out, "wb") as f:
-        pickle.dump(result, f)
+#: One interpreter per test process that imports what the examples import (numpy, Pinocchio,
+#: taskik and its plots, viewer, batch and retarget modules, matplotlib's pyplot) and runs
+#: nothing else; each example then runs in a process forked from it, as ``python
+#: examples/<name>.py`` runs it: a process of its own, started in a folder of its own, with
+#: its environment, argv and sys.path[0], stdout and stderr to files, its ``if __name__ ==
+#: "__main__":`` block (checked to be exactly ``main()`` for the examples of :data:`SHARED`,
+#: whose main() value is pickled for the tests below, which would otherwise run the same
+#: example a second time in-process). The fork saves each example the imports (about 2 s of
+#: CPU), nothing else: no example runs in a process another one ran in.
+LAUNCHER = r"""
+import json, os, pickle, runpy, sys, traceback
+import numpy, pinocchio, matplotlib.pyplot
+import taskik, taskik.plots, taskik.viewer, taskik.batch, taskik.retarget
+print("ready", flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setpgid(0, 0)  # (its own process group: stopped as a whole on a timeout)
+            for fd, name in ((1, "stdout"), (2, "stderr")):
+                os.dup2(os.open(job[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            os.chdir(job["cwd"])
+            os.environ.clear()
+            os.environ.update(job["env"])
+            path = job["path"]
+            sys.argv = [path]
+            sys.path[0] = os.path.dirname(path)
+            if job["pickle"]:
+                result = runpy.run_path(path, run_name="__example__")["main"]()
+                with open(job["pickle"], "wb") as f:
+                    pickle.dump(result, f)
+            else:
+                runpy.run_path(path, run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    print(json.dumps(pid), flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps(os.waitstatus_to_exitcode(status)), flush=True)
 """
+#: Seconds an example may take (as the subprocess of each example had).
+TIMEOUT = 180.0
+
+_LAUNCHER: list[subprocess.Popen] = []
+
+
+def launcher() -> subprocess.Popen:
+    if not _LAUNCHER:
+        env = {**os.environ, "TASKIK_SMOKE": "1", "MPLBACKEND": "Agg"}
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
+        _LAUNCHER.append(proc)
+        assert _read_line(proc, TIMEOUT) == "ready"
+    return _LAUNCHER[0]
+
+
+_PENDING = bytearray()  # what the launcher wrote after the last line read
+
+
+def _read_line(proc: subprocess.Popen, timeout: float) -> str:
+    """The launcher's next line (read from its pipe directly: a buffered reader could hold a
+    second line that ``select`` then waits for)."""
+    import select
+    import time
+
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + timeout
+    while b"\n" not in _PENDING:
+        ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0.0))
+        assert ready, f"no answer from the examples' launcher within {timeout} s"
+        chunk = os.read(fd, 4096)
+        assert chunk, "the examples' launcher exited"
+        _PENDING.extend(chunk)
+    line, _, rest = bytes(_PENDING).partition(b"\n")
+    _PENDING[:] = rest
+    return line.decode().strip()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_launcher():
+    yield
+    _PENDING.clear()
+    while _LAUNCHER:
+        proc = _LAUNCHER.pop()
+        assert proc.stdin is not None
+        proc.stdin.close()  # (it leaves its loop and exits)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
 
 #: Examples whose ``__main__`` block is only ``main()`` and whose checks below read the value
 #: main() returned in the script's run (one run of each instead of two).
@@ -79,6 +172,39 @@ def main_block_is_main_call(example: Path) -> bool:
     return False
 
 
+def run_forked(
+    example: Path, work: Path, env: dict[str, str], pickled: Path | None
+) -> subprocess.CompletedProcess:
+    """``examples/<example>`` run in a process forked from the launcher, in ``work``."""
+    import json
+    import signal
+
+    proc = launcher()
+    assert proc.stdin is not None
+    job = {
+        "path": str(example),
+        "cwd": str(work),
+        "env": env,
+        "stdout": str(work / "stdout.txt"),
+        "stderr": str(work / "stderr.txt"),
+        "pickle": None if pickled is None else str(pickled),
+    }
+    proc.stdin.write((json.dumps(job) + "\n").encode())
+    proc.stdin.flush()
+    pid = int(_read_line(proc, TIMEOUT))
+    try:
+        code = int(_read_line(proc, TIMEOUT))
+    except AssertionError:
+        os.killpg(pid, signal.SIGKILL)  # (the launcher then reports it and goes on)
+        raise
+    return subprocess.CompletedProcess(
+        [sys.executable, str(example)],
+        code,
+        (work / "stdout.txt").read_text(),
+        (work / "stderr.txt").read_text(),
+    )
+
+
 def script_run(example: Path, tmp_path_factory) -> tuple[subprocess.CompletedProcess, object, Path]:
     """``python examples/<example>`` (TASKIK_SMOKE=1, plots into a folder of its own) run once
     per test process: the finished process, main's return value (None outside SHARED) and
@@ -90,14 +216,7 @@ def script_run(example: Path, tmp_path_factory) -> tuple[subprocess.CompletedPro
         shared = example.stem in SHARED
         pickled = work / "main.pickle"
         before = repo_pngs()
-        result = subprocess.run(
-            [sys.executable, "-c", DRIVER, str(example), str(pickled) if shared else "-"],
-            cwd=work,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        result = run_forked(example, work, env, pickled if shared else None)
         assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
         assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
         value = None
