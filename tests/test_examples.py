@@ -54,6 +54,7 @@ def test_the_examples_are_found():
 #: CPU), nothing else: no example runs in a process another one ran in.
 LAUNCHER = r"""
 import json, os, pickle, runpy, sys, traceback
+sys.path[0] = sys.argv[1]  # (not the working folder: imports resolve as for a script there)
 import numpy, pinocchio, matplotlib.pyplot
 import taskik, taskik.plots, taskik.viewer, taskik.batch, taskik.retarget
 print("ready", flush=True)
@@ -103,7 +104,7 @@ def launcher() -> subprocess.Popen:
     if not _LAUNCHER:
         env = {**os.environ, "TASKIK_SMOKE": "1", "MPLBACKEND": "Agg"}
         proc = subprocess.Popen(
-            [sys.executable, "-c", LAUNCHER],
+            [sys.executable, "-c", LAUNCHER, str(ROOT / "examples")],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
