@@ -385,3 +385,18 @@ def test_demo_runs_and_prints_every_task(tmp_path_factory):
     assert out.count("|e| =") >= 4
     for name in ("lleg_effector_body", "rleg_effector_body", "ComTask", "rarm_effector_body"):
         assert name in out
+
+
+def test_examples_run_and_show_strict_priority(tmp_path_factory):
+    """What the prioritized examples print (their script runs): the levels hold the tool, the
+    weighted run's elbow drags it; the humanoid's feet hold unless weighted."""
+    out = script_run(ROOT / "examples" / "prioritized_arm.py", tmp_path_factory)[0].stdout
+    prio, weighted = out.split("weighted, one level:")
+    worst = [float(line.split(":")[1]) for line in out.splitlines() if "worst tool" in line]
+    assert worst[0] < 1e-3 < worst[1]  # the weighted elbow drags the tool, not the levels
+    assert "PositionTask" in prio and "weighted" not in prio.split("\n", 1)[1]
+    assert "elbow moved by" in weighted
+    out = script_run(ROOT / "examples" / "prioritized_humanoid.py", tmp_path_factory)[0].stdout
+    finals = [line for line in out.splitlines() if "after 300 steps" in line]
+    feet = [float(line.split("|e| = ")[1].split(",")[0]) for line in finals]
+    assert feet[0] < 1e-9 and feet[1] < 1e-3 and feet[2] > 0.1
