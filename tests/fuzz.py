@@ -57,7 +57,7 @@ came after the arithmetic it should have guarded.
 
 ``benchmarks/fuzz_inputs.py`` runs every case (more than 40,000) and prints the tables by
 module and entry point; ``tests/test_fuzz.py`` runs a seeded subsample (:func:`subsample`,
-about 14,000 cases, a minute or two of CPU) and asserts that no module's count of crashes, bare
+about 9,300 cases, 20 to 30 s of CPU) and asserts that no module's count of crashes, bare
 exceptions, garbage, rejected valid inputs or vague messages exceeds its known count.
 
 Bools are treated as invalid wherever a number is expected (``dt=True`` is almost always a

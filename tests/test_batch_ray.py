@@ -64,7 +64,8 @@ def _free_port_block(size: int) -> int:
 
 def _start_node(args: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [RAY, "start", "--block", "--disable-usage-stats", *args],
+        # (no log monitor: the driver does not print the workers' logs, log_to_driver=False)
+        [RAY, "start", "--block", "--disable-usage-stats", "--include-log-monitor", "false", *args],
         env={**os.environ, **ENV},
         start_new_session=True,  # its own process group: stopped as a whole
         stdout=subprocess.DEVNULL,

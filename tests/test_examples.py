@@ -43,22 +43,203 @@ def test_the_examples_are_found():
     assert {"manipulator_servoing", "humanoid_posture", "control_loop", "demo"} <= names
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_example_runs(example, tmp_path):
-    output = tmp_path / "out"
-    env = {**os.environ, "TASKIK_SMOKE": "1", "TASKIK_OUTPUT": str(output), "MPLBACKEND": "Agg"}
-    before = repo_pngs()
-    result = subprocess.run(
+#: One interpreter per test process that imports what the examples import (numpy, Pinocchio,
+#: taskik and its plots, viewer, batch and retarget modules, matplotlib's pyplot) and runs
+#: nothing else; each example then runs in a process forked from it, as ``python
+#: examples/<name>.py`` runs it: a process of its own, started in a folder of its own, with
+#: its environment, argv and sys.path[0], stdout and stderr to files, its ``if __name__ ==
+#: "__main__":`` block (checked to be exactly ``main()`` for the examples of :data:`SHARED`,
+#: whose main() value is pickled for the tests below, which would otherwise run the same
+#: example a second time in-process). The fork saves each example the imports (about 2 s of
+#: CPU), nothing else: no example runs in a process another one ran in.
+LAUNCHER = r"""
+import json, os, pickle, runpy, sys, traceback
+sys.path[0] = sys.argv[1]  # (not the working folder: imports resolve as for a script there)
+import numpy, pinocchio, matplotlib.pyplot
+import taskik, taskik.plots, taskik.viewer, taskik.batch, taskik.retarget
+print("ready", flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setpgid(0, 0)  # (its own process group: stopped as a whole on a timeout)
+            for fd, name in ((1, "stdout"), (2, "stderr")):
+                os.dup2(os.open(job[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            os.chdir(job["cwd"])
+            os.environ.clear()
+            os.environ.update(job["env"])
+            path = job["path"]
+            sys.argv = [path]
+            sys.path[0] = os.path.dirname(path)
+            if job["pickle"]:
+                result = runpy.run_path(path, run_name="__example__")["main"]()
+                with open(job["pickle"], "wb") as f:
+                    pickle.dump(result, f)
+            else:
+                runpy.run_path(path, run_name="__main__")
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    print(json.dumps(pid), flush=True)
+    _, status = os.waitpid(pid, 0)
+    print(json.dumps(os.waitstatus_to_exitcode(status)), flush=True)
+"""
+#: Seconds an example may take (as the subprocess of each example had).
+TIMEOUT = 180.0
+
+_LAUNCHER: list[subprocess.Popen] = []
+
+
+def launcher() -> subprocess.Popen:
+    if not _LAUNCHER:
+        env = {**os.environ, "TASKIK_SMOKE": "1", "MPLBACKEND": "Agg"}
+        proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER, str(ROOT / "examples")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
+        )
+        _LAUNCHER.append(proc)
+        assert _read_line(proc, TIMEOUT) == "ready"
+    return _LAUNCHER[0]
+
+
+_PENDING = bytearray()  # what the launcher wrote after the last line read
+
+
+def _read_line(proc: subprocess.Popen, timeout: float) -> str:
+    """The launcher's next line (read from its pipe directly: a buffered reader could hold a
+    second line that ``select`` then waits for)."""
+    import select
+    import time
+
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    deadline = time.monotonic() + timeout
+    while b"\n" not in _PENDING:
+        ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0.0))
+        assert ready, f"no answer from the examples' launcher within {timeout} s"
+        chunk = os.read(fd, 4096)
+        assert chunk, "the examples' launcher exited"
+        _PENDING.extend(chunk)
+    line, _, rest = bytes(_PENDING).partition(b"\n")
+    _PENDING[:] = rest
+    return line.decode().strip()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_launcher():
+    yield
+    _PENDING.clear()
+    while _LAUNCHER:
+        proc = _LAUNCHER.pop()
+        assert proc.stdin is not None
+        proc.stdin.close()  # (it leaves its loop and exits)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+#: Examples whose ``__main__`` block is only ``main()`` and whose checks below read the value
+#: main() returned in the script's run (one run of each instead of two).
+SHARED = {
+    "buss_double_y", "demo", "manipulator_servoing", "prioritized_arm", "prioritized_humanoid",
+    "retarget_clip",
+}  # fmt: skip
+
+_RUNS: dict[str, tuple[subprocess.CompletedProcess, object, Path]] = {}
+
+
+def main_block_is_main_call(example: Path) -> bool:
+    """Is the script's ``if __name__ == "__main__":`` block exactly ``main()``?"""
+    import ast
+
+    for node in ast.parse(example.read_text()).body:
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            return [ast.unparse(n) for n in node.body] == ["main()"] and not node.orelse
+    return False
+
+
+def run_forked(
+    example: Path, work: Path, env: dict[str, str], pickled: Path | None
+) -> subprocess.CompletedProcess:
+    """``examples/<example>`` run in a process forked from the launcher, in ``work``."""
+    import json
+    import signal
+
+    proc = launcher()
+    assert proc.stdin is not None
+    job = {
+        "path": str(example),
+        "cwd": str(work),
+        "env": env,
+        "stdout": str(work / "stdout.txt"),
+        "stderr": str(work / "stderr.txt"),
+        "pickle": None if pickled is None else str(pickled),
+    }
+    proc.stdin.write((json.dumps(job) + "\n").encode())
+    proc.stdin.flush()
+    pid = int(_read_line(proc, TIMEOUT))
+    try:
+        code = int(_read_line(proc, TIMEOUT))
+    except AssertionError:
+        os.killpg(pid, signal.SIGKILL)  # (the launcher then reports it and goes on)
+        raise
+    return subprocess.CompletedProcess(
         [sys.executable, str(example)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
+        code,
+        (work / "stdout.txt").read_text(),
+        (work / "stderr.txt").read_text(),
     )
-    assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
+
+
+def script_run(example: Path, tmp_path_factory) -> tuple[subprocess.CompletedProcess, object, Path]:
+    """``python examples/<example>`` (TASKIK_SMOKE=1, plots into a folder of its own) run once
+    per test process: the finished process, main's return value (None outside SHARED) and
+    the output folder."""
+    if example.stem not in _RUNS:
+        work = tmp_path_factory.mktemp(example.stem)
+        output = work / "out"
+        env = {**os.environ, "TASKIK_SMOKE": "1", "TASKIK_OUTPUT": str(output), "MPLBACKEND": "Agg"}
+        shared = example.stem in SHARED
+        pickled = work / "main.pickle"
+        before = repo_pngs()
+        result = run_forked(example, work, env, pickled if shared else None)
+        assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
+        assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
+        value = None
+        if shared:
+            import pickle
+
+            value = pickle.loads(pickled.read_bytes())
+        _RUNS[example.stem] = (result, value, output)
+    return _RUNS[example.stem]
+
+
+def test_the_shared_examples_main_blocks_only_call_main():
+    """The examples whose script run also gives main's value run main() where the script's
+    ``__main__`` block would: the block must be exactly that call."""
+    for name in SHARED:
+        assert main_block_is_main_call(ROOT / "examples" / f"{name}.py"), name
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_example_runs(example, tmp_path_factory):
+    result, _, output = script_run(example, tmp_path_factory)
     assert result.stdout.strip(), f"{example.name} printed nothing"
-    assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
     for pattern in EXPECTED_PLOTS.get(example.stem, []):
         written = list(output.glob(pattern))
         assert written and all(p.stat().st_size > 10_000 for p in written), (pattern, written)
@@ -78,6 +259,12 @@ def run_main(name, monkeypatch, tmp_path, *args):
     return module["main"](*args)
 
 
+def script_main(name, tmp_path_factory):
+    """main()'s value in the script run of ``examples/<name>.py`` (:func:`script_run`)."""
+    assert name in SHARED
+    return script_run(ROOT / "examples" / f"{name}.py", tmp_path_factory)[1]
+
+
 def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
     s = run_main("control_loop", monkeypatch, tmp_path)
     assert s["ticks"] == 30  # 0.3 s at 100 Hz
@@ -86,8 +273,8 @@ def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
     assert s["error_mean_mm"] <= s["error_max_mm"]
 
 
-def test_demo_reaches_every_pose_and_holds_the_feet(monkeypatch, tmp_path):
-    r = run_main("demo", monkeypatch, tmp_path)
+def test_demo_reaches_every_pose_and_holds_the_feet(tmp_path_factory):
+    r = script_main("demo", tmp_path_factory)
     steps = [step for step, _ in r["ur5_poses"]]
     assert len(steps) == 4
     assert all(err < 1e-5 for _, err in r["ur5_poses"])  # TOL: every pose reached
@@ -110,8 +297,8 @@ def test_humanoid_posture_meets_feet_com_and_hands(monkeypatch, tmp_path, robot)
     assert list((tmp_path / "out").glob(f"{r['robot']}_posture_errors.png"))
 
 
-def test_manipulator_servoing_reaches_targets_within_limits(monkeypatch, tmp_path):
-    r = run_main("manipulator_servoing", monkeypatch, tmp_path)
+def test_manipulator_servoing_reaches_targets_within_limits(tmp_path_factory):
+    r = script_main("manipulator_servoing", tmp_path_factory)
     for name, results in r.items():
         assert len(results) == 2, name
         assert all(margin >= -1e-9 for _, margin in results), (name, results)  # limits hold
@@ -123,16 +310,16 @@ def test_manipulator_servoing_reaches_targets_within_limits(monkeypatch, tmp_pat
     assert panda_2 < 1.0
 
 
-def test_prioritized_arm_keeps_the_tool_only_with_levels(monkeypatch, tmp_path):
-    r = run_main("prioritized_arm", monkeypatch, tmp_path)
+def test_prioritized_arm_keeps_the_tool_only_with_levels(tmp_path_factory):
+    r = script_main("prioritized_arm", tmp_path_factory)
     assert r["prioritized"]["worst_tool"] < 3e-4  # measured 8.6e-5 (second-order drift)
     assert r["weighted"]["worst_tool"] > 1e-3  # measured 4.2e-3: the elbow drags the tool
     for run in r.values():  # asked to move 0.15 m, 0.035 m short measured in both runs
         assert run["elbow"] < 0.05, r
 
 
-def test_prioritized_humanoid_feet_and_com_hold(monkeypatch, tmp_path):
-    r = run_main("prioritized_humanoid", monkeypatch, tmp_path)
+def test_prioritized_humanoid_feet_and_com_hold(tmp_path_factory):
+    r = script_main("prioritized_humanoid", tmp_path_factory)
     assert r["reachable"]["feet_com"] < 1e-9  # measured 6.7e-16
     assert r["reachable"]["hand"] < 1e-6  # measured 1.5e-15
     assert r["far_prioritized"]["feet_com"] < 1e-4  # measured 2.5e-5
@@ -140,8 +327,8 @@ def test_prioritized_humanoid_feet_and_com_hold(monkeypatch, tmp_path):
     assert r["far_weighted"]["feet_com"] > 0.1  # measured 1.86 m: weighted, the feet give way
 
 
-def test_buss_double_y_tracks_and_stops(monkeypatch, tmp_path):
-    r = run_main("buss_double_y", monkeypatch, tmp_path)
+def test_buss_double_y_tracks_and_stops(tmp_path_factory):
+    r = script_main("buss_double_y", tmp_path_factory)
     dls, dls_clamped, sdls = r["tracking"].values()
     # mean distances over 4 s, measured 0.556, 0.513, 0.521 m (Buss's targets leave reach)
     assert dls < 0.64 and dls_clamped < 0.59 and sdls < 0.6, r["tracking"]
@@ -180,3 +367,36 @@ def test_solve_to_pose_results(monkeypatch, tmp_path):
     assert not unreachable.success and unreachable.searches == 5
     # 2 m away, reach 0.95 m: E ≥ ½ 1.05² = 0.55; measured 0.606 (best of 5 searches)
     assert 0.5 < unreachable.error < 0.7
+
+
+def test_the_retarget_example_squats_g1_as_deep_as_talos_scaled(tmp_path_factory):
+    from test_retarget import BOUNDS
+
+    _, out, output = script_run(ROOT / "examples" / "retarget_clip.py", tmp_path_factory)
+    assert out["squat_depth_ratio"] == pytest.approx(1.0, abs=0.2)
+    assert out["mean_error"] < BOUNDS["g1"][1]
+    assert {p.name for p in output.iterdir()} == {"g1_squat_wave.npz", "talos_squat_wave.csv"}
+
+
+def test_demo_runs_and_prints_every_task(tmp_path_factory):
+    """``python examples/demo.py`` (which reads no TASKIK_SMOKE: its whole run) prints each
+    pose's error and every humanoid task."""
+    out = script_run(ROOT / "examples" / "demo.py", tmp_path_factory)[0].stdout
+    assert out.count("|e| =") >= 4
+    for name in ("lleg_effector_body", "rleg_effector_body", "ComTask", "rarm_effector_body"):
+        assert name in out
+
+
+def test_examples_run_and_show_strict_priority(tmp_path_factory):
+    """What the prioritized examples print (their script runs): the levels hold the tool, the
+    weighted run's elbow drags it; the humanoid's feet hold unless weighted."""
+    out = script_run(ROOT / "examples" / "prioritized_arm.py", tmp_path_factory)[0].stdout
+    prio, weighted = out.split("weighted, one level:")
+    worst = [float(line.split(":")[1]) for line in out.splitlines() if "worst tool" in line]
+    assert worst[0] < 1e-3 < worst[1]  # the weighted elbow drags the tool, not the levels
+    assert "PositionTask" in prio and "weighted" not in prio.split("\n", 1)[1]
+    assert "elbow moved by" in weighted
+    out = script_run(ROOT / "examples" / "prioritized_humanoid.py", tmp_path_factory)[0].stdout
+    finals = [line for line in out.splitlines() if "after 300 steps" in line]
+    feet = [float(line.split("|e| = ")[1].split(",")[0]) for line in finals]
+    assert feet[0] < 1e-9 and feet[1] < 1e-3 and feet[2] > 0.1

@@ -35,32 +35,33 @@ N_CASES = int(os.environ.get("TASKIK_FUZZ_CASES", "5000"))
 SEED = int(os.environ.get("TASKIK_FUZZ_SEED", "20261123"))
 
 #: The subsample (one case in k of each entry point of a generator, the first kept, and every
-#: case compared with an independent answer): a third of the cases or fewer, so that the
-#: suite stays within CI's time; the whole run (41,569 cases) is the benchmark's,
-#: ``benchmarks/fuzz_inputs.py``. Plots draw a figure in about a second: one case per entry
-#: point.
+#: case compared with an independent answer): about 9,300 of the 41,569 cases, so that the
+#: suite stays within CI's time; k is larger (6 to 12) where cases are costly (a QP solve, a
+#: batch run, coal distances, a support-region LP) and the generator makes many of them. The
+#: whole run is the benchmark's, ``benchmarks/fuzz_inputs.py``. Plots draw a figure in about
+#: a second: one case per entry point.
 EVERY = {
-    "gen_tasks": 3,
-    "gen_solve_ik": 3,
-    "gen_balance": 3,
+    "gen_tasks": 6,
+    "gen_solve_ik": 6,
+    "gen_balance": 8,
     "gen_steps": 3,
     "gen_leftovers": 2,
     "gen_posture": 3,
     "gen_configuration_methods": 3,
-    "gen_random_valid": 3,
-    "gen_reports": 2,
+    "gen_random_valid": 6,
+    "gen_reports": 4,
     "gen_metrics": 2,
-    "gen_new_tasks": 4,
-    "gen_new_limits": 3,
-    "gen_collision": 3,
-    "gen_geometry": 3,
-    "gen_misc": 3,
-    "gen_batch": 4,
+    "gen_new_tasks": 8,
+    "gen_new_limits": 6,
+    "gen_collision": 6,
+    "gen_geometry": 6,
+    "gen_misc": 6,
+    "gen_batch": 8,
     "gen_retarget": 2,
     "gen_plots": 10**6,
-    "gen_cli": 4,
+    "gen_cli": 8,
     "gen_mjcf": 2,
-    "gen_later_entries": 6,
+    "gen_later_entries": 12,
     "gen_array_entries": 6,
 }
 
@@ -203,7 +204,7 @@ def test_fuzz_covers_every_entry_point(summary):
     for entry in mjcf_entries:
         assert entry in entries, entry
     balance = [o for o in summary.outcomes if o.case.source == "gen_balance"]
-    assert len(balance) >= 900  # (one in three of the balance generator's 3,114)
+    assert len(balance) >= 350  # (one in eight of the balance generator's 3,114)
     print(summary.module_table())
 
 
@@ -299,7 +300,7 @@ def test_a_crashing_or_hanging_case_is_counted_and_the_run_goes_on(monkeypatch):
 
     import numpy as np
 
-    monkeypatch.setattr(fuzz, "CASE_TIMEOUT", 2.0)
+    monkeypatch.setattr(fuzz, "CASE_TIMEOUT", 1.0)
     finite = fuzz.finite_array((2,))
     cases = [
         fuzz.Case("f", "before", lambda: np.zeros(2), fuzz.ACCEPT, finite),

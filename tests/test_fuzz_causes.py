@@ -336,9 +336,8 @@ def test_collision_check_step_refuses_a_nan_step_whatever_the_order():
     ],
 )
 @pytest.mark.parametrize("announced", [False, True])
-def test_check_step_refuses_bad_arguments_whatever_the_limits_state(bad, match, announced):
+def test_check_step_refuses_bad_arguments_whatever_the_limits_state(bad, match, announced, talos):
     """Both limits that check the solved step name a bad argument, announced or not."""
-    talos = taskik.robots.load("talos")
     conf = talos.configuration()
     feet = taskik.contacts.both_feet(talos, conf)
     limits = [
@@ -367,10 +366,9 @@ def test_check_step_refuses_bad_arguments_whatever_the_limits_state(bad, match, 
             limit.check_step(**{**args, **bad})
 
 
-def test_a_failed_assembly_withdraws_the_announcement_of_a_checked_step():
+def test_a_failed_assembly_withdraws_the_announcement_of_a_checked_step(talos):
     """An announcement left standing (a limit before it raised during the assembly) gave
     the next, unannounced caller only the near edges' rows, with nothing to check the rest."""
-    talos = taskik.robots.load("talos")
     conf = talos.configuration()
     feet = taskik.contacts.both_feet(talos, conf)
     balance = taskik.BalanceLimit(feet)

@@ -513,25 +513,6 @@ def test_one_level_equals_the_weighted_step(ur5):
 
 
 # ---------------------------------------------------------------------------- examples
-def test_examples_run_and_show_strict_priority(capsys):
-    import runpy
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent / "examples"
-    runpy.run_path(str(root / "prioritized_arm.py"), run_name="__main__")
-    out = capsys.readouterr().out
-    prio, weighted = out.split("weighted, one level:")
-    worst = [float(line.split(":")[1]) for line in out.splitlines() if "worst tool" in line]
-    assert worst[0] < 1e-3 < worst[1]  # the weighted elbow drags the tool, not the levels
-    assert "PositionTask" in prio and "weighted" not in prio.split("\n", 1)[1]
-    assert "elbow moved by" in weighted
-    runpy.run_path(str(root / "prioritized_humanoid.py"), run_name="__main__")
-    out = capsys.readouterr().out
-    finals = [line for line in out.splitlines() if "after 300 steps" in line]
-    feet = [float(line.split("|e| = ")[1].split(",")[0]) for line in finals]
-    assert feet[0] < 1e-9 and feet[1] < 1e-3 and feet[2] > 0.1
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_a_lower_level_keeps_what_every_higher_level_achieves_under_binding_limits(humanoid, seed):
     """Limits strongly active at level 1 (in the null space of level 0) are kept by level 2:

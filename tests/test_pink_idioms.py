@@ -6,7 +6,9 @@ step cycles, comes to no period-2 cycle (taskik.trust_region)."""
 
 from __future__ import annotations
 
+import functools
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pinocchio as pin
@@ -19,6 +21,18 @@ from taskik.utils import VectorSpace, get_joint_idx, get_root_joint_dim
 
 erd = pytest.importorskip("example_robot_data")
 DT = 0.005
+
+
+@functools.cache
+def _parsed(name: str):
+    return erd.load(name)
+
+
+def _load(name: str) -> SimpleNamespace:
+    """``erd.load(name)``'s model and q0, fresh copies (a test may rename its frames or give
+    it attributes) of one parse per test process (a parse reads the meshes: 0.6–2.3 s)."""
+    robot = _parsed(name)
+    return SimpleNamespace(model=robot.model.copy(), q0=robot.q0.copy())
 
 
 def _pink():
@@ -51,7 +65,7 @@ def test_a_target_moved_pinks_way_gives_pinks_steps(idiom):
     targets were compared by identity, the in-place edit went unseen: the loop damped and
     rested, and the tool fell 0.09–0.25 m behind in pink's UR3 example.)"""
     pink = _pink()
-    robot = erd.load("ur5")
+    robot = _load("ur5")
     q0 = custom_configuration_vector(robot, **UR5_Q0)
     runs = []
     for lib in (taskik, pink):
@@ -77,7 +91,7 @@ def test_a_gain_change_mid_run_gives_pinks_step_at_once():
     """A loop damped by its history (an unreachable target, ``ν > 0`` or at rest): the step
     after a gain change is the plain one, pink's step at the same q."""
     pink = _pink()
-    robot = erd.load("ur5")
+    robot = _load("ur5")
     q0 = custom_configuration_vector(robot, **UR5_Q0)
     conf, hand, posture = _arm(taskik, robot, q0)
     far = hand.transform_target_to_world.copy()
@@ -137,7 +151,7 @@ def test_a_log_of_configuration_q_keeps_every_configuration():
     """``configurations.append(configuration.q)`` (pink's UR3 example) records each step's q,
     as pink's log does: integrate_inplace rebinds q instead of writing it in place."""
     pink = _pink()
-    robot = erd.load("ur5")
+    robot = _load("ur5")
     q0 = custom_configuration_vector(robot, **UR5_Q0)
     logs = []
     for lib in (taskik, pink):
@@ -168,7 +182,7 @@ def _two_arms_on_a_flying_base(root_name: str) -> pin.Model:
     model.addJointFrame(joint, -1)
     body = model.addBodyFrame("body", joint, pin.SE3.Identity(), -1)
     for side, x in (("left", 0.3), ("right", -0.3)):
-        arm = erd.load("ur5").model
+        arm = _load("ur5").model
         for frame in arm.frames:
             frame.name = f"{side}_{frame.name}"
         for i, name in enumerate(arm.names):
@@ -235,8 +249,8 @@ def test_pinks_utils_and_taskiks_agree():
     _pink()
     import pink.utils
 
-    robot = erd.load("ur5")
-    for model in (robot.model, erd.load("g1").model, _two_arms_on_a_flying_base("base")):
+    robot = _load("ur5")
+    for model in (robot.model, _load("g1").model, _two_arms_on_a_flying_base("base")):
         assert get_root_joint_dim(model) == pink.utils.get_root_joint_dim(model)
     assert get_joint_idx(robot.model, "wrist_2_joint") == pink.utils.get_joint_idx(
         robot.model, "wrist_2_joint"
@@ -267,7 +281,7 @@ def test_a_configuration_gives_the_model_pinks_limit_attributes(monkeypatch):
     """``configuration.model.configuration_limit`` / ``velocity_limit`` (pink's UR3 example)
     are taskik's default limits; not while pink is imported (it would take them)."""
     monkeypatch.delitem(sys.modules, "pink", raising=False)
-    robot = erd.load("ur5")
+    robot = _load("ur5")
     conf = taskik.Configuration(robot.model, robot.q0)
     model = conf.model
     assert isinstance(model.configuration_limit, taskik.ConfigurationLimit)
@@ -277,7 +291,7 @@ def test_a_configuration_gives_the_model_pinks_limit_attributes(monkeypatch):
         taskik.solve_ik(conf, [], 0.01, limits=limits), taskik.solve_ik(conf, [], 0.01)
     )
     monkeypatch.setitem(sys.modules, "pink", object())
-    other = erd.load("ur5").model
+    other = _load("ur5").model
     taskik.Configuration(other, robot.q0)
     assert not hasattr(other, "configuration_limit")
 
@@ -286,7 +300,7 @@ def test_a_configuration_gives_the_model_pinks_limit_attributes(monkeypatch):
 
 
 def _go2():
-    robot = erd.load("go2")
+    robot = _load("go2")
     q = robot.q0.copy()
     q[7:] = [0.0, 0.8, -1.57] * 4
     q[2] = 0.3

@@ -99,3 +99,22 @@ def test_example_robot_data_robots_load():
     conf = talos.configuration()
     assert conf.get_frame_id("left_sole_link") > 0
     assert isinstance(talos.visual_model, pin.GeometryModel)
+
+
+def test_an_example_robot_data_robot_is_parsed_once_with_its_srdf(monkeypatch):
+    """load() parses the URDF (and its meshes: most of a load's time) once; it used to build
+    the robot a second time only to read the SRDF's path."""
+    from pinocchio.robot_wrapper import RobotWrapper
+
+    builds = []
+    build = RobotWrapper.BuildFromURDF
+
+    def counted(*args, **kwargs):
+        builds.append(args[0])
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(RobotWrapper, "BuildFromURDF", staticmethod(counted))
+    go2 = taskik.robots.load("go2")
+    assert len(builds) == 1, builds
+    assert go2.srdf is not None and go2.srdf.name == "go2.srdf" and go2.srdf.is_file()
+    assert len(go2.collision_model.collisionPairs) > 0  # the SRDF's disabled pairs removed

@@ -78,8 +78,8 @@ def test_skeleton_of_every_bundled_robot_reaches_its_end_effectors():
             assert min(np.linalg.norm(e - point) for e in ends) < 1e-9, (name, frame)
 
 
-def test_meshes_of_example_robot_data_robot():
-    robot = taskik.robots.load("talos")
+def test_meshes_of_example_robot_data_robot(talos):
+    robot = talos
     shapes = robot_shapes(robot)
     meshes = [s for s in shapes if s.kind == "mesh"]
     assert len(meshes) == sum(

@@ -177,11 +177,9 @@ def _example_robot_data_names() -> builtins.list[str]:
     return sorted(ROBOTS)
 
 
-def _srdf_of(name: str) -> Path | None:
-    """The SRDF file example-robot-data ships for robot ``name``, if any."""
-    from example_robot_data.robots_loader import ROBOTS
-
-    path = getattr(ROBOTS[name](), "srdf_path", None)
+def _srdf_of(loaded: object) -> Path | None:
+    """The SRDF file of an example-robot-data loader (a robot it has loaded), if any."""
+    path = getattr(loaded, "srdf_path", None)
     return Path(path).resolve() if path and Path(path).is_file() else None
 
 
@@ -206,9 +204,11 @@ def load(name: str) -> Robot:
     erd_name = name[4:] if name.startswith("erd:") else name
     erd = _example_robot_data_names()
     if erd_name in erd:
-        import example_robot_data
+        from example_robot_data.robots_loader import ROBOTS
 
-        wrapper = example_robot_data.load(erd_name)
+        # (one loader: it parses the URDF and its meshes, and knows the SRDF's path)
+        loaded = ROBOTS[erd_name]()
+        wrapper = loaded.robot
         frames = END_EFFECTORS.get(erd_name, ())
         if not all(wrapper.model.existFrame(f) for f in frames):
             frames = ()
@@ -219,7 +219,7 @@ def load(name: str) -> Robot:
             frames,
             wrapper.visual_model,
             wrapper.collision_model,
-            _srdf_of(erd_name),
+            _srdf_of(loaded),
         )
     hint = (
         ""
