@@ -12,6 +12,14 @@ over those with rows (the edges near the CoM).
 Timings are ratios within one run.
 
     python benchmarks/balance_step.py [--steps 300] [--repeat 5]
+
+``--instructions with|without --scene past|within --window A B``: the recorded steps A to B
+of a scene replayed (the configuration set to each recorded q, then the step solved) with
+or without the limit, after the steps before A replayed the same way (the limit's state as
+in the loop), callgrind's instrumentation on for the window only; run under
+``valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=F`` and read the
+instructions with ``callgrind_annotate F | grep TOTALS`` (repeatable whatever the load;
+``benchmarks/results/balance_instructions.txt``).
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,10 +44,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--instructions", choices=["with", "without"])
+    parser.add_argument("--scene", choices=["past", "within"], default="past")
+    parser.add_argument("--window", type=int, nargs=2, default=[100, 300], metavar=("A", "B"))
     args = parser.parse_args()
+    if args.instructions:
+        offset = SCENES[0 if args.scene == "past" else 1][1]
+        instructions(offset, args.steps, args.instructions == "with", *args.window)
+        return
     lines = [f"# benchmarks/balance_step.py --steps {args.steps} --repeat {args.repeat}"]
-    for scene, offset in SCENES:
-        lines += scene_lines(scene, offset, args.steps, args.repeat)
+    for name, offset in SCENES:
+        lines += scene_lines(name, offset, args.steps, args.repeat)
     text = "\n".join(lines) + "\n"
     print(text)
     tmp = RESULTS.with_suffix(".tmp")
@@ -46,9 +62,10 @@ def main() -> None:
     tmp.replace(RESULTS)
 
 
-def scene_lines(scene: str, offset: list[float], steps: int, repeat: int) -> list[str]:
-    """The timing lines of one scene: the hand target ``offset`` (m) from where it starts."""
-    robot = taskik.robots.load("talos")
+def scene(offset: list[float], robot: Any = None) -> tuple[Any, ...]:
+    """Talos (``robot``, loaded if None), both feet held, a hand sent ``offset`` (m) from
+    where it starts: ``(robot, configuration, tasks, limit, limits with it, without)``."""
+    robot = robot or taskik.robots.load("talos")
     conf = robot.configuration()
     feet = both_feet(robot, conf)
     hand_frame = robot.end_effectors[3]
@@ -60,6 +77,46 @@ def scene_lines(scene: str, offset: list[float], steps: int, repeat: int) -> lis
     limit = taskik.BalanceLimit(feet)
     with_limit = [*taskik.limits.default_limits(robot.model), limit]
     without = taskik.limits.default_limits(robot.model)
+    return robot, conf, tasks, limit, with_limit, without
+
+
+def instructions(offset: list[float], steps: int, use: bool, first: int, last: int) -> None:
+    """The recorded steps ``first`` to ``last`` of the loop toward ``offset`` replayed with
+    (``use``) or without the limit, under callgrind's instrumentation (see the module's
+    docstring)."""
+    import gc
+    import os
+    import subprocess
+
+    robot, conf, tasks, limit, with_limit, without = scene(offset)
+    qs = []
+    for _ in range(steps):
+        qs.append(conf.q.copy())
+        conf.integrate_inplace(taskik.solve_ik(conf, tasks, 0.01, limits=with_limit), 0.01)
+    # (replayed on a new scene: a new limit builds its state from the first step, as in the loop)
+    _, _, tasks, _, with_limit, without = scene(offset, robot)
+    limits = with_limit if use else without
+    c = taskik.Configuration(robot.model, qs[0])
+    for q in qs[:first]:
+        c.update(q)
+        taskik.solve_ik(c, tasks, 0.01, limits=limits)
+    gc.collect()
+    gc.freeze()  # (a collection of the whole heap inside the window would swamp the steps)
+
+    def toggle(state: str) -> None:
+        command = ["callgrind_control", "-i", state, str(os.getpid())]
+        subprocess.run(command, check=False, capture_output=True)
+
+    toggle("on")
+    for q in qs[first:last]:
+        c.update(q)
+        taskik.solve_ik(c, tasks, 0.01, limits=limits)
+    toggle("off")
+
+
+def scene_lines(scene_name: str, offset: list[float], steps: int, repeat: int) -> list[str]:
+    """The timing lines of one scene: the hand target ``offset`` (m) from where it starts."""
+    robot, conf, tasks, limit, with_limit, without = scene(offset)
     qs, rows = [], []
     for _ in range(steps):
         qs.append(conf.q.copy())
@@ -78,7 +135,7 @@ def scene_lines(scene: str, offset: list[float], steps: int, repeat: int) -> lis
                 dt = time.perf_counter() - t
                 times[use][k] = dt if not times[use][k] else min(times[use][k], dt)
     rows_arr = np.array(rows)
-    lines = [f"{scene}:"]
+    lines = [f"{scene_name}:"]
     for label, sel in (("no balance row", ~rows_arr), ("balance rows", rows_arr)):
         if not sel.any():
             continue

@@ -332,7 +332,7 @@ class Configuration:
             )
         self.model = model
         self.data = data if data is not None else model.createData()
-        self._oMf = self.data.oMf  # (the frame placements, read by tasks at every step)
+        self._bind_views()
         self._nframes = model.nframes
         self._nv = model.nv
         self._q_shape = (model.nq,)
@@ -355,6 +355,28 @@ class Configuration:
             if not hasattr(model, name) and "pink" not in sys.modules:
                 with contextlib.suppress(AttributeError, TaskikError):
                     setattr(model, name, factory(model))
+
+    def _bind_views(self) -> None:
+        """Bind the views into ``data`` that every update rewrites in place: the frame
+        placements (read by tasks at every step), the CoM and its Jacobian, and (filled by
+        :meth:`_placements`) references to named frames' placements."""
+        data = self.data
+        self._oMf = data.oMf
+        self._com_view: np.ndarray = data.com[0]
+        Jcom = data.Jcom
+        self._jcom_view: np.ndarray = Jcom if Jcom.ndim == 2 else Jcom.reshape(3, 1)
+        self._placement_refs: dict[tuple[str, ...], list[pin.SE3]] = {}
+
+    _VIEWS = ("_oMf", "_com_view", "_jcom_view", "_placement_refs")
+
+    def __getstate__(self) -> dict[str, object]:
+        # (a copy or a pickle would turn the views into arrays of their own, no longer
+        # written by the copy's updates: they are bound again to the copy's data)
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
 
     # ------------------------------------------------------------------ state
     @property
@@ -536,14 +558,24 @@ class Configuration:
     def com(self) -> np.ndarray:
         """Centre of mass position in the world frame (m), shape (3,)."""
         self._ensure_com()
-        return self.data.com[0].copy()
+        return self._com_view.copy()
 
     @property
     def com_jacobian(self) -> np.ndarray:
-        """Centre of mass Jacobian (3 × nv): ``ċ = Jcom v``. Do not modify."""
+        """Centre of mass Jacobian (3 × nv): ``ċ = Jcom v``. Do not modify (the data's
+        own array: the next update's CoM Jacobian is written into it)."""
         self._ensure_com()
-        J = self.data.Jcom
-        return J if J.ndim == 2 else J.reshape(3, 1)  # one degree of freedom: a vector
+        return self._jcom_view  # (one degree of freedom: Pinocchio's vector as a column)
+
+    def _placements(self, names: tuple[str, ...]) -> list[pin.SE3]:
+        """The placements ``oMf`` of the frames ``names``, as references into the data that
+        every update rewrites (found once per tuple of names in this configuration's name →
+        index map; :class:`UnknownName` for a frame the model does not have)."""
+        refs = self._placement_refs.get(names)
+        if refs is None:
+            refs = [self._oMf[self.get_frame_id(name)] for name in names]
+            self._placement_refs[names] = refs
+        return refs
 
     # ------------------------------------------------------------ integration
     def _check_step(self, v: npt.ArrayLike, dt: float) -> tuple[np.ndarray, float]:

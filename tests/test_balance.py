@@ -288,38 +288,6 @@ def test_bad_contacts_are_refused():
         BalanceLimit(["left_sole_link"])
 
 
-@pytest.mark.parametrize("name", ["g1", "talos", "humanoid"])
-def test_on_one_foot_the_com_moves_over_it_and_stays(name):
-    """Single support from a double-support posture: the CoM starts outside the one sole's
-    polygon, the rows bring it in at the damper's rate, and from then on every step keeps
-    the margin while the other foot lifts 10 cm."""
-    robot = taskik.robots.load(name)
-    conf = robot.configuration()
-    stance = one_foot(robot, conf, "left")
-    assert check_static_balance(conf, stance).margin < 0.0  # both feet down, CoM between
-    held = stance[0].task(conf, cost=10.0)
-    lift = taskik.FrameTask(robot.end_effectors[1], position_cost=1.0, orientation_cost=1.0)
-    target = conf.get_transform_frame_to_world(robot.end_effectors[1]).copy()
-    target.translation[2] += 0.1
-    lift.set_target(target)
-    posture = taskik.PostureTask(cost=1e-2)
-    posture.set_target(robot.q0)
-    limit = BalanceLimit(stance, margin=0.01)
-    limits = [*taskik.limits.default_limits(robot.model), limit]
-    margins = []
-    for _ in range(200):
-        conf.integrate_inplace(
-            taskik.solve_ik(conf, [held, lift, posture], 0.01, limits=limits), 0.01
-        )
-        margins.append(limit.balance_margin(conf))
-    inside = int(np.argmax(np.array(margins) >= 0.01 - 1e-3))
-    assert inside < 20  # in within 20 steps (measured: 0 to 6)
-    assert min(margins[inside:]) > 0.01 - 1e-3
-    assert np.linalg.norm(lift.compute_error(conf)) < 0.01  # and the foot did lift
-    final = check_static_balance(conf, stance)
-    assert final.stable and final.margin > 0.009
-
-
 def test_status_names_the_closest_edge(talos):
     conf = talos.configuration()
     limit = BalanceLimit(both_feet(talos, conf), detection_distance=math.inf)
@@ -608,6 +576,28 @@ def test_contact_frames_are_found_by_name_in_the_model_as_it_is_now(talos):
     np.testing.assert_allclose(limit.region(moved).vertices, reference.vertices, atol=1e-12)
 
 
+def test_the_region_follows_a_foot_moved_in_place(talos):
+    """The limit reads the contact frames where every update writes them, by value: a foot
+    moved by editing the configuration's q in place (then ``update()``), or the model's
+    sole frame in place, gives the region of a new limit at the new placement."""
+    model = talos.model.copy()
+    conf = taskik.Configuration(model, talos.q0)
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet)
+    first = limit.region(conf)
+    conf.q[0] += 0.05  # (the base, and both feet, 5 cm forward)
+    conf.update()
+    shifted = limit.region(conf)
+    np.testing.assert_allclose(shifted.vertices, first.vertices + [0.05, 0.0], atol=1e-12)
+    sole = model.frames[conf.get_frame_id(feet[0].frame.name)]
+    sole.placement.translation[1] += 0.1  # (the left sole 10 cm to the left, in the model)
+    conf.update()
+    wider = limit.region(conf)
+    reference = BalanceLimit(feet).region(conf)
+    np.testing.assert_allclose(wider.vertices, reference.vertices, atol=1e-12)
+    assert wider.vertices[:, 1].max() > shifted.vertices[:, 1].max() + 0.09
+
+
 def test_the_region_is_never_reused_after_a_point_moved_by_more_than_the_tolerance(talos):
     """Random motions of the base and legs around the tolerance: whenever the region is
     reused, no contact point moved by more than ``tolerance`` since it was computed (the
@@ -646,7 +636,7 @@ def _drifted(P: np.ndarray, rng: np.random.Generator, scale: float) -> np.ndarra
     return P @ R.T + rng.normal(size=2) * scale + rng.normal(size=P.shape) * 0.1 * scale
 
 
-def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way():
+def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way(talos):
     """``hull_by_order`` (the hull of drifted points from the vertex order found before) on
     random polygons with points inside and on Talos's two soles, under drifts of 1 µm to
     1 cm: whenever it answers, the same vertices in the same order as ``convex_hull_2d`` to
@@ -656,7 +646,6 @@ def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way():
     from taskik.contacts.equilibrium import hull_by_order, hull_vertex_order
 
     rng = np.random.default_rng(5)
-    talos = taskik.robots.load("talos")
     conf = talos.configuration()
     soles = np.vstack([c.world_points(conf)[:, :2] for c in both_feet(talos, conf)])
     answered = small = small_answered = changed = soles_answered = 0

@@ -78,6 +78,29 @@ def test_com_and_its_jacobian(humanoid, rng):
     assert np.allclose(conf.com_jacobian @ v, (cp - cm) / (2 * eps), atol=1e-6)
 
 
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_a_copied_configuration_reads_its_own_kinematics(humanoid, rng, how):
+    """A pickled or deep-copied configuration, moved, gives the frame task, the CoM and its
+    Jacobian of its new q (views into the data it held were copied as arrays of their own,
+    no longer written by its updates: a frame task read the old placement)."""
+    import copy
+    import pickle
+
+    conf = humanoid.configuration()
+    frame = "larm_effector_body"
+    task = taskik.FrameTask(frame, position_cost=1.0, orientation_cost=1.0)
+    task.set_target(conf.get_transform_frame_to_world(frame))
+    assert conf.com_jacobian.shape == (3, humanoid.model.nv)  # (the CoM computed before)
+    moved = pickle.loads(pickle.dumps(conf)) if how == "pickle" else copy.deepcopy(conf)
+    q = humanoid.random_configuration(rng)
+    moved.update(q)
+    fresh = humanoid.configuration(q)
+    assert np.linalg.norm(task.compute_error(fresh)) > 0.1  # (the hand did move)
+    np.testing.assert_allclose(task.compute_error(moved), task.compute_error(fresh), atol=1e-12)
+    np.testing.assert_allclose(moved.com, fresh.com, atol=1e-12)
+    np.testing.assert_allclose(moved.com_jacobian, fresh.com_jacobian, atol=1e-12)
+
+
 def test_integrate_uses_the_lie_group(humanoid, rng):
     conf = humanoid.configuration()
     v = rng.standard_normal(humanoid.model.nv)

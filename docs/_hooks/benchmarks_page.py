@@ -123,6 +123,10 @@ SECTIONS: tuple[tuple[str, str, str], ...] = (
      "Talos on both feet, reaching past what balance allows and within it: the same step "
      "with and without `BalanceLimit`, timed at the same configurations. "
      "`benchmarks/balance_step.py`."),
+    ("balance_instructions", "The cost of the balance limit in one step: instructions",
+     "`benchmarks/balance_step.py --instructions` under callgrind: the same recorded steps "
+     "with and without the limit, before and after the limit read the contact frames and "
+     "the CoM through the configuration's views, and per call of the limit."),
     ("pink_examples", "pink's own examples, ported",
      "pink's `arm_ur3_velocity_smoothing.py`, `flying_dual_arm_ur3.py`, `humanoid_g1_com.py` "
      "and `barriers/go2_squat.py`, run with pink and with taskik after renaming the imports: "

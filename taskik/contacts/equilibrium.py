@@ -299,12 +299,17 @@ class ContactSet:
     def generators(self, edges: int) -> np.ndarray:
         """Friction-pyramid generators of every point, stacked: (n · edges, 3)."""
         edges = check_edges(edges)
-        return np.vstack(
-            [
-                friction_generators(n, mu, edges)
-                for n, mu in zip(self.normals, self.friction, strict=True)
-            ]
-        )
+        # (one pyramid per distinct normal and friction, by value: the points of a contact
+        # share theirs, and flat contacts all have the same)
+        pyramids: dict[bytes, np.ndarray] = {}
+        stacked = []
+        for n, mu in zip(self.normals, self.friction, strict=True):
+            key = n.tobytes() + mu.tobytes()
+            U = pyramids.get(key)
+            if U is None:
+                U = pyramids[key] = friction_generators(n, mu, edges)
+            stacked.append(U)
+        return np.vstack(stacked)
 
     def is_flat(self) -> bool:
         """Every normal vertical (up, to 1e-9): the region is then the hull of the points

@@ -31,6 +31,8 @@ from ..exceptions import (
 from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 
 _add, _max = np.add.reduce, np.maximum.reduce
+_FLOAT64 = np.dtype(np.float64)
+_is_approx = pin.SE3.isApprox
 
 #: In a step whose solved velocity is checked (:meth:`BalanceLimit.expect_check`, as
 #: :func:`taskik.solve_ik` does), the edges farther than this (m) beyond ``margin`` give no
@@ -181,17 +183,18 @@ class BalanceLimit(Limit):
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray | tuple[int, ...] = ()
-        self._frame_names = [c.frame.name for c in self.contacts]
+        self._frame_names = tuple(c.frame.name for c in self.contacts)
         # per contact, the largest distance (m) of its points from its frame's origin
         self._radii = np.sqrt((self._local[:, :3] ** 2).sum(axis=1).max(axis=1)).tolist()
         # per contact, the first three rows of H₀ as 12 Python floats (the fast test of region())
         self._anchors: list[tuple[float, ...]] = []
-        # per contact, (H_c, precision) of the first test of region() (see _checkpoint)
-        self._checkpoints: list[tuple[pin.SE3, float]] = []
+        # per contact, H_c and the precision of the first test of region() (_checkpoint)
+        self._checkpoints: list[pin.SE3] = []
+        self._precisions: list[float] = []
         self._split: tuple[Any, ...] | None = None  # the near edges (see _near_edges)
         # whether the next compute_inequalities is announced (expect_check), and what
-        # check_step tests then: (q bytes, dt, CoM Jacobian, CoM, (N₃, s N₃, s (b − margin)),
-        # a lower bound on the far edges' s h, a mask of the far edges, the rows given)
+        # check_step tests then: (q bytes, dt, CoM, (N₃, s N₃, s (b − margin)), a lower
+        # bound on the far edges' s h, a mask of the far edges, the rows given)
         self._expect = False
         self._pending: tuple[Any, ...] | None = None
         self._points: list[np.ndarray] = []  # the contacts' world (x, y) of the region in use
@@ -208,19 +211,16 @@ class BalanceLimit(Limit):
         no contact point moved by more than ``tolerance``)."""
         if type(configuration) is not Configuration:
             configuration = check_configuration(configuration, "BalanceLimit")
-        oMf = configuration.data.oMf
-        ids = self._frame_ids(configuration)
+        # the contact frames' placements, read where each update writes them (looked up by
+        # name once per configuration, in its own name → index map)
+        frames = configuration._placements(self._frame_names)
         region = self._region
-        if region is not None:
-            # sufficient tests first (what they do not pass, the exact test below decides;
-            # NaN passes none). Each frame within its checkpoint's precision (see
-            # _checkpoint): one Pinocchio call per contact, what held feet pass at most steps
-            for i, (checkpoint, precision) in zip(ids, self._checkpoints, strict=True):
-                if not oMf[i].isApprox(checkpoint, precision):
-                    break
-            else:
-                return region
-        placed = [oMf[i].homogeneous for i in ids]
+        # sufficient tests first (what they do not pass, the exact test below decides; NaN
+        # passes none). Each frame within its checkpoint's precision (see _checkpoint): one
+        # Pinocchio call per contact, what held feet pass at most steps
+        if region is not None and all(map(_is_approx, frames, self._checkpoints, self._precisions)):
+            return region
+        placed = [frame.homogeneous for frame in frames]
         if region is not None:
             # on Python floats: a point x of the frame moved by ‖(R − R₀) x + t − t₀‖ ≤
             # ‖R − R₀‖_F ‖x‖ + ‖t − t₀‖; passed, the placements are the new checkpoints
@@ -237,10 +237,7 @@ class BalanceLimit(Limit):
                     break
                 moves.append(move)
             else:
-                self._checkpoints = [
-                    self._checkpoint(oMf[i], radius, move)
-                    for i, radius, move in zip(ids, self._radii, moves, strict=True)
-                ]
+                self._set_checkpoints(frames, moves)
                 return region
         if region is not None and self._placements is not None:
             # every contact point within ``tolerance`` of where it was when the region was
@@ -269,13 +266,20 @@ class BalanceLimit(Limit):
         self._version += 1
         self._placements = H
         self._anchors = [tuple(h[:3].ravel().tolist()) for h in H]
-        self._checkpoints = [
-            self._checkpoint(oMf[i], radius, 0.0)
-            for i, radius in zip(ids, self._radii, strict=True)
-        ]
+        self._set_checkpoints(frames, [0.0] * len(frames))
         self._points = [p[:, :2] for p in points]
         self._source = (region, self._points)
         return region
+
+    def _set_checkpoints(self, frames: list[pin.SE3], moves: list[float]) -> None:
+        """The checkpoints of the contacts' frames at ``frames``, whose points moved by at
+        most ``moves`` (m) since the region was computed (see :meth:`_checkpoint`)."""
+        checkpoints = [
+            self._checkpoint(frame, radius, move)
+            for frame, radius, move in zip(frames, self._radii, moves, strict=True)
+        ]
+        self._checkpoints = [checkpoint for checkpoint, _ in checkpoints]
+        self._precisions = [precision for _, precision in checkpoints]
 
     def _checkpoint(self, placement: pin.SE3, radius: float, move: float) -> tuple[pin.SE3, float]:
         """``(H_c, p)``: a copy of a contact frame's placement ``H_c``, whose points (within
@@ -289,16 +293,6 @@ class BalanceLimit(Limit):
         reach = math.sqrt(3.0) * radius + float(np.linalg.norm(checkpoint.translation))
         budget = self.tolerance - move
         return checkpoint, 0.99 * budget / reach if reach > 0.0 and budget > 0.0 else 0.0
-
-    def _frame_ids(self, configuration: Configuration) -> list[int]:
-        """The contact frames' indices in ``configuration``'s model, looked up by name at
-        every call in the configuration's own name → index map (state kept by value: a
-        model changed, or another one, is read as it is now)."""
-        names = configuration._frame_ids
-        try:
-            return [names[name] for name in self._frame_names]
-        except KeyError:  # (the error names the frame and close matches)
-            return [configuration.get_frame_id(name) for name in self._frame_names]
 
     def margins(self, configuration: Configuration) -> np.ndarray:
         """``h_i`` (m) of every edge: all ≥ 0 while the CoM is inside the shrunk region."""
@@ -353,8 +347,8 @@ class BalanceLimit(Limit):
                 "Contact.rectangle, or more of them"
             )
         self._used = self._source
-        J = configuration.com_jacobian  # (computes the CoM too)
-        c = configuration.data.com[0]
+        configuration._ensure_com()  # (the CoM and its Jacobian, once per update)
+        J, c = configuration._jcom_view, configuration._com_view
         x, y, z = c.tolist()
         if x != x or y != y or z != z:  # (NaN masses or inertias in the model)
             raise InvalidInput(
@@ -384,7 +378,6 @@ class BalanceLimit(Limit):
                 self._pending = (
                     configuration.q.tobytes(),
                     dt,
-                    J,
                     (x, y, z),
                     self._scaled,
                     slack,
@@ -443,11 +436,11 @@ class BalanceLimit(Limit):
             pending is not None
             and type(configuration) is Configuration
             and type(v) is np.ndarray
-            and v.dtype == np.float64
+            and v.dtype is _FLOAT64
             and type(dt) is float
             and dt == pending[1]
-            and v.shape == (configuration.model.nv,)
-            and np.dot(np.abs(v), self._scale(len(v))) <= 1.0
+            and v.shape == (configuration._nv,)
+            and np.abs(v).dot(self._scale(len(v))) <= 1.0
             # (Σ |v_i| / MAX_STEP_SPEED ≤ 1: one product that cannot overflow; NaN fails)
         ):  # else everything checked, whatever the state (InvalidInput names the problem)
             configuration, v, dt = checked_step_arguments(
@@ -457,8 +450,10 @@ class BalanceLimit(Limit):
                 return None
         if pending[0] != configuration.q.tobytes():
             return None
-        _, _, J, com, scaled, slack, far, rows = pending  # (J, com: at that same q)
-        Jv = np.dot(J, v)  # the CoM's velocity
+        _, _, com, scaled, slack, far, rows = pending  # (com: at that same q)
+        configuration._ensure_com()  # (the CoM Jacobian of that same q: read, or computed)
+        J = configuration._jcom_view
+        Jv = J.dot(v)  # the CoM's velocity
         u, w, _ = Jv.tolist()
         if u * u + w * w <= slack * slack and slack > 0.0:  # n_iᵀ J_xy v ≤ ‖J_xy v‖ ≤ s h_i
             return None
@@ -470,7 +465,7 @@ class BalanceLimit(Limit):
         far = far & ~broken
         rows = tuple(sorted({*rows, *np.flatnonzero(broken).tolist()}))
         # (the next check of this step tests the edges left one by one)
-        self._pending = (*pending[:5], -1.0, far, rows) if far.any() else None
+        self._pending = (*pending[:4], -1.0, far, rows) if far.any() else None
         self._rows = rows
         return np.dot(N3[list(rows)], J), h[list(rows)]
 
