@@ -450,6 +450,25 @@ def test_convex_hull_matches_scipys_on_points_with_repeats_and_collinear_runs():
         assert turns.min() > 0.0  # every turn to the left: counter-clockwise, convex
 
 
+def test_convex_hull_keeps_the_corners_of_points_almost_on_a_vertical_line():
+    """Sorted by x, points whose x differ by nanometres along a near-vertical edge (a sole's
+    back edge) are not in order along that edge: the chain must still keep its two ends. A
+    chain popping every turn below its tolerance dropped the lower corner (1e-9, -0.03) and
+    kept the middle point, so the polygon lost a third of its back edge and the margins read
+    on it were too small."""
+    back = np.array([[0.0, 0.03], [1e-9, -0.03], [2e-9, 0.0]])
+    front = np.array([[0.2, 0.03], [0.2, -0.03]])
+    for P in (np.vstack([back, front]), np.vstack([front, back[::-1]])):
+        hull = convex_hull_2d(P)
+        assert {tuple(v) for v in hull.tolist()} == {
+            (0.0, 0.03), (1e-9, -0.03), (0.2, -0.03), (0.2, 0.03)
+        }  # fmt: skip
+        assert tuple(hull[0]) == (0.0, 0.03)  # (starts at the least (x, y))
+    # nearly collinear points only: the two ends of the line, not the first and last by x
+    ends = convex_hull_2d(back)
+    assert {tuple(v) for v in ends.tolist()} == {(0.0, 0.03), (1e-9, -0.03)}
+
+
 def test_the_limit_s_region_of_flat_contacts_is_support_region_s(talos):
     """On flat contacts the limit computes the hull of the points itself, without the
     contact set: the same region as ``support_region`` at configurations along a reach."""

@@ -109,9 +109,17 @@ def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
 
 
 def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """Counter-clockwise convex hull of 2D points (Andrew's monotone chain), shape (k, 2);
-    collinear points dropped. :class:`InvalidInput` unless ``points`` is (k, 2), finite and
-    real, and ``tol`` finite and >= 0."""
+    """Counter-clockwise convex hull of 2D points (Andrew's monotone chain), shape (k, 2),
+    starting at the least ``(x, y)``; a vertex whose turn ``(a − o) × (p − a)`` with its two
+    neighbours is at most ``tol`` (m²: nearly collinear, within ``tol / |p − o|`` of the line
+    through them) is dropped. :class:`InvalidInput` unless ``points`` is (k, 2), finite and
+    real, and ``tol`` finite and >= 0.
+
+    The chain itself pops on the exact sign (a point is dropped only if it is on or inside the
+    hull of the others), and the nearly collinear vertices are dropped afterwards, around the
+    whole polygon: popping on ``≤ tol`` inside the chain dropped true corners when the points
+    lay almost on a vertical line (sorted by ``x``, their order along that line is not
+    monotone)."""
     points = check_finite_array(points, "convex_hull_2d points")
     if points.ndim != 2 or points.shape[1] != 2:
         raise InvalidInput(f"convex_hull_2d points must have shape (k, 2), got {points.shape}")
@@ -126,25 +134,32 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     if len(P) <= 2:
         return np.array(P, dtype=float).reshape(-1, 2)
 
+    def turn(o: tuple[float, float], a: tuple[float, float], p: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0])
+
     def half(seq: list[tuple[float, float]]) -> list[tuple[float, float]]:
         out: list[tuple[float, float]] = []
         for p in seq:
-            while len(out) >= 2:
-                o, a = out[-2], out[-1]
-                if (a[0] - o[0]) * (p[1] - o[1]) - (a[1] - o[1]) * (p[0] - o[0]) > tol:
-                    break
+            while len(out) >= 2 and turn(out[-2], out[-1], p) <= 0.0:
                 out.pop()
             out.append(p)
         return out
 
-    lower, upper = half(P), half(P[::-1])
-    hull = lower[:-1] + upper[:-1]
-    return np.array(hull if hull else P[:1], dtype=float)
+    hull = half(P)[:-1] + half(P[::-1])[:-1]
+    while len(hull) > 2:  # then the nearly collinear vertices, the nearest to its chord first
+        n = len(hull)
+        turns = [turn(hull[i - 1], hull[i], hull[(i + 1) - n]) for i in range(n)]
+        flat = [i for i in range(n) if turns[i] <= tol]
+        if not flat:
+            break
+        del hull[min(flat, key=lambda i: turns[i] / math.dist(hull[i - 1], hull[(i + 1) - n]))]
+    start = hull.index(min(hull))
+    return np.array(hull[start:] + hull[:start], dtype=float)
 
 
 #: The least turn ``e_i × e_{i+1}`` and the least ``e_i × (p − V_i)`` of the other points (m²)
-#: that :func:`hull_by_order` accepts: ten times the tolerance of :func:`convex_hull_2d`'s
-#: chain, which pops a point on those same cross products.
+#: that :func:`hull_by_order` accepts: ten times the tolerance below which
+#: :func:`convex_hull_2d` drops a nearly collinear vertex.
 HULL_MARGIN = 1e-8
 
 
@@ -177,10 +192,11 @@ def hull_by_order(
     exceed ``HULL_MARGIN``: the polygon is strictly convex and holds every other point
     strictly inside. Those are the cross products on which the chain decides: with ``o, a``
     consecutive vertices on its stack, a later point ``p`` pops ``a`` when
-    ``(a − o) × (p − o) ≤ tol`` (1e-9), and that is ``e_oa × (p − o)``: a turn for ``p`` the
-    next vertex, at least the least turn for any other vertex (convexity), and the checked
-    value for the other points. No vertex is popped, so the chain finds these vertices. They
-    are rotated to start at the least ``(x, y)``, as the chain starts. Points that are not
+    ``(a − o) × (p − o) ≤ 0``, and that is ``e_oa × (p − o)``: a turn for ``p`` the next
+    vertex, at least the least turn for any other vertex (convexity), and the checked value
+    for the other points. No vertex is popped, so the chain finds these vertices, and none
+    has a turn below the tolerance (1e-9) at which the chain's clean-up drops it. They are
+    rotated to start at the least ``(x, y)``, as the chain's result starts. Points that are not
     finite give None (the caller checks their range).
 
     Returns:
