@@ -301,7 +301,11 @@ class CollisionLimit(Limit):
     # --------------------------------------------------------------- the rows
     def rate(self, dt: float) -> float:
         """``k = min(ξ / (d_i − d_s − buffer), gain / dt)`` (1/s)."""
-        return min(self.damper_rate, self.gain / check_positive_scalar(dt, "dt"))
+        return self._rate(check_positive_scalar(dt, "dt"))
+
+    def _rate(self, dt: float) -> float:
+        """:meth:`rate` of a ``dt`` already checked."""
+        return min(self.damper_rate, self.gain / dt)
 
     @property
     def damper_rate(self) -> float:
@@ -360,7 +364,7 @@ class CollisionLimit(Limit):
 
     def _budget(self, dt: float) -> float:
         """How far (m) the row of a pair at ``d_i`` lets it approach in a step of ``dt``."""
-        return self.rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
+        return self._rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
 
     def _step_rows_of(
         self,
@@ -398,7 +402,9 @@ class CollisionLimit(Limit):
         if not len(near.pairs):
             self._row_pairs = np.zeros(0, dtype=int)
             return None
-        G, h, pair = self._rows(near, dt, -loss / dt, coming / dt, tilt=not long_step)
+        # (no obstacle: no motion, one array operation fewer per row)
+        ahead = coming / dt if self.scene.obstacles else None
+        G, h, pair = self._rows(near, dt, -loss / dt, ahead, tilt=not long_step)
         # what report() reads back at this same step (q, obstacle poses, dt): every row
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, pair)
         self._row_pairs = pair
@@ -587,7 +593,14 @@ class CollisionLimit(Limit):
         contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
         (first order, which the closest points alone do not see). Not with long steps
         (``tilt=False``: ``solve_posture``, whose search halves a step that crosses)."""
-        h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
+        n = len(near.distance)
+        # the damper rows' h and (second row) the tilt rows' of a pair closer than d_s, in one
+        # array: each operation below acts on both
+        both = np.empty((2, n))
+        h, held = both
+        np.subtract(near.distance, self.safety_distance, out=h)
+        h -= self.buffer
+        h *= self._rate(dt)
         # Inside the buffer (d_s ≤ d < d_s + buffer) the tilt rows, which pay for any rotation
         # of a face contact, may leave no way to separate (a link moved by two joints only):
         # such a pair is held (h = 0) with its tilt rows; closer than d_s its damper row pushes
@@ -595,28 +608,28 @@ class CollisionLimit(Limit):
         inside = near.distance < self.safety_distance
         # the tilt rows of a pair closer than d_s hold it where it is (h ≥ 0 before the
         # obstacle's motion): tilting a face contact must not bring any of its points nearer
-        held = np.maximum(h, 0.0)
+        np.maximum(h, 0.0, out=held)
+        levered = near.lever > 0
         if tilt:
-            np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
+            np.maximum(h, 0.0, out=h, where=levered & ~inside)
         if extra is not None:
-            h += extra
-            held += extra
+            both += extra
         G = -near.gradient
         # a pair closer than it should be separates at most at ξ m/s, and at most at half the
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
-        reach = 0.5 * (np.abs(G) @ self._v_max)
-        floor = -np.minimum(self.speed, reach)
-        np.maximum(h, floor, out=h)
-        np.maximum(held, floor, out=held)
+        reach = np.abs(G) @ self._v_max
+        reach *= 0.5
+        np.minimum(reach, self.speed, out=reach)
+        np.negative(reach, out=reach)
+        np.maximum(both, reach, out=both)
         if motion is not None:
-            h += motion
-            held += motion
-        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
-        pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
+            both += motion
+        tilted = levered.nonzero()[0] if tilt else _NONE
         if not len(tilted):
-            return G, h, pair
+            return G, h, np.arange(n)
+        pair = np.concatenate([np.arange(n), np.repeat(tilted, 4)])
         # the four rows of a tilted pair, g ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel, from one product
-        n, t = len(h), len(tilted)
+        t = len(tilted)
         rows = np.empty((n + 4 * t, G.shape[1]))
         rows[:n] = G
         faces = rows[n:].reshape(t, 4, G.shape[1])
@@ -696,10 +709,14 @@ class CollisionLimit(Limit):
 def _common(now: np.ndarray, then: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     """Where the pair indices (each unique, below ``count``) of ``now`` and ``then`` meet:
     ``(i, j)`` with ``now[i] == then[j]``."""
-    where = np.full(count, -1)
+    if len(now) == len(then) and (now == then).all():  # (the same pairs: most steps)
+        i = np.arange(len(now))
+        return i, i
+    where = np.empty(count, dtype=np.intp)
+    where.fill(-1)
     where[then] = np.arange(len(then))
     at = where[now]
-    i = np.flatnonzero(at >= 0)
+    i = (at >= 0).nonzero()[0]
     return i, at[i]
 
 
@@ -713,6 +730,9 @@ _TAKE = 0.25
 _KINDS = np.arange(1, 5)
 
 _SIGNS = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+
+#: No tilted pair.
+_NONE = np.zeros(0, dtype=int)
 
 _FIELDS = ("pairs", "distance", "point_a", "point_b", "normal", "gradient", "turn", "lever")
 
