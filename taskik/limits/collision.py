@@ -633,11 +633,17 @@ class CollisionLimit(Limit):
         rows = np.empty((n + 4 * t, G.shape[1]))
         rows[:n] = G
         faces = rows[n:].reshape(t, 4, G.shape[1])
-        np.matmul(_SIGNS, near.lever[tilted, None, None] * near.turn[tilted], out=faces)
-        faces += G[tilted, None, :]
         h_all = np.empty(n + 4 * t)
         h_all[:n] = h
-        h_all[n:].reshape(t, 4)[:] = np.where(inside, held, h)[tilted, None]
+        tilt_h = np.where(inside, held, h)
+        if t == n:  # every pair tilted (hulls, boxes, capsules): no gather
+            np.matmul(_SIGNS, near.lever[:, None, None] * near.turn, out=faces)
+            faces += G[:, None, :]
+            h_all[n:].reshape(t, 4)[:] = tilt_h[:, None]
+        else:
+            np.matmul(_SIGNS, near.lever[tilted, None, None] * near.turn[tilted], out=faces)
+            faces += G[tilted, None, :]
+            h_all[n:].reshape(t, 4)[:] = tilt_h[tilted, None]
         return rows, h_all, pair
 
     def row_names(self) -> list[str]:
