@@ -388,8 +388,12 @@ class CollisionLimit(Limit):
         QP (Talos, hand to hip: 25 rows instead of 145, the step solved again after the
         check in 5 % of the steps)."""
         self._last, self._last_names = near, self.scene.names
-        motion = self.scene.obstacle_motion(near, step)  # over the last step
-        coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
+        motion = coming = None  # (no obstacle: none moves; the step recorded all the same)
+        if self.scene.obstacles:
+            motion = self.scene.obstacle_motion(near, step)  # over the last step
+            coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
+        else:
+            self.scene.obstacle_steps(step)
         loss = self._loss_at(configuration, near)
         if loss is None:
             loss = np.zeros(len(near.pairs))
@@ -402,8 +406,7 @@ class CollisionLimit(Limit):
         if not len(near.pairs):
             self._row_pairs = np.zeros(0, dtype=int)
             return None
-        # (no obstacle: no motion, one array operation fewer per row)
-        ahead = coming / dt if self.scene.obstacles else None
+        ahead = None if coming is None else coming / dt
         G, h, pair = self._rows(near, dt, -loss / dt, ahead, tilt=not long_step)
         # what report() reads back at this same step (q, obstacle poses, dt): every row
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, pair)
@@ -539,11 +542,12 @@ class CollisionLimit(Limit):
         return loss
 
     def _second_order(
-        self, configuration: Configuration, near: PairDistances, motion: np.ndarray
+        self, configuration: Configuration, near: PairDistances, motion: np.ndarray | None
     ) -> np.ndarray:
         """Per pair of ``near``: how much closer (m, ≥ 0, at most the buffer) the pair came in
         the last step than its row predicted to first order, ``d_now − (d + g·(q_now ⊖ q))``
-        less the obstacle's own motion; 0 for pairs not evaluated at the last step.
+        less the obstacle's own motion (``motion``, None without obstacles); 0 for pairs not
+        evaluated at the last step.
 
         The rows are first order; a link swung fast along a surface loses about ``½ a dt²``
         per step to the curvature of its path (0.17 mm on the Panda at 2.6 rad/s), which a
@@ -561,7 +565,9 @@ class CollisionLimit(Limit):
             return loss
         step = pin.difference(self.model, q_before, configuration.q)
         predicted = before.distance[then] + before.gradient[then] @ step
-        error = near.distance[now] - predicted - motion[now]
+        error = near.distance[now] - predicted
+        if motion is not None:
+            error -= motion[now]
         loss[now] = np.clip(-error, 0.0, self.buffer)
         return loss
 
