@@ -89,6 +89,11 @@ _POINT_B = coal.DistanceResult.getNearestPoint2
 _NORMAL = coal.DistanceResult.normal.fget
 
 
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """``np.array_equal`` of two arrays (same shape, equal values) without its wrapper."""
+    return a.shape == b.shape and bool((a == b).all())
+
+
 def _nonzero(mask: np.ndarray) -> np.ndarray:
     """The indices where a 1-d mask is True (np.flatnonzero without its Python wrapper)."""
     return mask.nonzero()[0]
@@ -557,7 +562,7 @@ class CollisionScene:
                 and look[1] == self.generation
                 and look[2] is not None
                 and self._q is not None
-                and np.array_equal(look[2], self._q)
+                and _equal(look[2], self._q)
             ):  # (the step's placements, for the next step's lookahead)
                 self._look = (*look[:3], M[: self.n_robot].copy(), *look[4:])
         assert self._placements is not None
@@ -615,9 +620,9 @@ class CollisionScene:
             and look[1] == self.generation
             and all(x in look[4] and np.array_equal(P, look[4][x]) for x, P in obstacles.items())
             and (
-                q is not None and np.array_equal(look[2], q)
+                q is not None and _equal(look[2], q)
                 if joint_space and look[2] is not None
-                else look[3] is not None and np.array_equal(look[3], self._compute_points()[0][:n])
+                else look[3] is not None and _equal(look[3], self._compute_points()[0][:n])
             )
         ):
             if not look[6] and self._points is not None:
@@ -644,7 +649,7 @@ class CollisionScene:
                 moved = np.zeros(len(self.pairs))
             else:
                 drop = self._robot_drop
-                if drop is not None and np.array_equal(drop[0], before_q):
+                if drop is not None and _equal(drop[0], before_q):
                     moved = drop[1].copy()  # (the drop _advance measured, from the same q)
                 else:
                     moved = self._levers.P @ np.abs(pin.difference(self.model, before_q, q))
@@ -677,7 +682,7 @@ class CollisionScene:
                 if (
                     measured is not None
                     and measured[0].shape == before.shape
-                    and np.array_equal(measured[0], before)
+                    and _equal(measured[0], before)
                 ):
                     shape = measured[1]  # (the move _advance measured, from the same placements)
                 else:
@@ -737,7 +742,7 @@ class CollisionScene:
             kept is not None
             and kept[0] == self._levers.version
             and kept[1].shape == travel.shape
-            and np.array_equal(kept[1], travel)
+            and _equal(kept[1], travel)
         ):
             return kept[2]
         reach = self._levers.P @ travel

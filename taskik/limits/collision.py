@@ -301,7 +301,11 @@ class CollisionLimit(Limit):
     # --------------------------------------------------------------- the rows
     def rate(self, dt: float) -> float:
         """``k = min(ξ / (d_i − d_s − buffer), gain / dt)`` (1/s)."""
-        return min(self.damper_rate, self.gain / check_positive_scalar(dt, "dt"))
+        return self._rate(check_positive_scalar(dt, "dt"))
+
+    def _rate(self, dt: float) -> float:
+        """:meth:`rate` of a ``dt`` already checked."""
+        return min(self.damper_rate, self.gain / dt)
 
     @property
     def damper_rate(self) -> float:
@@ -360,7 +364,7 @@ class CollisionLimit(Limit):
 
     def _budget(self, dt: float) -> float:
         """How far (m) the row of a pair at ``d_i`` lets it approach in a step of ``dt``."""
-        return self.rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
+        return self._rate(dt) * (self.detection_distance - self.safety_distance - self.buffer) * dt
 
     def _step_rows_of(
         self,
@@ -384,8 +388,12 @@ class CollisionLimit(Limit):
         QP (Talos, hand to hip: 25 rows instead of 145, the step solved again after the
         check in 5 % of the steps)."""
         self._last, self._last_names = near, self.scene.names
-        motion = self.scene.obstacle_motion(near, step)  # over the last step
-        coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
+        motion = coming = None  # (no obstacle: none moves; the step recorded all the same)
+        if self.scene.obstacles:
+            motion = self.scene.obstacle_motion(near, step)  # over the last step
+            coming = self.scene.obstacle_motion(near, step, predict=True)  # over the next one
+        else:
+            self.scene.obstacle_steps(step)
         loss = self._loss_at(configuration, near)
         if loss is None:
             loss = np.zeros(len(near.pairs))
@@ -398,7 +406,8 @@ class CollisionLimit(Limit):
         if not len(near.pairs):
             self._row_pairs = np.zeros(0, dtype=int)
             return None
-        G, h, pair = self._rows(near, dt, -loss / dt, coming / dt, tilt=not long_step)
+        ahead = None if coming is None else coming / dt
+        G, h, pair = self._rows(near, dt, -loss / dt, ahead, tilt=not long_step)
         # what report() reads back at this same step (q, obstacle poses, dt): every row
         self._step_rows = (step, self._obstacle_poses(), dt, near, G, h, pair)
         self._row_pairs = pair
@@ -533,11 +542,12 @@ class CollisionLimit(Limit):
         return loss
 
     def _second_order(
-        self, configuration: Configuration, near: PairDistances, motion: np.ndarray
+        self, configuration: Configuration, near: PairDistances, motion: np.ndarray | None
     ) -> np.ndarray:
         """Per pair of ``near``: how much closer (m, ≥ 0, at most the buffer) the pair came in
         the last step than its row predicted to first order, ``d_now − (d + g·(q_now ⊖ q))``
-        less the obstacle's own motion; 0 for pairs not evaluated at the last step.
+        less the obstacle's own motion (``motion``, None without obstacles); 0 for pairs not
+        evaluated at the last step.
 
         The rows are first order; a link swung fast along a surface loses about ``½ a dt²``
         per step to the curvature of its path (0.17 mm on the Panda at 2.6 rad/s), which a
@@ -555,7 +565,9 @@ class CollisionLimit(Limit):
             return loss
         step = pin.difference(self.model, q_before, configuration.q)
         predicted = before.distance[then] + before.gradient[then] @ step
-        error = near.distance[now] - predicted - motion[now]
+        error = near.distance[now] - predicted
+        if motion is not None:
+            error -= motion[now]
         loss[now] = np.clip(-error, 0.0, self.buffer)
         return loss
 
@@ -587,7 +599,14 @@ class CollisionLimit(Limit):
         contact brings a point up to the lever ``ℓ`` from the closest one nearer by ``ℓ θ``
         (first order, which the closest points alone do not see). Not with long steps
         (``tilt=False``: ``solve_posture``, whose search halves a step that crosses)."""
-        h = self.rate(dt) * (near.distance - self.safety_distance - self.buffer)
+        n = len(near.distance)
+        # the damper rows' h and (second row) the tilt rows' of a pair closer than d_s, in one
+        # array: each operation below acts on both
+        both = np.empty((2, n))
+        h, held = both
+        np.subtract(near.distance, self.safety_distance, out=h)
+        h -= self.buffer
+        h *= self._rate(dt)
         # Inside the buffer (d_s ≤ d < d_s + buffer) the tilt rows, which pay for any rotation
         # of a face contact, may leave no way to separate (a link moved by two joints only):
         # such a pair is held (h = 0) with its tilt rows; closer than d_s its damper row pushes
@@ -595,36 +614,42 @@ class CollisionLimit(Limit):
         inside = near.distance < self.safety_distance
         # the tilt rows of a pair closer than d_s hold it where it is (h ≥ 0 before the
         # obstacle's motion): tilting a face contact must not bring any of its points nearer
-        held = np.maximum(h, 0.0)
+        np.maximum(h, 0.0, out=held)
+        levered = near.lever > 0
         if tilt:
-            np.maximum(h, 0.0, out=h, where=~inside & (near.lever > 0))
+            np.maximum(h, 0.0, out=h, where=levered & ~inside)
         if extra is not None:
-            h += extra
-            held += extra
+            both += extra
         G = -near.gradient
         # a pair closer than it should be separates at most at ξ m/s, and at most at half the
         # rate the model's velocity limits allow along its gradient: alone, a row is feasible
-        reach = 0.5 * (np.abs(G) @ self._v_max)
-        floor = -np.minimum(self.speed, reach)
-        np.maximum(h, floor, out=h)
-        np.maximum(held, floor, out=held)
+        reach = np.abs(G) @ self._v_max
+        reach *= 0.5
+        np.minimum(reach, self.speed, out=reach)
+        np.negative(reach, out=reach)
+        np.maximum(both, reach, out=both)
         if motion is not None:
-            h += motion
-            held += motion
-        tilted = np.flatnonzero(near.lever > 0) if tilt else np.zeros(0, dtype=int)
-        pair = np.concatenate([np.arange(len(h)), np.repeat(tilted, 4)])
+            both += motion
+        tilted = levered.nonzero()[0] if tilt else _NONE
         if not len(tilted):
-            return G, h, pair
+            return G, h, np.arange(n)
+        pair = np.concatenate([np.arange(n), np.repeat(tilted, 4)])
         # the four rows of a tilted pair, g ± ℓ t_1·ω_rel ± ℓ t_2·ω_rel, from one product
-        n, t = len(h), len(tilted)
+        t = len(tilted)
         rows = np.empty((n + 4 * t, G.shape[1]))
         rows[:n] = G
         faces = rows[n:].reshape(t, 4, G.shape[1])
-        np.matmul(_SIGNS, near.lever[tilted, None, None] * near.turn[tilted], out=faces)
-        faces += G[tilted, None, :]
         h_all = np.empty(n + 4 * t)
         h_all[:n] = h
-        h_all[n:].reshape(t, 4)[:] = np.where(inside, held, h)[tilted, None]
+        tilt_h = np.where(inside, held, h)
+        if t == n:  # every pair tilted (hulls, boxes, capsules): no gather
+            np.matmul(_SIGNS, near.lever[:, None, None] * near.turn, out=faces)
+            faces += G[:, None, :]
+            h_all[n:].reshape(t, 4)[:] = tilt_h[:, None]
+        else:
+            np.matmul(_SIGNS, near.lever[tilted, None, None] * near.turn[tilted], out=faces)
+            faces += G[tilted, None, :]
+            h_all[n:].reshape(t, 4)[:] = tilt_h[tilted, None]
         return rows, h_all, pair
 
     def row_names(self) -> list[str]:
@@ -696,10 +721,14 @@ class CollisionLimit(Limit):
 def _common(now: np.ndarray, then: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
     """Where the pair indices (each unique, below ``count``) of ``now`` and ``then`` meet:
     ``(i, j)`` with ``now[i] == then[j]``."""
-    where = np.full(count, -1)
+    if len(now) == len(then) and (now == then).all():  # (the same pairs: most steps)
+        i = np.arange(len(now))
+        return i, i
+    where = np.empty(count, dtype=np.intp)
+    where.fill(-1)
     where[then] = np.arange(len(then))
     at = where[now]
-    i = np.flatnonzero(at >= 0)
+    i = (at >= 0).nonzero()[0]
     return i, at[i]
 
 
@@ -713,6 +742,9 @@ _TAKE = 0.25
 _KINDS = np.arange(1, 5)
 
 _SIGNS = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+
+#: No tilted pair.
+_NONE = np.zeros(0, dtype=int)
 
 _FIELDS = ("pairs", "distance", "point_a", "point_b", "normal", "gradient", "turn", "lever")
 
