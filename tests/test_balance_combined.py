@@ -110,10 +110,11 @@ def test_on_one_foot_the_com_moves_over_it_and_stays(name):
     stance = one_foot(robot, conf, "left")
     assert check_static_balance(conf, stance).margin < 0.0  # both feet down, CoM between
     held = stance[0].task(conf, cost=10.0)
-    lift = taskik.FrameTask(robot.end_effectors[1], position_cost=1.0, orientation_cost=1.0)
-    target = conf.get_transform_frame_to_world(robot.end_effectors[1]).copy()
-    target.translation[2] += 0.1
-    lift.set_target(target)
+    other = robot.end_effectors[1]
+    up = conf.get_transform_frame_to_world(other).copy()
+    up.translation[2] += 0.1  # (the other foot lifted 10 cm)
+    lift = taskik.FrameTask(other, position_cost=1.0, orientation_cost=1.0)
+    lift.set_target(up)
     posture = taskik.PostureTask(cost=1e-2)
     posture.set_target(robot.q0)
     limit = BalanceLimit(stance, margin=0.01)
