@@ -109,25 +109,18 @@ def _distance_to_polygon(V: np.ndarray, c: np.ndarray) -> float:
 
 
 def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
-    """Counter-clockwise convex hull of 2D points (Andrew's monotone chain), shape (k, 2),
-    starting at the least ``(x, y)``; a vertex whose turn ``(a − o) × (p − a)`` with its two
-    neighbours is at most ``tol`` (m²: nearly collinear, within ``tol / |p − o|`` of the line
-    through them) is dropped. :class:`InvalidInput` unless ``points`` is (k, 2), finite and
-    real, and ``tol`` finite and >= 0.
-
-    The chain itself pops on the exact sign (a point is dropped only if it is on or inside the
-    hull of the others), and the nearly collinear vertices are dropped afterwards, around the
-    whole polygon: popping on ``≤ tol`` inside the chain dropped true corners when the points
-    lay almost on a vertical line (sorted by ``x``, their order along that line is not
-    monotone)."""
+    """Counter-clockwise convex hull of 2D points (Andrew's monotone chain, popping on the
+    exact sign), shape (k, 2), from the least ``(x, y)``; then every vertex whose turn
+    ``(a − o) × (p − a)`` with its neighbours is at most ``tol`` (m²) is dropped, the nearest
+    to its chord first. :class:`InvalidInput` unless ``points`` is (k, 2), finite and real,
+    and ``tol`` finite and >= 0."""
     points = check_finite_array(points, "convex_hull_2d points")
     if points.ndim != 2 or points.shape[1] != 2:
         raise InvalidInput(f"convex_hull_2d points must have shape (k, 2), got {points.shape}")
     if np.abs(points).max(initial=0.0) > MAX_COORDINATE:
         raise InvalidInput(f"convex_hull_2d points must be within {MAX_COORDINATE:g} m")
     tol = check_scalar(tol, "convex_hull_2d tol", 0.0)
-    # the points rounded to 1e-12 m, without repeats, sorted by (x, y); the chain runs on
-    # Python floats (the same double-precision arithmetic, without NumPy's per-scalar cost)
+    # rounded to 1e-12 m, without repeats, sorted; on Python floats (no per-scalar NumPy cost)
     P = sorted(
         set(map(tuple, np.round(np.asarray(points, dtype=float), 12).reshape(-1, 2).tolist()))
     )
@@ -149,17 +142,15 @@ def convex_hull_2d(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     while len(hull) > 2:  # then the nearly collinear vertices, the nearest to its chord first
         n = len(hull)
         turns = [turn(hull[i - 1], hull[i], hull[(i + 1) - n]) for i in range(n)]
-        flat = [i for i in range(n) if turns[i] <= tol]
-        if not flat:
+        if not (flat := [i for i in range(n) if turns[i] <= tol]):
             break
         del hull[min(flat, key=lambda i: turns[i] / math.dist(hull[i - 1], hull[(i + 1) - n]))]
     start = hull.index(min(hull))
     return np.array(hull[start:] + hull[:start], dtype=float)
 
 
-#: The least turn ``e_i × e_{i+1}`` and the least ``e_i × (p − V_i)`` of the other points (m²)
-#: that :func:`hull_by_order` accepts: ten times the tolerance below which
-#: :func:`convex_hull_2d` drops a nearly collinear vertex.
+#: The least turn ``e_i × e_{i+1}`` and ``e_i × (p − V_i)`` of the other points (m²) that
+#: :func:`hull_by_order` accepts: ten times :func:`convex_hull_2d`'s tolerance for a turn.
 HULL_MARGIN = 1e-8
 
 
@@ -194,10 +185,9 @@ def hull_by_order(
     consecutive vertices on its stack, a later point ``p`` pops ``a`` when
     ``(a − o) × (p − o) ≤ 0``, and that is ``e_oa × (p − o)``: a turn for ``p`` the next
     vertex, at least the least turn for any other vertex (convexity), and the checked value
-    for the other points. No vertex is popped, so the chain finds these vertices, and none
-    has a turn below the tolerance (1e-9) at which the chain's clean-up drops it. They are
-    rotated to start at the least ``(x, y)``, as the chain's result starts. Points that are not
-    finite give None (the caller checks their range).
+    for the other points: the chain finds these vertices and drops none (no turn is below
+    its 1e-9); they are rotated to start at the least ``(x, y)``, as the chain's result.
+    Points that are not finite give None (the caller checks their range).
 
     Returns:
         ``(V, order)``: the vertices (counter-clockwise, as ``convex_hull_2d``'s) and their
