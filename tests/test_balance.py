@@ -149,11 +149,6 @@ def test_forces_balance_gravity_inside_their_cones():
     assert (fn >= -1e-9).all() and (ft <= contacts.friction * fn + 1e-8).all()
 
 
-@pytest.fixture(scope="module")
-def talos():
-    return taskik.robots.load("talos")
-
-
 def test_talos_soles_come_from_its_geometry(talos):
     conf = talos.configuration()
     left, right = both_feet(talos, conf)
