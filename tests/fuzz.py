@@ -4641,6 +4641,23 @@ def gen_geometry(w: World, bot: Bot, rng: np.random.Generator) -> list[Case]:
         "detection_distance=",
     )
 
+    def run_q(val):
+        # (a first evaluation at q: the second lowers the pairs' bounds in joint space from it)
+        scene = geo.CollisionScene(model, caps, [], _shapes(np.random.default_rng(5), tip))
+        conf = conf_of(bot, q)
+        scene.distances(conf.data, 0.05, q=conf.q)
+        return scene.distances(conf.data, 0.05, q=val), conf.data, scene
+
+    out += _cases(
+        "geometry.CollisionScene.distances",
+        bot,
+        vector_muts(np.asarray(q, dtype=float), allow_none=True),
+        lambda v: partial(run_q, v),
+        check_distances(nv),
+        ("q",),
+        "q=",
+    )
+
     def run_data(mk):
         scene = geo.CollisionScene(model, caps, [], [geo.sphere("s", 0.05, tip)])
         return scene.distances(mk(), 0.05, all_pairs=True), None, scene
