@@ -215,7 +215,7 @@ class PositionRanges:
         InvalidInput: a joint's lower limit is above its upper limit.
     """
 
-    __slots__ = ("model", "q_indices", "v_indices", "lower", "upper")
+    __slots__ = ("model", "q_indices", "v_indices", "lower", "upper", "_seen")
 
     def __init__(self, model: pin.Model) -> None:
         iq: list[int] = []
@@ -230,10 +230,21 @@ class PositionRanges:
         self.v_indices = np.array(iv, dtype=int)
         self.lower = np.array(lo[self.q_indices], dtype=float)
         self.upper = np.array(hi[self.q_indices], dtype=float)
+        self._seen = (lo.tobytes(), hi.tobytes())
         bad = np.flatnonzero(self.lower > self.upper)
         if bad.size:
             k = self.q_indices[bad[0]]
             raise InvalidInput(f"joint position limits at q[{k}] have lower > upper")
+
+    def current(self) -> bool:
+        """Whether the model's limits still equal those these ranges were read from (a
+        model whose ``lowerPositionLimit`` or ``upperPositionLimit`` was edited in place
+        must be read again: kept state follows values, not the model object)."""
+        lower, upper = self._seen  # (compared bit for bit)
+        model = self.model
+        return model.lowerPositionLimit.tobytes() == lower and (
+            model.upperPositionLimit.tobytes() == upper
+        )
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""
@@ -618,9 +629,10 @@ class Configuration:
     def check_limits(self, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` if a bounded joint is outside its range
         (by more than ``tol``)."""
-        if self._position_ranges is None:
-            self._position_ranges = PositionRanges(self.model)
-        self._position_ranges.check(self.q, tol)
+        ranges = self._position_ranges
+        if ranges is None or not ranges.current():  # (a model's limits edited in place)
+            ranges = self._position_ranges = PositionRanges(self.model)
+        ranges.check(self.q, tol)
 
     def copy(self) -> Configuration:
         """An independent configuration on the same model (without the mirror)."""

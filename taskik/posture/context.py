@@ -32,11 +32,24 @@ class Shared:
 
     def __init__(self, model: pin.Model) -> None:
         self.model = model
+        # the limits read, as the model had them: a model edited in place is read again
+        self.limit_bytes = (model.lowerPositionLimit.tobytes(), model.upperPositionLimit.tobytes())
         self.neutral: np.ndarray = pin.neutral(model)
         self.neutral.flags.writeable = False
         self.limits = JointLimits(model)
         self.memories: dict[int, SeedMemory] = {}
         self._lock = threading.Lock()
+
+    def describes(self, model: pin.Model) -> bool:
+        """Whether this state was made for ``model`` as it is now: the same object, with
+        the same joint limits (a solve after ``model.upperPositionLimit[i] = …`` must
+        honour the new range, and the seed memories were drawn within the old ones)."""
+        lower, upper = self.limit_bytes  # (compared bit for bit: 0.5 µs, not 12)
+        return (
+            self.model is model
+            and model.lowerPositionLimit.tobytes() == lower
+            and model.upperPositionLimit.tobytes() == upper
+        )
 
     def memory(self, fid: int) -> SeedMemory:
         """The seed memory of frame ``fid``, built on first use (once, whatever the
@@ -71,7 +84,8 @@ class Context:
 
 
 class Registry:
-    """The shared states of the models (by identity), at most ``MAX_CONTEXTS``.
+    """The shared states of the models (by identity, checked against their limits' values),
+    at most ``MAX_CONTEXTS``.
     :meth:`clear` drops them all, and every thread's contexts with them."""
 
     def __init__(self) -> None:
@@ -82,10 +96,10 @@ class Registry:
     def get(self, model: pin.Model) -> Shared:
         """The shared state of ``model``, made on first use."""
         entry = self.shared.get(id(model))
-        if entry is None or entry.model is not model:
+        if entry is None or not entry.describes(model):
             with self.lock:
                 entry = self.shared.get(id(model))
-                if entry is None or entry.model is not model:
+                if entry is None or not entry.describes(model):
                     if len(self.shared) >= MAX_CONTEXTS:
                         self.shared.clear()
                     entry = self.shared[id(model)] = Shared(model)
@@ -116,7 +130,7 @@ def context(model: pin.Model) -> Context:
         contexts = local.contexts = {}
         local.generation = CONTEXTS.generation
     ctx = contexts.get(id(model))
-    if ctx is None or ctx.model is not model:
+    if ctx is None or not ctx.shared.describes(model):
         if len(contexts) >= MAX_CONTEXTS:
             contexts.clear()
         ctx = contexts[id(model)] = Context(CONTEXTS.get(model))

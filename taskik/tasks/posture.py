@@ -64,7 +64,7 @@ def _layout(
     task list built anew each step builds new postures; the arrays are read-only)."""
     key = (id(model), include_base)
     hit = _LAYOUTS.get(key)
-    if hit is not None and hit[0] is model:
+    if hit is not None and hit[0] is model and hit[3].shape[1] == model.nv:  # (a joint added)
         return hit[1:]
     rows = actuated_velocity_indices(model, include_base)
     joints = [j for j in model.joints[1:] if j.idx_v >= rows[0]] if len(rows) else []
