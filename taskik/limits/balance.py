@@ -16,11 +16,11 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
-    drifted_hull,
     edge_distances,
     polygon,
     support_region,
 )
+from ..contacts.hull import drifted_hull
 from ..exceptions import (
     InvalidInput,
     check_finite_array,
