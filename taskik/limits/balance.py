@@ -176,11 +176,7 @@ class BalanceLimit(Limit):
         # (version, margin, gain, dt) of the rows' constant parts, and those parts: the
         # normals with a zero third column N₃ (k × 3), s N₃ and s (b − margin), s = gain / dt
         self._scaled_for: tuple[int, float, float, float] | None = None
-        self._scaled: tuple[np.ndarray, np.ndarray, np.ndarray] = (
-            np.zeros((0, 3)),
-            np.zeros((0, 3)),
-            np.zeros(0),
-        )
+        self._scaled: tuple[np.ndarray, ...] = (np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray | tuple[int, ...] = ()
