@@ -145,8 +145,9 @@ class DaqpWorkspace:
         workspace (projected onto the box), or None on failure."""
         # crossed bounds (a warm DAQP would take them as inactive) take the checked path,
         # which names the conflict; the rows' lower bounds, −inf, cross nothing. (The
-        # comparison read as bytes: cheaper than numpy's reduction at a step's sizes.)
-        if b"\x01" in _greater(lower, upper).tobytes():
+        # comparison read as bytes, a byte 1 for True: cheaper than numpy's reduction at a
+        # step's sizes; an int, not b"\x01", which bytes' `in` first tries as an int.)
+        if 1 in _greater(lower, upper).tobytes():
             self.model = None
             return None
         n, k = len(lower), len(lower) + len(h)

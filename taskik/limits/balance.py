@@ -44,6 +44,7 @@ CHECKED_DISTANCE = 0.02
 
 #: How far (m) the CoM may move before the edges within CHECKED_DISTANCE are found again.
 HYSTERESIS = 0.005
+_HYSTERESIS_SQUARED = HYSTERESIS**2
 
 
 @dataclass(frozen=True)
@@ -371,12 +372,14 @@ class BalanceLimit(Limit):
             # tests the others. Which edges are near is decided at a CoM position (x₀, y₀)
             # and kept while the CoM stays within HYSTERESIS of it: an edge far there (its
             # h ≥ s (CHECKED_DISTANCE + HYSTERESIS)) is still at least CHECKED_DISTANCE away.
-            split = self._split
-            if split is None or (x - split[0]) ** 2 + (y - split[1]) ** 2 > HYSTERESIS**2:
+            split = self._split  # (squares as products: a float's ** 2 costs a pow call)
+            dx, dy = (x - split[0], y - split[1]) if split is not None else (0.0, 0.0)
+            if split is None or dx * dx + dy * dy > _HYSTERESIS_SQUARED:
                 split = self._split = self._near_edges(x, y, c, dt)
-            x0, y0, rows, N3_near, sN3_near, sb_near, far, far_h = split
+                dx = dy = 0.0
+            _, _, rows, N3_near, sN3_near, sb_near, far, far_h = split
             # a lower bound on the far edges' s h now (the CoM moved by at most ‖c − c₀‖)
-            slack = far_h - (self.gain / dt) * math.sqrt((x - x0) ** 2 + (y - y0) ** 2)
+            slack = far_h - (self.gain / dt) * math.sqrt(dx * dx + dy * dy)
             if len(far):
                 self._pending = (
                     configuration.q.tobytes(),
@@ -444,9 +447,7 @@ class BalanceLimit(Limit):
             and type(dt) is float
             and dt == pending[1]
             and v.shape == (configuration._nv,)
-            and v.dot(v) <= _SPEED_SQUARED
-            # (‖v‖ ≤ MAX_STEP_SPEED, so is every |v_i|: one product; inf, NaN and an
-            # overflow fail it, and take the checks below)
+            and v.dot(v) <= _SPEED_SQUARED  # (‖v‖ ≤ MAX_STEP_SPEED; inf, NaN, overflow fail)
         ):  # else everything checked, whatever the state (InvalidInput names the problem)
             configuration, v, dt = checked_step_arguments(
                 "BalanceLimit.check_step", configuration, v, dt
