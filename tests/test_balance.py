@@ -657,7 +657,7 @@ def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way(talos):
     1e-12 m; when the drift changed which points make the hull it answers None. It answers
     for most drifts below 0.1 mm that left the same points on the hull (the feet of a loop
     drift that much between regions)."""
-    from taskik.contacts.equilibrium import hull_by_order, hull_vertex_order
+    from taskik.contacts.hull import hull_by_order, hull_vertex_order
 
     rng = np.random.default_rng(5)
     conf = talos.configuration()
@@ -706,7 +706,7 @@ def test_the_hull_kept_by_vertex_order_is_the_chain_s_hull_or_gives_way(talos):
 def test_the_hull_kept_by_vertex_order_gives_way_on_purpose():
     """A point pushed out of the hull, a vertex pulled in, a vertex made collinear, a NaN:
     ``hull_by_order`` answers None; repeated points leave no vertex order to keep."""
-    from taskik.contacts.equilibrium import hull_by_order, hull_vertex_order
+    from taskik.contacts.hull import hull_by_order, hull_vertex_order
 
     P = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0], [0.5, 0.5], [0.2, 0.7]])
     indices = hull_vertex_order(P, convex_hull_2d(P))
@@ -727,11 +727,11 @@ def test_the_limit_s_region_follows_drifting_feet_as_the_chain_does(talos, monke
     ``support_region``'s: with the feet shifted, without the chain of ``convex_hull_2d`` after
     the first region; with the legs moved further (the soles tilt and yaw), the points on
     the hull's edges change and the chain runs again."""
-    import taskik.contacts.equilibrium as equilibrium
+    import taskik.contacts.hull as hull
 
     chains = []
-    chain = equilibrium.convex_hull_2d
-    monkeypatch.setattr(equilibrium, "convex_hull_2d", lambda P: chains.append(1) or chain(P))
+    chain = hull.convex_hull_2d
+    monkeypatch.setattr(hull, "convex_hull_2d", lambda P: chains.append(1) or chain(P))
     conf = talos.configuration()
     feet = both_feet(talos, conf)
     limit = BalanceLimit(feet, tolerance=0.0)

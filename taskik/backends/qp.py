@@ -54,6 +54,7 @@ PROXIMAL_EPS = 1e-6
 
 
 _maximum, _minimum = np.maximum, np.minimum  # (the projection onto the box, per step)
+_greater = np.greater
 _le = operator.le
 
 
@@ -69,11 +70,6 @@ def _empty_rows(nv: int) -> np.ndarray:
     return np.zeros((0, nv))
 
 
-@cache
-def _minus_inf(m: int) -> np.ndarray:
-    return np.full(m, -np.inf)
-
-
 class DaqpWorkspace:
     """A DAQP workspace reused from one solve to the next.
 
@@ -87,7 +83,7 @@ class DaqpWorkspace:
     :meth:`solve_box` adds the shortcut of a control loop whose bounds are inactive.
     """
 
-    __slots__ = ("model", "shape", "lam", "bound")
+    __slots__ = ("model", "shape", "lam", "bound", "_bounds")
 
     def __init__(self) -> None:
         self.model: daqp.Model | None = None
@@ -95,6 +91,8 @@ class DaqpWorkspace:
         self.lam: np.ndarray | None = None
         #: whether a bound was active at the last :meth:`solve_box` (then DAQP goes first)
         self.bound = False
+        #: :meth:`solve_rows`' ``[lower, −inf]`` and ``[upper, h]``, written in place
+        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
 
     def solve_box(
         self, P: np.ndarray, r: np.ndarray, lower: np.ndarray, upper: np.ndarray
@@ -145,14 +143,22 @@ class DaqpWorkspace:
     ) -> np.ndarray | None:
         """``argmin ½xᵀPx + rᵀx`` s.t. ``G x ≤ h``, ``lower ≤ x ≤ upper`` on the warm
         workspace (projected onto the box), or None on failure."""
-        m = len(h)
-        x = self.solve(
-            P,
-            r,
-            np.concatenate([lower, _minus_inf(m)]),
-            np.concatenate([upper, h]),
-            G if G.flags.c_contiguous else np.ascontiguousarray(G),
-        )
+        # crossed bounds (a warm DAQP would take them as inactive) take the checked path,
+        # which names the conflict; the rows' lower bounds, −inf, cross nothing. (The
+        # comparison read as bytes, a byte 1 for True: cheaper than numpy's reduction at a
+        # step's sizes; an int, not b"\x01", which bytes' `in` first tries as an int.)
+        if 1 in _greater(lower, upper).tobytes():
+            self.model = None
+            return None
+        n, k = len(lower), len(lower) + len(h)
+        bounds = self._bounds
+        if bounds is None or len(bounds[0]) != k:
+            bounds = self._bounds = (np.full(k, -np.inf), np.empty(k))
+        below, above = bounds
+        below[:n] = lower
+        above[:n] = upper
+        above[n:] = h
+        x = self._solve(P, r, below, above, G if G.flags.c_contiguous else np.ascontiguousarray(G))
         if x is not None:
             _minimum(_maximum(x, lower, out=x), upper, out=x)
         return x

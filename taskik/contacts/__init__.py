@@ -7,10 +7,10 @@ from .equilibrium import (
     ContactSet,
     SupportRegion,
     check_static_balance,
-    convex_hull_2d,
     equilibrium_forces,
     support_region,
 )
+from .hull import convex_hull_2d
 from .stance import both_feet, feet_and_hand, one_foot, sole
 
 __all__ = [

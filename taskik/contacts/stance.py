@@ -12,7 +12,7 @@ import pinocchio as pin
 from ..configuration import Configuration, check_configuration
 from ..exceptions import InvalidInput
 from .contact import Contact
-from .equilibrium import convex_hull_2d
+from .hull import convex_hull_2d
 
 if TYPE_CHECKING:
     from ..robots import Robot

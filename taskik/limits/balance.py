@@ -16,11 +16,11 @@ from ..contacts.equilibrium import (
     ContactSet,
     SupportRegion,
     check_contacts,
-    drifted_hull,
     edge_distances,
     polygon,
     support_region,
 )
+from ..contacts.hull import drifted_hull
 from ..exceptions import (
     InvalidInput,
     check_finite_array,
@@ -33,6 +33,7 @@ from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 _add, _max = np.add.reduce, np.maximum.reduce
 _FLOAT64 = np.dtype(np.float64)
 _is_approx = pin.SE3.isApprox
+_SPEED_SQUARED = MAX_STEP_SPEED**2  # (1e200: a float)
 
 #: In a step whose solved velocity is checked (:meth:`BalanceLimit.expect_check`, as
 #: :func:`taskik.solve_ik` does), the edges farther than this (m) beyond ``margin`` give no
@@ -43,6 +44,7 @@ CHECKED_DISTANCE = 0.02
 
 #: How far (m) the CoM may move before the edges within CHECKED_DISTANCE are found again.
 HYSTERESIS = 0.005
+_HYSTERESIS_SQUARED = HYSTERESIS**2
 
 
 @dataclass(frozen=True)
@@ -175,11 +177,7 @@ class BalanceLimit(Limit):
         # (version, margin, gain, dt) of the rows' constant parts, and those parts: the
         # normals with a zero third column N₃ (k × 3), s N₃ and s (b − margin), s = gain / dt
         self._scaled_for: tuple[int, float, float, float] | None = None
-        self._scaled: tuple[np.ndarray, np.ndarray, np.ndarray] = (
-            np.zeros((0, 3)),
-            np.zeros((0, 3)),
-            np.zeros(0),
-        )
+        self._scaled: tuple[np.ndarray, ...] = (np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
         self._names: list[str] = []  # the edges' row names, made when first asked for
         self._named: SupportRegion | None = None  # the region they name
         self._rows: np.ndarray | tuple[int, ...] = ()
@@ -188,9 +186,8 @@ class BalanceLimit(Limit):
         self._radii = np.sqrt((self._local[:, :3] ** 2).sum(axis=1).max(axis=1)).tolist()
         # per contact, the first three rows of H₀ as 12 Python floats (the fast test of region())
         self._anchors: list[tuple[float, ...]] = []
-        # per contact, H_c and the precision of the first test of region() (_checkpoint)
-        self._checkpoints: list[pin.SE3] = []
-        self._precisions: list[float] = []
+        # per contact, H_c, and the precision of the first test of region() (_checkpoint)
+        self._tests: tuple[list[pin.SE3], list[float]] = ([], [])
         self._split: tuple[Any, ...] | None = None  # the near edges (see _near_edges)
         # whether the next compute_inequalities is announced (expect_check), and what
         # check_step tests then: (q bytes, dt, CoM, (N₃, s N₃, s (b − margin)), a lower
@@ -204,7 +201,6 @@ class BalanceLimit(Limit):
         self._all_rows: np.ndarray = np.zeros(0, dtype=int)
         # flat contacts: the hull's vertex order among the stacked points (drifted_hull)
         self._hull: tuple[np.ndarray, np.ndarray] | None = None
-        self._speed_scale = np.zeros(0)  # 1 / MAX_STEP_SPEED per velocity (check_step)
 
     def region(self, configuration: Configuration) -> SupportRegion:
         """The static-equilibrium region of the contacts at ``configuration`` (reused while
@@ -218,7 +214,7 @@ class BalanceLimit(Limit):
         # sufficient tests first (what they do not pass, the exact test below decides; NaN
         # passes none). Each frame within its checkpoint's precision (see _checkpoint): one
         # Pinocchio call per contact, what held feet pass at most steps
-        if region is not None and all(map(_is_approx, frames, self._checkpoints, self._precisions)):
+        if region is not None and all(map(_is_approx, frames, *self._tests)):
             return region
         placed = [frame.homogeneous for frame in frames]
         if region is not None:
@@ -278,8 +274,10 @@ class BalanceLimit(Limit):
             self._checkpoint(frame, radius, move)
             for frame, radius, move in zip(frames, self._radii, moves, strict=True)
         ]
-        self._checkpoints = [checkpoint for checkpoint, _ in checkpoints]
-        self._precisions = [precision for _, precision in checkpoints]
+        self._tests = (
+            [checkpoint for checkpoint, _ in checkpoints],
+            [precision for _, precision in checkpoints],
+        )
 
     def _checkpoint(self, placement: pin.SE3, radius: float, move: float) -> tuple[pin.SE3, float]:
         """``(H_c, p)``: a copy of a contact frame's placement ``H_c``, whose points (within
@@ -338,7 +336,13 @@ class BalanceLimit(Limit):
         self._pending = None
         if type(dt) is not float or not 0.0 < dt < math.inf:
             dt = check_positive_scalar(dt, "dt")
-        region = self.region(configuration)
+        region = self._region  # (region()'s first test inline: held feet pass it most steps)
+        if (
+            region is None
+            or type(configuration) is not Configuration
+            or not all(map(_is_approx, configuration._placements(self._frame_names), *self._tests))
+        ):
+            region = self.region(configuration)
         normals = region.normals
         if len(normals) < 3:
             raise InvalidInput(
@@ -368,12 +372,14 @@ class BalanceLimit(Limit):
             # tests the others. Which edges are near is decided at a CoM position (x₀, y₀)
             # and kept while the CoM stays within HYSTERESIS of it: an edge far there (its
             # h ≥ s (CHECKED_DISTANCE + HYSTERESIS)) is still at least CHECKED_DISTANCE away.
-            split = self._split
-            if split is None or (x - split[0]) ** 2 + (y - split[1]) ** 2 > HYSTERESIS**2:
+            split = self._split  # (squares as products: a float's ** 2 costs a pow call)
+            dx, dy = (x - split[0], y - split[1]) if split is not None else (0.0, 0.0)
+            if split is None or dx * dx + dy * dy > _HYSTERESIS_SQUARED:
                 split = self._split = self._near_edges(x, y, c, dt)
-            x0, y0, rows, N3_near, sN3_near, sb_near, far, far_h = split
+                dx = dy = 0.0
+            _, _, rows, N3_near, sN3_near, sb_near, far, far_h = split
             # a lower bound on the far edges' s h now (the CoM moved by at most ‖c − c₀‖)
-            slack = far_h - (self.gain / dt) * math.sqrt((x - x0) ** 2 + (y - y0) ** 2)
+            slack = far_h - (self.gain / dt) * math.sqrt(dx * dx + dy * dy)
             if len(far):
                 self._pending = (
                     configuration.q.tobytes(),
@@ -387,19 +393,20 @@ class BalanceLimit(Limit):
             self._rows = rows
             if not rows:
                 return None
-            return np.dot(N3_near, J), sb_near - np.dot(sN3_near, c)
+            # (the products as array methods: np.dot's dispatch adds a quarter to each)
+            return N3_near.dot(J), sb_near - sN3_near.dot(c)
         # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
-        h = sb - np.dot(sN3, c)
-        if detection == math.inf:  # every edge (np.dot: the cheapest product)
+        h = sb - sN3.dot(c)
+        if detection == math.inf:  # every edge
             if len(self._all_rows) != len(h):
                 self._all_rows = np.arange(len(h))
             self._rows = self._all_rows
-            return np.dot(N3, J), h
+            return N3.dot(J), h
         rows_far = np.flatnonzero(h < detection * (self.gain / dt))
         self._rows = rows_far
         if not len(rows_far):
             return None
-        return np.dot(N3[rows_far], J), h[rows_far]
+        return N3[rows_far].dot(J), h[rows_far]
 
     def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
         """``(x₀, y₀, near, N₃, s N₃, s (b − margin))`` of the edges within
@@ -440,8 +447,7 @@ class BalanceLimit(Limit):
             and type(dt) is float
             and dt == pending[1]
             and v.shape == (configuration._nv,)
-            and np.abs(v).dot(self._scale(len(v))) <= 1.0
-            # (Σ |v_i| / MAX_STEP_SPEED ≤ 1: one product that cannot overflow; NaN fails)
+            and v.dot(v) <= _SPEED_SQUARED  # (‖v‖ ≤ MAX_STEP_SPEED; inf, NaN, overflow fail)
         ):  # else everything checked, whatever the state (InvalidInput names the problem)
             configuration, v, dt = checked_step_arguments(
                 "BalanceLimit.check_step", configuration, v, dt
@@ -451,15 +457,16 @@ class BalanceLimit(Limit):
         if pending[0] != configuration.q.tobytes():
             return None
         _, _, com, scaled, slack, far, rows = pending  # (com: at that same q)
-        configuration._ensure_com()  # (the CoM Jacobian of that same q: read, or computed)
+        if not configuration._com_ready:  # (the CoM Jacobian of that same q: read, or computed)
+            configuration._ensure_com()
         J = configuration._jcom_view
         Jv = J.dot(v)  # the CoM's velocity
         u, w, _ = Jv.tolist()
         if u * u + w * w <= slack * slack and slack > 0.0:  # n_iᵀ J_xy v ≤ ‖J_xy v‖ ≤ s h_i
             return None
         N3, sN3, sb = scaled
-        h = sb - np.dot(sN3, com)
-        broken = (np.dot(N3, Jv) > h) & far
+        h = sb - sN3.dot(com)
+        broken = (N3.dot(Jv) > h) & far
         if not broken.any():
             return None
         far = far & ~broken
@@ -467,12 +474,7 @@ class BalanceLimit(Limit):
         # (the next check of this step tests the edges left one by one)
         self._pending = (*pending[:4], -1.0, far, rows) if far.any() else None
         self._rows = rows
-        return np.dot(N3[list(rows)], J), h[list(rows)]
-
-    def _scale(self, n: int) -> np.ndarray:  # n copies of 1 / MAX_STEP_SPEED (kept)
-        if len(self._speed_scale) != n:
-            self._speed_scale = np.full(n, 1.0 / MAX_STEP_SPEED)
-        return self._speed_scale
+        return N3[list(rows)].dot(J), h[list(rows)]
 
     def row_names(self) -> list[str]:
         if self._used is None:
