@@ -538,14 +538,8 @@ class Assembler:
         h_rows: list[np.ndarray] = []
         row_limits: list[tuple[Limit, int]] = []
         self.row_limits = row_limits
-        for lim in limits:  # (_append_rows inline: one call less per limit and step)
-            rows = lim.compute_inequalities(configuration, dt)
-            if rows is not None:
-                if not lim.well_formed:
-                    rows = check_rows(lim, rows, self.nv)
-                G_rows.append(rows[0])
-                h_rows.append(rows[1])
-                row_limits.append((lim, len(rows[1])))
+        for lim in limits:
+            self._append_rows(lim, configuration, dt, G_rows, h_rows, row_limits)
         if len(G_rows) == 1:  # (no copy: nothing downstream writes into G or h)
             return G_rows[0], h_rows[0]
         if not G_rows:
