@@ -439,6 +439,13 @@ def wait_for_page(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> No
 
 
 def test_browser_draws_the_robot(chromium, tmp_path):
+    """The UR5 drawn by a real browser: its links' orange covers a good part of the view,
+    where the same page with an empty scene has none. One browser shows both pages, the
+    empty scene first (three seconds after it opened), then the robot's, while the robot's
+    server starts meanwhile."""
+    import viser
+    from PIL import Image
+
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -449,28 +456,23 @@ def test_browser_draws_the_robot(chromium, tmp_path):
         text=True,
         env=env,
     )
-    try:
-        wait_for_page(url, server)
-        # The scene and the camera reach the page over a websocket after it loads: the same
-        # live page is captured every half second until the arm is drawn (120 s at most).
-        from PIL import Image
-
-        with HeadlessPage(chromium, url) as page:
-            robot = page.screenshot_until(lambda image: link_pixels(image) > 5000, timeout=120.0)
-        Image.fromarray(robot.astype(np.uint8)).save(tmp_path / "ur5.png")
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-    # The same page with an empty scene, three seconds after it opened: a blank canvas.
-    import viser
-
     empty_server = viser.ViserServer(host="127.0.0.1", port=free_port(), verbose=False)
     try:
         with HeadlessPage(chromium, f"http://127.0.0.1:{empty_server.get_port()}") as page:
+            # the page with an empty scene, three seconds after it opened: a blank canvas
             empty = page.screenshot_until(lambda image: False, timeout=3.0)
+            empty_server.stop()
+            wait_for_page(url, server)
+            page.navigate(url)
+            # The scene and the camera reach the page over a websocket after it loads: the
+            # same live page is captured every half second until the arm is drawn (120 s at
+            # most).
+            robot = page.screenshot_until(lambda image: link_pixels(image) > 5000, timeout=120.0)
+        Image.fromarray(robot.astype(np.uint8)).save(tmp_path / "ur5.png")
     finally:
         empty_server.stop()
+        server.terminate()
+        server.wait(timeout=10)
 
     assert robot.shape == empty.shape == (600, 800, 3)
     drawn, blank = link_pixels(robot), link_pixels(empty)
