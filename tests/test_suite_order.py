@@ -6,7 +6,9 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import conftest
 from conftest import FILE_SECONDS
 
 TESTS = Path(__file__).resolve().parent
@@ -18,16 +20,22 @@ def test_every_timed_file_exists():
     assert not missing, f"conftest.FILE_SECONDS names files that do not exist: {missing}"
 
 
-def test_collection_puts_the_longest_files_first_and_runs_without_xdist():
-    """Collected longest first; and ``-p no:xdist`` works (no xdist option in addopts).
-    (``-q`` twice, with addopts': one line per file, "path: count".)"""
-    names = ["test_solve.py", "test_lint.py", "test_settling.py"]
+def test_collection_puts_the_longest_files_first_and_keeps_the_order_within_a_file():
+    names = ["test_solve.py", "test_lint.py", "test_new.py", "test_settling.py", "test_lint.py"]
+    items = [SimpleNamespace(path=TESTS / n, k=k) for k, n in enumerate(names)]
+    conftest.pytest_collection_modifyitems(None, items)
+    files = [item.path.name for item in items]
+    assert files == sorted(names, key=lambda n: -FILE_SECONDS.get(n, 0.0))
+    assert files[0] == "test_lint.py" and files[-1] == "test_new.py"  # unlisted: last
+    assert [item.k for item in items if item.path.name == "test_lint.py"] == [1, 4]
+
+
+def test_pytest_runs_without_xdist():
+    """``pytest -p no:xdist`` parses the settings' addopts (no xdist option left in them):
+    exit code 5, nothing collected, instead of 4, a usage error."""
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
-         *(str(TESTS / n) for n in names)],
+        [sys.executable, "-m", "pytest", "-p", "no:xdist", "--noconftest", "--collect-only",
+         "-q", str(TESTS / "pages.py")],
         cwd=TESTS.parent, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    files = [line.split(":")[0].rsplit("/", 1)[-1] for line in done.stdout.splitlines()]
-    order = list(dict.fromkeys(f for f in files if f in names))
-    assert order == sorted(names, key=lambda n: -FILE_SECONDS.get(n, 0.0)), order
+    assert done.returncode == 5, done.stdout[-2000:] + done.stderr[-2000:]
