@@ -24,29 +24,74 @@ settings.load_profile(
 )
 
 
-#: The files that take longest (a full run on two workers, 2026-11: examples run as scripts,
-#: the fuzz run, Ray's nodes, a browser, the docs build, long closed loops), longest first.
-#: They are collected first; with ``--dist loadfile --no-loadscope-reorder`` (pyproject's
-#: addopts) the workers take whole files in this order, so that the last files to finish are
-#: short ones and no worker waits long for another (xdist's own order, by number of tests,
-#: would leave a few-test long file such as test_batch_ray.py to the end). The order of the
-#: tests within a file, and what any test does, are unchanged.
-SLOW_FILES_FIRST = (
-    "test_examples.py", "test_balance_combined.py", "test_fuzz.py",
-    "test_readme_and_examples.py", "test_limits_collision.py", "test_balance.py",
-    "test_viewer.py", "test_limits_collision_holes.py", "test_batch_ray.py", "test_batch.py",
-    "test_limits_collision_lazy.py", "test_geometry_broadphase.py", "test_docs.py",
-    "test_packaging.py", "test_retarget_many.py", "test_retarget.py", "test_cli.py",
-    "test_batch_store.py", "test_geometry_advancement.py", "test_geometry.py",
-    "test_backends_joint_limit_map.py", "test_hierarchy.py", "test_trust_region.py",
-    "test_pink_idioms.py", "test_posture.py", "test_limits_collision_gaps.py",
-    "test_mjcf_mirror.py", "test_batch_cli.py",
-)  # fmt: skip
+#: Seconds each long file took (the sum of its tests' setup, call and teardown) in a whole run
+#: on two workers of a fresh clone (no .mypy_cache: mypy checks the package from scratch, as
+#: on CI), 2026-11-27, on a loaded machine: only their order matters. Re-measure with
+#: ``pytest -n 2 --dist loadfile --file-seconds`` (it prints this table). The files are
+#: collected longest first and, with ``--dist loadfile`` (the Makefile's), the workers take
+#: whole files in that order (:func:`pytest_configure` keeps xdist from reordering them by
+#: number of tests, which would leave a long file of few tests, such as test_lint.py or
+#: test_batch_ray.py, to the end while the other worker idles). A file not listed counts as
+#: 0 s: it runs after the listed ones, in the collection's order. The order of the tests
+#: within a file, and what any test does, are unchanged.
+FILE_SECONDS = {
+    "test_examples.py": 115.5, "test_limits_collision.py": 114.5, "test_fuzz.py": 111.6,
+    "test_lint.py": 104.2, "test_docs.py": 78.8, "test_limits_collision_holes.py": 71.7,
+    "test_batch_ray.py": 68.6, "test_balance_combined.py": 63.9, "test_viewer.py": 63.8,
+    "test_batch.py": 55.3, "test_cli.py": 39.6, "test_packaging.py": 36.5,
+    "test_retarget.py": 35.2, "test_balance.py": 32.8, "test_readme_and_examples.py": 32.7,
+    "test_retarget_many.py": 23.9, "test_geometry_advancement.py": 23.8,
+    "test_geometry_broadphase.py": 22.4, "test_batch_store.py": 22.2, "test_posture.py": 21.9,
+    "test_backends_joint_limit_map.py": 21.0, "test_pink_idioms.py": 17.8,
+    "test_hierarchy.py": 16.5, "test_trust_region.py": 16.0, "test_geometry.py": 15.7,
+    "test_architecture.py": 13.2, "test_mjcf_mirror.py": 11.9,
+    "test_limits_collision_gaps.py": 11.8, "test_limits.py": 11.0,
+    "test_limits_collision_lazy.py": 9.7, "test_coming_from_pink.py": 9.5,
+    "test_batch_engine.py": 9.2, "test_hierarchy_rest.py": 8.0, "test_plots.py": 8.0,
+    "test_plan_cache.py": 7.7, "test_planar_base.py": 7.6, "test_relax.py": 7.6,
+    "test_robots.py": 6.7, "test_coming_from_mink.py": 6.1, "test_batch_cli.py": 5.7,
+    "test_plots_inputs.py": 5.2, "test_tasks_axis_alignment.py": 5.2, "test_thread_safety.py": 4.9,
+    "test_settling.py": 4.3, "test_limits_cone.py": 4.1, "test_solve.py": 4.0,
+    "test_retarget_bad_input.py": 3.6, "test_fuzz_causes.py": 3.5,
+    "test_limits_acceleration.py": 3.0,
+}  # fmt: skip
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--file-seconds",
+        action="store_true",
+        help="print the seconds each test file took, as conftest.FILE_SECONDS lists them",
+    )
+
+
+def pytest_configure(config):
+    # xdist's loadfile scheduler sorts the files by number of tests unless told not to; the
+    # option exists only where xdist is installed (pytest -p no:xdist runs without it)
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(config, items):
-    rank = {name: i for i, name in enumerate(SLOW_FILES_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # (stable: file order kept)
+    items.sort(key=lambda item: -FILE_SECONDS.get(item.path.name, 0.0))  # (stable)
+
+
+#: This run's seconds per file (on xdist's controller, from the workers' reports).
+_RUN_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    name = report.nodeid.split("::")[0].rsplit("/", 1)[-1]
+    _RUN_SECONDS[name] = _RUN_SECONDS.get(name, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if config.getoption("file_seconds"):
+        terminalreporter.write_line("FILE_SECONDS = {")
+        for name, seconds in sorted(_RUN_SECONDS.items(), key=lambda kv: -kv[1]):
+            if seconds >= 3.0:
+                terminalreporter.write_line(f'    "{name}": {seconds:.1f},')
+        terminalreporter.write_line("}")
 
 
 @pytest.fixture(scope="session")

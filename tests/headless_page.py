@@ -2,8 +2,9 @@
 live page, taken until what it draws satisfies a test (the viewer's scene arrives over a
 websocket after the page loads, so one-shot ``--screenshot`` runs raced it under load).
 
-Only what the browser tests need: open a URL at a fixed viewport, capture PNG screenshots, stop
-the browser. The protocol goes over the ``websockets`` package that the viewer extra installs.
+Only what the browser tests need: open a URL at a fixed viewport, open another URL in the same
+page, capture PNG screenshots, stop the browser. The protocol goes over the ``websockets``
+package that the viewer extra installs.
 """
 
 from __future__ import annotations
@@ -108,6 +109,26 @@ class HeadlessPage:
                 if "error" in message:
                     raise AssertionError(f"{method}: {message['error']}")
                 return dict(message.get("result", {}))
+
+    def navigate(self, url: str, timeout: float = 60.0) -> None:
+        """Open ``url`` in the same page (the browser, its GPU process and the compiled
+        WebGL programs stay) and wait until its document has loaded."""
+        self.call("Page.navigate", url=url)
+        deadline = time.monotonic() + timeout
+        while True:
+            try:  # (while the new document commits, the page may answer "not attached")
+                state = self.call(
+                    "Runtime.evaluate", expression="[document.readyState, location.href]",
+                    returnByValue=True,
+                )  # fmt: skip
+                ready, href = state["result"]["value"]
+                if ready == "complete" and href.rstrip("/") == url.rstrip("/"):
+                    return
+            except AssertionError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{url} did not load within {timeout} s")
+            time.sleep(0.1)
 
     def screenshot(self, out: Path | None = None) -> np.ndarray:
         """The viewport as an ``(height, width, 3)`` integer RGB array (also saved to ``out``)."""

@@ -190,7 +190,7 @@ def test_ray_batch_over_two_nodes_equals_the_loop_and_survives_a_killed_worker(c
     none twice in the output."""
     address, groups = cluster
     robot = taskik.robots.load("ur5")
-    targets = reachable_targets(robot, "tool0", 12000, seed=8)
+    targets = reachable_targets(robot, "tool0", 6000, seed=8)  # 60 chunks of 100
     expected = solve_poses(robot, "tool0", targets, workers=1)
     # small jobs first, until the workers of both nodes have started and taken chunks (on
     # a busy host the second node's worker may start after a first job is done): bounded

@@ -47,17 +47,46 @@ def test_the_examples_are_found():
 #: taskik and its plots, viewer, batch and retarget modules, matplotlib's pyplot) and runs
 #: nothing else; each example then runs in a process forked from it, as ``python
 #: examples/<name>.py`` runs it: a process of its own, started in a folder of its own, with
-#: its environment, argv and sys.path[0], stdout and stderr to files, its ``if __name__ ==
-#: "__main__":`` block (checked to be exactly ``main()`` for the examples of :data:`SHARED`,
-#: whose main() value is pickled for the tests below, which would otherwise run the same
-#: example a second time in-process). The fork saves each example the imports (about 2 s of
-#: CPU), nothing else: no example runs in a process another one ran in.
+#: its environment, argv and sys.path[0], stdout and stderr to files, the script's statements
+#: run in order as the module ``__main__``, its ``if __name__ == "__main__":`` block
+#: included. One thing is added: the ``main`` that the block calls is the script's own, wrapped
+#: to record each call's arguments and value (:func:`script_main`), so that the tests below
+#: read what the script run computed instead of running the same example a second time. The
+#: fork saves each example the imports (about 2 s of CPU), nothing else: no example runs in a
+#: process another one ran in.
 LAUNCHER = r"""
-import json, os, pickle, runpy, sys, traceback
+import ast, functools, importlib.machinery, json, os, pickle, sys, traceback, types
 sys.path[0] = sys.argv[1]  # (not the working folder: imports resolve as for a script there)
 import numpy, pinocchio, matplotlib.pyplot
 import taskik, taskik.plots, taskik.viewer, taskik.batch, taskik.retarget
 print("ready", flush=True)
+
+
+def run_as_main(path, calls):
+    tree = ast.parse(open(path).read(), path)
+    block = next(  # the `if __name__ == "__main__":` block: main is wrapped just before it
+        (i for i, node in enumerate(tree.body)
+         if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)),
+        len(tree.body),
+    )
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    sys.modules["__main__"] = module
+    before = compile(ast.Module(tree.body[:block], []), path, "exec", dont_inherit=True)
+    exec(before, module.__dict__)
+    main = module.__dict__.get("main")
+    if callable(main):
+        @functools.wraps(main)
+        def recorded(*args, **kwargs):
+            value = main(*args, **kwargs)
+            calls.append((args, kwargs, value))
+            return value
+        module.main = recorded
+    flags = before.co_flags & 0x1000000  # (from __future__ import annotations, if it was)
+    exec(compile(ast.Module(tree.body[block:], []), path, "exec", flags, True), module.__dict__)
+
+
 for line in sys.stdin:
     job = json.loads(line)
     sys.stdout.flush()
@@ -75,12 +104,16 @@ for line in sys.stdin:
             path = job["path"]
             sys.argv = [path]
             sys.path[0] = os.path.dirname(path)
-            if job["pickle"]:
-                result = runpy.run_path(path, run_name="__example__")["main"]()
+            calls = []
+            try:
+                run_as_main(path, calls)
+            finally:
+                try:
+                    record = pickle.dumps(calls)
+                except Exception as exc:  # (a value that does not pickle: said, not hidden)
+                    record = pickle.dumps(f"main's calls do not pickle: {exc!r}")
                 with open(job["pickle"], "wb") as f:
-                    pickle.dump(result, f)
-            else:
-                runpy.run_path(path, run_name="__main__")
+                    f.write(record)
             code = 0
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
@@ -153,28 +186,11 @@ def _stop_the_launcher():
             proc.wait()
 
 
-#: Examples whose ``__main__`` block is only ``main()`` and whose checks below read the value
-#: main() returned in the script's run (one run of each instead of two).
-SHARED = {
-    "buss_double_y", "demo", "manipulator_servoing", "prioritized_arm", "prioritized_humanoid",
-    "retarget_clip",
-}  # fmt: skip
-
 _RUNS: dict[str, tuple[subprocess.CompletedProcess, object, Path]] = {}
 
 
-def main_block_is_main_call(example: Path) -> bool:
-    """Is the script's ``if __name__ == "__main__":`` block exactly ``main()``?"""
-    import ast
-
-    for node in ast.parse(example.read_text()).body:
-        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
-            return [ast.unparse(n) for n in node.body] == ["main()"] and not node.orelse
-    return False
-
-
 def run_forked(
-    example: Path, work: Path, env: dict[str, str], pickled: Path | None
+    example: Path, work: Path, env: dict[str, str], pickled: Path
 ) -> subprocess.CompletedProcess:
     """``examples/<example>`` run in a process forked from the launcher, in ``work``."""
     import json
@@ -188,7 +204,7 @@ def run_forked(
         "env": env,
         "stdout": str(work / "stdout.txt"),
         "stderr": str(work / "stderr.txt"),
-        "pickle": None if pickled is None else str(pickled),
+        "pickle": str(pickled),
     }
     proc.stdin.write((json.dumps(job) + "\n").encode())
     proc.stdin.flush()
@@ -208,32 +224,72 @@ def run_forked(
 
 def script_run(example: Path, tmp_path_factory) -> tuple[subprocess.CompletedProcess, object, Path]:
     """``python examples/<example>`` (TASKIK_SMOKE=1, plots into a folder of its own) run once
-    per test process: the finished process, main's return value (None outside SHARED) and
-    the output folder."""
+    per test process: the finished process, the calls of main that the script made (a list
+    of ``(args, kwargs, value)``) and the output folder."""
     if example.stem not in _RUNS:
         work = tmp_path_factory.mktemp(example.stem)
         output = work / "out"
         env = {**os.environ, "TASKIK_SMOKE": "1", "TASKIK_OUTPUT": str(output), "MPLBACKEND": "Agg"}
-        shared = example.stem in SHARED
         pickled = work / "main.pickle"
         before = repo_pngs()
-        result = run_forked(example, work, env, pickled if shared else None)
+        result = run_forked(example, work, env, pickled)
         assert result.returncode == 0, f"{example.name} failed:\n{result.stderr[-3000:]}"
         assert repo_pngs() == before, f"{example.name} wrote a PNG into the repository"
-        value = None
-        if shared:
-            import pickle
+        import pickle
 
-            value = pickle.loads(pickled.read_bytes())
-        _RUNS[example.stem] = (result, value, output)
+        _RUNS[example.stem] = (result, pickle.loads(pickled.read_bytes()), output)
     return _RUNS[example.stem]
 
 
-def test_the_shared_examples_main_blocks_only_call_main():
-    """The examples whose script run also gives main's value run main() where the script's
-    ``__main__`` block would: the block must be exactly that call."""
-    for name in SHARED:
-        assert main_block_is_main_call(ROOT / "examples" / f"{name}.py"), name
+SCRIPT = """
+from __future__ import annotations
+import sys
+
+
+def main(x: int = 1) -> dict:
+    return {"x": x, "name": __name__, "argv": sys.argv[1:]}
+
+
+VALUE = 3
+if __name__ == "__main__":
+    main()
+    main(VALUE)
+    print("block ran as", __name__, main.__name__)
+    {}
+"""
+
+
+@pytest.mark.parametrize(
+    ("end", "code", "calls"),
+    [
+        ("", 0, [((), {}, {"x": 1, "name": "__main__", "argv": []}),
+                 ((3,), {}, {"x": 3, "name": "__main__", "argv": []})]),
+        ("main(lambda: 0)", 0, "main's calls do not pickle: "),
+        ("sys.exit(3)", 3, None),
+    ],
+)  # fmt: skip
+def test_the_launcher_runs_a_script_as_main_and_records_each_call_of_its_main(
+    tmp_path, end, code, calls
+):
+    """The script's statements run as ``__main__``, its block included; each call of its
+    main is recorded with its arguments and value, in order; a value that does not pickle is
+    said, not dropped; the script's exit code is the run's."""
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT.replace("{}", end or "pass"))
+    (tmp_path / "work").mkdir()
+    pickled = tmp_path / "calls.pickle"
+    result = run_forked(script, tmp_path / "work", dict(os.environ), pickled)
+    assert result.returncode == code, result.stderr
+    assert "block ran as __main__ main" in result.stdout
+    import pickle
+
+    recorded = pickle.loads(pickled.read_bytes())
+    if isinstance(calls, str):
+        assert recorded.startswith(calls), recorded
+    elif calls is not None:
+        assert recorded == calls
+    else:
+        assert len(recorded) == 2
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
@@ -259,10 +315,13 @@ def run_main(name, monkeypatch, tmp_path, *args):
     return module["main"](*args)
 
 
-def script_main(name, tmp_path_factory):
-    """main()'s value in the script run of ``examples/<name>.py`` (:func:`script_run`)."""
-    assert name in SHARED
-    return script_run(ROOT / "examples" / f"{name}.py", tmp_path_factory)[1]
+def script_main(name, tmp_path_factory, *args):
+    """main()'s value in the script run of ``examples/<name>.py`` (:func:`script_run`),
+    checked to be the script's only call of main, with these arguments."""
+    calls = script_run(ROOT / "examples" / f"{name}.py", tmp_path_factory)[1]
+    assert isinstance(calls, list), calls  # (else: why its value could not be kept)
+    assert [(a, k) for a, k, _ in calls] == [(args, {})], (name, calls)
+    return calls[0][2]
 
 
 def test_control_loop_tracks_the_circle(monkeypatch, tmp_path):
@@ -286,15 +345,19 @@ def test_demo_reaches_every_pose_and_holds_the_feet(tmp_path_factory):
 
 
 @pytest.mark.parametrize("robot", [None, "humanoid"])  # None: Talos when installed
-def test_humanoid_posture_meets_feet_com_and_hands(monkeypatch, tmp_path, robot):
-    r = run_main("humanoid_posture", monkeypatch, tmp_path, robot)
+def test_humanoid_posture_meets_feet_com_and_hands(monkeypatch, tmp_path, tmp_path_factory, robot):
+    if robot is None:  # what the script's block runs without arguments: main(None)
+        r = script_main("humanoid_posture", tmp_path_factory, None)
+        output = script_run(ROOT / "examples" / "humanoid_posture.py", tmp_path_factory)[2]
+    else:
+        r, output = run_main("humanoid_posture", monkeypatch, tmp_path, robot), tmp_path / "out"
     # measured after 40 steps (Talos / bundled humanoid): feet 3.7e-6 / 1.8e-6,
     # CoM 3.8e-5 / 3.5e-5, hands 4.8e-4 / 2.6e-4
     assert r["left foot"] < 2e-5 and r["right foot"] < 2e-5, r
     assert r["com"] < 2e-4, r
     assert r["left hand"] < 2e-3 and r["right hand"] < 2e-3, r
     assert r["joint_margin"] >= -1e-9  # the joint limits hold
-    assert list((tmp_path / "out").glob(f"{r['robot']}_posture_errors.png"))
+    assert list(output.glob(f"{r['robot']}_posture_errors.png"))
 
 
 def test_manipulator_servoing_reaches_targets_within_limits(tmp_path_factory):
@@ -372,7 +435,8 @@ def test_solve_to_pose_results(monkeypatch, tmp_path):
 def test_the_retarget_example_squats_g1_as_deep_as_talos_scaled(tmp_path_factory):
     from test_retarget import BOUNDS
 
-    _, out, output = script_run(ROOT / "examples" / "retarget_clip.py", tmp_path_factory)
+    out = script_main("retarget_clip", tmp_path_factory)
+    output = script_run(ROOT / "examples" / "retarget_clip.py", tmp_path_factory)[2]
     assert out["squat_depth_ratio"] == pytest.approx(1.0, abs=0.2)
     assert out["mean_error"] < BOUNDS["g1"][1]
     assert {p.name for p in output.iterdir()} == {"g1_squat_wave.npz", "talos_squat_wave.csv"}
@@ -400,3 +464,39 @@ def test_examples_run_and_show_strict_priority(tmp_path_factory):
     finals = [line for line in out.splitlines() if "after 300 steps" in line]
     feet = [float(line.split("|e| = ")[1].split(",")[0]) for line in finals]
     assert feet[0] < 1e-9 and feet[1] < 1e-3 and feet[2] > 0.1
+
+
+def test_example_maps_the_reachable_grid(monkeypatch, tmp_path_factory):
+    """examples/batch_poses.py (its script run: main()), then main() again in this process on
+    the same output folder: the finished file read back."""
+    import numpy as np
+    from test_batch import assert_same
+
+    r = script_main("batch_poses", tmp_path_factory)
+    output = script_run(ROOT / "examples" / "batch_poses.py", tmp_path_factory)[2]
+    result, points = r["result"], r["points"]
+    assert len(result) == len(points) == 567
+    # measured 31.7 %: the grid spans ±1 m, the UR5 reaches about 0.85 m from its shoulder
+    assert 0.2 < result.success.mean() < 0.45
+    far = np.linalg.norm(points, axis=1) > 1.3
+    assert not result.success[far].any()  # beyond any reach: never claimed
+    assert r["check_error"] < 1.5e-3  # |e| < √(2 tol) by forward kinematics
+    assert list(output.glob("ur5_reach_567.npz"))
+    monkeypatch.setenv("TASKIK_SMOKE", "1")
+    monkeypatch.setenv("TASKIK_OUTPUT", str(output))
+    monkeypatch.chdir(output)
+    module = runpy.run_path(str(ROOT / "examples" / "batch_poses.py"), run_name="example")
+    again = module["main"]()["result"]  # read back from the finished file
+    assert again.workers == []
+    assert_same(again, result)
+
+
+def test_example_sweeps_a_ball_through_the_arm_which_keeps_clear(tmp_path_factory):
+    """examples/viewer_obstacles.py (its script run: main(8080), which with TASKIK_SMOKE=1
+    runs the loop without serving a page)."""
+    r = script_main("viewer_obstacles", tmp_path_factory, 8080)
+    # measured: 9.7 mm closest (d_s = 10 mm, the ball moving at 0.29 m/s), a pair active in
+    # 35 of 150 steps, 4 segments at most, the hand on its target behind the box
+    assert r["closest_mm"] > r["safety_mm"] - 1.0, r
+    assert r["active_steps"] >= 10 and r["segments_max"] >= 1, r
+    assert r["target_miss_mm"] < 5.0, r
