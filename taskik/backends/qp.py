@@ -171,7 +171,8 @@ class DaqpWorkspace:
         upper: np.ndarray,
         A: np.ndarray | None = None,
     ) -> np.ndarray | None:
-        if (lower > upper).any():  # a warm DAQP would take crossed bounds as inactive
+        # a warm DAQP would take crossed bounds as inactive (tested as in solve_rows)
+        if 1 in _greater(lower, upper).tobytes():
             self.model = None
             return None
         return self._solve(P, r, lower, upper, A)

@@ -256,7 +256,7 @@ class FrameTask(Task):
                 )
             else:  # (no degree of freedom, or one: Pinocchio's vector or crash, handled there)
                 J = configuration._frame_jacobian(fid, _LOCAL)
-        np.dot(pin.Jlog6(M), J, out=J_out)
+        pin.Jlog6(M).dot(J, out=J_out)  # (np.dot's product without its dispatch)
 
     def __repr__(self) -> str:
         return f"FrameTask({self.frame.name!r}, cost={self._cost.tolist()}, gain={self.gain})"
