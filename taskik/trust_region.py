@@ -241,9 +241,17 @@ def _changed(
     return a[0] != b[0] or (a[1] is not None and b[1] is not None and a[1] != b[1])
 
 
+_equal, _le, _ge = np.equal, np.less_equal, np.greater_equal
+
+
+def _nonnegative(x: np.ndarray) -> bool:
+    """Whether every entry of ``x`` is ≥ 0 (a NaN is not)."""
+    return 0 not in _ge(x, 0.0).tobytes()
+
+
 def _unchanged(s: np.ndarray, s0: np.ndarray) -> bool:
     """Whether ``W e`` is exactly what it was (the test that keeps a loop at rest)."""
-    return s.shape == s0.shape and bool((s == s0).all())
+    return s.shape == s0.shape and 0 not in _equal(s, s0).tobytes()  # (not .all(): 3× dearer)
 
 
 class AdaptiveDamping:
@@ -333,8 +341,9 @@ class AdaptiveDamping:
         step's limits (``lb ≤ 0 ≤ ub``, ``G·0 ≤ h``); if it does not (an obstacle came
         closer, q left its range), the loop wakes up."""
         if self.resting and (
-            (lb is None or ((lb <= 0.0).all() and (ub is None or (ub >= 0.0).all())))
-            and (h is None or (h >= 0.0).all())
+            # (each ``x ≤ 0 everywhere`` as one comparison read as bytes: a NaN fails it too)
+            (lb is None or (0 not in _le(lb, 0.0).tobytes() and (ub is None or _nonnegative(ub))))
+            and (h is None or _nonnegative(h))
         ):
             return True
         self.wake()

@@ -528,6 +528,9 @@ def test_the_rest_step_must_meet_the_limits_else_the_loop_wakes():
         (np.array([1e-9, -1.0]), np.array([1.0, 1.0]), None),  # the box excludes 0
         (np.array([-1.0, -1.0]), np.array([1.0, -1e-9]), None),
         (None, None, np.array([1.0, -1e-9])),  # a row 0 <= -1e-9 (an obstacle too close)
+        (np.array([-1.0, np.nan]), np.array([1.0, 1.0]), None),  # a NaN bound meets nothing
+        (np.array([-1.0, -1.0]), np.array([np.nan, 1.0]), None),
+        (None, None, np.array([np.nan, 1.0])),
     ):
         ad.resting = True
         assert not ad.rests(lb, ub, h)
