@@ -19,9 +19,11 @@ $(VENV)/.installed: $(VENV)/bin/activate pyproject.toml
 	$(INSTALL) -e . || $(PIP) install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+# One install for the test environment (one resolve, one editable build of taskik): it holds
+# what `-e .` installs, so it stamps that too (`make demo` alone still installs only `-e .`).
+$(VENV)/.installed-dev: $(VENV)/bin/activate pyproject.toml
 	$(INSTALL) -e ".[dev,viewer,plot,docs]" || $(PIP) install --quiet -e ".[dev,viewer,plot,docs]"
-	touch $@
+	touch $(VENV)/.installed $@
 
 $(VENV)/.installed-docs: $(VENV)/.installed pyproject.toml
 	$(INSTALL) -e ".[docs]" || $(PIP) install --quiet -e ".[docs]"

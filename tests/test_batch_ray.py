@@ -41,6 +41,17 @@ RAY = str(Path(sys.executable).with_name("ray"))
 ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
+def _ray_client_installed() -> bool:
+    """Whether Ray's client server can start (``ray[client]``, which ``ray[default]`` holds:
+    its port is then given, not left at 10001); plain ``ray`` starts none and refuses the
+    option."""
+    try:
+        import grpc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _free_port_block(size: int) -> int:
     """The first of ``size`` consecutive ports that are free now (probed on 127.0.0.1)."""
     for _ in range(50):
@@ -120,6 +131,7 @@ def cluster(tmp_path_factory) -> Iterator[tuple[str, set[int]]]:
         "agent_head": base + 2,
         "agent_node": base + 3,
     }
+    client = _ray_client_installed()  # (plain ray starts no client server)
     head = _start_node(
         [
             "--head",
@@ -128,7 +140,7 @@ def cluster(tmp_path_factory) -> Iterator[tuple[str, set[int]]]:
             "--num-cpus", "1",
             "--include-dashboard", "false",
             "--temp-dir", temp,
-            "--ray-client-server-port", str(ports["client"]),
+            *(["--ray-client-server-port", str(ports["client"])] if client else []),
             "--dashboard-agent-listen-port", str(ports["agent_head"]),
             "--min-worker-port", str(base + 10),
             "--max-worker-port", str(base + 99),
