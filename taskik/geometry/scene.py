@@ -1151,7 +1151,8 @@ class CollisionScene:
         nrm = found[2]
         # the helper axis h (x, or y where n is near x): t_1 = n × h / s, t_2 = n × t_1 =
         # (n (n·h) − h) / s, s = |n × h|; the crosses p_a × n, p_b × n, n × h in one call
-        helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).view(np.int8)]
+        # (take: an index array of int8 through ``[]`` costs numpy's slow path, 7x more)
+        helper = _AXES.take((np.abs(nrm[:, 0]) >= 0.9).view(np.int8), axis=0)
         other = np.empty_like(found)
         other[:2] = nrm
         other[2] = helper
@@ -1170,7 +1171,7 @@ class CollisionScene:
         masks = self._pair_support[candidates]
         gradient = R[:, 1] * masks[:, 1]
         gradient -= R[:, 0] * masks[:, 0]
-        turn = R[:, 2:] * self._pair_turns[candidates, None, :]
+        turn = R[:, 2:] * self._pair_turns[candidates][:, None, :]
         return gradient, turn, self._pair_lever[candidates]
 
 
