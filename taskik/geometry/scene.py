@@ -51,6 +51,7 @@ from .bounds import (
 from .levers import JointLevers
 from .robot import check_geometry_model, check_pairs
 from .shapes import Obstacle, _pose, check_shape, shape_values
+from .views import joint_address, joint_view, result_address, result_views, rotations
 
 __all__ = ["CollisionScene", "PairDistances"]
 
@@ -98,6 +99,10 @@ def _nonzero(mask: np.ndarray) -> np.ndarray:
     """The indices where a 1-d mask is True (np.flatnonzero without its Python wrapper)."""
     return mask.nonzero()[0]
 
+
+#: The order of the fields of a result view (normal, p_a, p_b) as found (p_a, p_b, normal),
+#: a column of indices broadcast against the pairs'.
+_FOUND = np.array([[1], [2], [0]])
 
 #: The helper axes of the tangents (x, y).
 _AXES = np.eye(3)[:2]
@@ -187,7 +192,57 @@ class CollisionScene:
         # the pinocchio.Data of the current evaluation: what the placements are read from,
         # when (and only if) a part of the evaluation needs them
         self._data: pin.Data | None = None
+        # the joint placements of a pinocchio.Data read in place (geometry/views.py): (that
+        # data, the address it was made at, the view) or None; and the homogeneous
+        # placements written from it (njoints × 4 × 4, the last rows 0 0 0 1)
+        self._joints: tuple[pin.Data, int, np.ndarray | None] | None = None
+        self._homogeneous = np.zeros((model.njoints, 4, 4))
+        self._homogeneous[:, 3, 3] = 1.0
         self._build()
+
+    # ------------------------------------------------------------------ views
+    def __getstate__(self) -> dict[str, object]:
+        # (a copy's views would be arrays of their own, no longer the memory they read:
+        # made again from the copy's geometry data, and from the next evaluation's data)
+        state = dict(self.__dict__)
+        state["_joints"] = None
+        state["_results"] = None
+        state["_results_checked"] = False
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._bind_results()
+
+    def _bind_results(self) -> None:
+        """Make the view of coal's results of the scene's geometry data (or None)."""
+        views = result_views(self.geometry_data) if len(self.pairs) else None
+        self._results: tuple[int, np.ndarray, np.ndarray] | None = None
+        self._results_checked = False
+        if views is not None:
+            self._results = (result_address(self.geometry_data), *views)
+
+    def _result_fields(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """The results' view (fields, distances) when it may be read, else None: made at
+        the same address as the results lie now (checked once per evaluation, with the
+        placing of coal's shapes)."""
+        views = self._results
+        return None if views is None else views[1:]
+
+    def _joint_placements(self, data: pin.Data) -> np.ndarray:
+        """The joints' placements of ``data`` (njoints × 4 × 4, homogeneous), read through
+        one view of ``data.oMi`` when it can be made (geometry/views.py), else through
+        ``SE3.homogeneous``: the same values."""
+        joints = self._joints
+        if joints is None or joints[0] is not data or joint_address(data) != joints[1]:
+            joints = self._joints = (data, joint_address(data), joint_view(data))
+        view = joints[2]
+        if view is None:
+            return np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist()))).reshape(-1, 4, 4)
+        H = self._homogeneous
+        H[:, :3, :3] = rotations(view)
+        H[:, :3, 3] = view[:, 9:]
+        return H
 
     # ------------------------------------------------------------------ obstacles
     def _check_new(self, obstacle: Obstacle) -> None:
@@ -243,6 +298,10 @@ class CollisionScene:
             request.gjk_tolerance = min(request.gjk_tolerance, 1e-7)
         self.pairs = np.array(pairs, dtype=int).reshape(-1, 2)
         self._first_obstacle = first_obstacle
+        # coal's results of every pair read in place (geometry/views.py): (the address they
+        # were made at, the fields, the distances), or None when not laid out so; checked
+        # against the accessors at the first GJK (``_results_checked``)
+        self._bind_results()
         # what the scene holds of each obstacle, by value: its pose and its shape
         self._placed = [o.pose.homogeneous.copy() for o in self.obstacles]
         self._shapes = [_shape_key(o.geometry) for o in self.obstacles]
@@ -551,8 +610,8 @@ class CollisionScene:
         if self._points is None:
             data = self._data
             assert data is not None
-            joints = np.concatenate(list(map(_HOMOGENEOUS, data.oMi.tolist())))
-            M = np.matmul(joints.reshape(-1, 4, 4)[self._joint_of], self._local)
+            joints = self._joint_placements(data)
+            M = np.matmul(joints[self._joint_of], self._local)
             self._placements = M
             self._points = np.matmul(M[:, :3], self._points_local)
             look = self._look
@@ -577,8 +636,7 @@ class CollisionScene:
             return self._points[:, :, 0]
         data = self._data
         assert data is not None
-        joints = map(data.oMi.__getitem__, self._joint_of[shapes].tolist())
-        H = np.array(list(map(_HOMOGENEOUS, joints))).reshape(-1, 4, 4)
+        H = self._joint_placements(data)[self._joint_of[shapes]]
         local = np.matmul(self._local[shapes], self._points_local[shapes, :, :1])
         centres = np.zeros((len(self._joint_of), 3))
         centres[shapes] = np.matmul(H[:, :3], local)[:, :, 0]
@@ -591,6 +649,9 @@ class CollisionScene:
             assert data is not None
             pin.updateGeometryPlacements(self.model, data, self.geometry_model, self.geometry_data)
             self._coal_placed = True
+            views = self._results
+            if views is not None and result_address(self.geometry_data) != views[0]:
+                self._bind_results()  # (the results moved: a view made again, checked again)
 
     def _world_centres(self) -> tuple[np.ndarray, np.ndarray]:
         """World positions of the bounding spheres' centres (ngeoms × 3) and of the bounding
@@ -866,7 +927,11 @@ class CollisionScene:
                 candidates.tolist(),
             )
         )
-        dist = np.fromiter(map(_MIN_DISTANCE, results), float, k)
+        views = self._result_fields() if self._results_checked else None
+        if views is None:
+            dist = np.fromiter(map(_MIN_DISTANCE, results), float, k)
+        else:
+            dist = views[1][candidates]
         # GJK's tolerance (1e-6 m by default) below: a bound, never above the true distance
         self._lower[candidates] = dist - _GJK_SLACK
         if not np.isfinite(dist).all():
@@ -881,7 +946,7 @@ class CollisionScene:
         self, data: pin.Data, candidates: np.ndarray, dist: np.ndarray, results: list
     ) -> PairDistances:
         """The :class:`PairDistances` of ``candidates`` from their coal results."""
-        k = len(results)
+        k = len(candidates)
         if not k:
             nv = self.model.nv
             empty = np.zeros((0, 3))
@@ -895,10 +960,22 @@ class CollisionScene:
                 np.zeros((0, 2, nv)),
                 np.zeros(0),
             )
-        # closest points and normal of every pair: three maps over the results, one array
-        found = np.concatenate(
-            [*map(_POINT_A, results), *map(_POINT_B, results), *map(_NORMAL, results)]
-        ).reshape(3, k, 3)
+        views = self._result_fields()
+        if views is not None and self._results_checked:
+            found = views[0][_FOUND, candidates]  # (one gather from the results' view)
+        else:
+            # closest points and normal of every pair: three maps over the results
+            found = np.concatenate(
+                [*map(_POINT_A, results), *map(_POINT_B, results), *map(_NORMAL, results)]
+            ).reshape(3, k, 3)
+            if views is not None:
+                # the view's first reading, checked against the accessors: used from now on
+                # only if it reads the same values (else the accessors are kept)
+                same = np.array_equal(views[0][_FOUND, candidates], found, equal_nan=True)
+                same &= np.array_equal(views[1][candidates], dist, equal_nan=True)
+                self._results_checked = bool(same)
+                if not same:
+                    self._results = None
         pa, pb, nrm = found
         gradient, turn, lever = self._derivatives(data, candidates, found)
         return PairDistances(candidates, dist, pa, pb, nrm, gradient, turn, lever)
@@ -1074,7 +1151,8 @@ class CollisionScene:
         nrm = found[2]
         # the helper axis h (x, or y where n is near x): t_1 = n × h / s, t_2 = n × t_1 =
         # (n (n·h) − h) / s, s = |n × h|; the crosses p_a × n, p_b × n, n × h in one call
-        helper = _AXES[(np.abs(nrm[:, 0]) >= 0.9).view(np.int8)]
+        # (take: an index array of int8 through ``[]`` costs numpy's slow path, 7x more)
+        helper = _AXES.take((np.abs(nrm[:, 0]) >= 0.9).view(np.int8), axis=0)
         other = np.empty_like(found)
         other[:2] = nrm
         other[2] = helper
@@ -1093,7 +1171,7 @@ class CollisionScene:
         masks = self._pair_support[candidates]
         gradient = R[:, 1] * masks[:, 1]
         gradient -= R[:, 0] * masks[:, 0]
-        turn = R[:, 2:] * self._pair_turns[candidates, None, :]
+        turn = R[:, 2:] * self._pair_turns[candidates][:, None, :]
         return gradient, turn, self._pair_lever[candidates]
 
 
