@@ -31,6 +31,25 @@ def _address(array: np.ndarray) -> int:
     return int(array.__array_interface__["data"][0])
 
 
+def _strided(
+    elements: object, field: str, strides: tuple[int, ...], least: int
+) -> tuple[np.ndarray, int, int, int] | None:
+    """``(first, address, stride, n)``: the first element's ``field`` (an accessor's view),
+    where it lies, the elements' stride in bytes and their number, when the field is a
+    float64 array of these ``strides`` and the elements lie at one stride of at least
+    ``least`` bytes (from the first and last elements' addresses); else None."""
+    n = len(elements)  # type: ignore[arg-type]
+    if n < 1:
+        return None
+    first = getattr(elements[0], field)  # type: ignore[index]
+    start = _address(first)
+    last = _address(getattr(elements[n - 1], field))  # type: ignore[index]
+    stride = (last - start) // (n - 1) if n > 1 else least
+    if first.dtype != np.float64 or first.strides != strides or stride < least or stride % 8:
+        return None
+    return first, start, stride, n
+
+
 def joint_address(data: pin.Data) -> int:
     """The address of the first joint placement's rotation in ``data.oMi`` (what a joint
     view was made at: compared at each use)."""
@@ -42,23 +61,14 @@ def joint_view(data: pin.Data) -> np.ndarray | None:
     column-major (entries 0-8), and its translation (9-11); None when the placements are
     not laid out so (then read them through ``SE3.homogeneous``)."""
     placements = data.oMi
-    n = len(placements)
-    if n < 1:
+    found = _strided(placements, "rotation", (8, 24), 96)
+    if found is None:
         return None
-    first = placements[0].rotation
-    start = _address(first)
-    stride = _address(placements[n - 1].rotation) - start
-    stride = stride // (n - 1) if n > 1 else 96
-    if (
-        first.dtype != np.float64
-        or first.strides != (8, 24)
-        or stride < 96
-        or stride % 8
-        or any(
-            _address(placements[k].rotation) != start + k * stride
-            or _address(placements[k].translation) != start + k * stride + 72
-            for k in {0, min(1, n - 1), n - 1}
-        )
+    first, start, stride, n = found
+    if any(
+        _address(placements[k].rotation) != start + k * stride
+        or _address(placements[k].translation) != start + k * stride + 72
+        for k in {0, min(1, n - 1), n - 1}
     ):
         return None
     view = _as_strided(first, shape=(n, 12), strides=(stride, 8), writeable=False)
@@ -90,20 +100,11 @@ def result_views(geometry_data: pin.GeometryData) -> tuple[np.ndarray, np.ndarra
     where coal's ``DistanceResult`` puts them is checked against the accessors by the
     caller, once results are computed."""
     results = geometry_data.distanceResults
-    n = len(results)
-    if n < 1:
+    found = _strided(results, "normal", (8,), 80)
+    if found is None:
         return None
-    first = results[0].normal
-    start = _address(first)
-    stride = _address(results[n - 1].normal) - start
-    stride = stride // (n - 1) if n > 1 else 160
-    if (
-        first.dtype != np.float64
-        or first.strides != (8,)
-        or stride < 80
-        or stride % 8
-        or any(_address(results[k].normal) != start + k * stride for k in {0, min(1, n - 1)})
-    ):
+    first, start, stride, n = found
+    if any(_address(results[k].normal) != start + k * stride for k in {0, min(1, n - 1)}):
         return None
     fields = _as_strided(first, shape=(3, n, 3), strides=(24, stride, 8), writeable=False)
     distance = _as_strided(first, shape=(n, 2), strides=(stride, -8), writeable=False)[:, 1]
