@@ -52,3 +52,25 @@ def test_a_posture_task_covers_a_joint_added_to_the_model_after_a_first_use(ur5_
     task.set_target(np.full(7, 0.1))
     assert task.compute_jacobian(configuration).shape == (7, 7)
     assert task.compute_error(configuration) == pytest.approx(np.full(7, 0.1))  # (q* ⊖ q)
+
+
+@pytest.mark.parametrize("way", ["set_target", "target attribute", "with configuration"])
+def test_the_same_posture_task_follows_a_joint_added_once_given_a_target_of_the_new_size(
+    ur5_model, way
+):
+    task = taskik.PostureTask(cost=1.0)
+    task.set_target(np.zeros(6))
+    assert task.compute_jacobian(taskik.Configuration(ur5_model, np.zeros(6))).shape == (6, 6)
+    ur5_model.addJoint(ur5_model.njoints - 1, pin.JointModelRZ(), pin.SE3.Identity(), "extra")
+    configuration = taskik.Configuration(ur5_model, np.zeros(7))
+    with pytest.raises(taskik.exceptions.InvalidInput, match="nq = 7"):
+        task.compute_jacobian(configuration)  # the old target: said, not padded
+    target = np.full(7, 0.1)
+    if way == "set_target":
+        task.set_target(target)
+    elif way == "target attribute":
+        task.target = target
+    else:
+        task.set_target(target, configuration)
+    assert task.compute_jacobian(configuration).shape == (7, 7)
+    assert task.compute_error(configuration) == pytest.approx(target)

@@ -145,6 +145,8 @@ class PostureTask(Task):
             positional ``PostureTask(model, cost, gain, lm_damping)`` is taken too.
     """
 
+    _bound_nq = -1  # the nq of the model the rows were laid out for (-1: none yet)
+
     target = target_property(
         lambda task, value: task._checked_target(value, None),
         "the reference configuration q* (size nq)",
@@ -247,13 +249,16 @@ class PostureTask(Task):
             and resolved._model is not None
             and self._include_base == resolved._include_base
             and (self._cost.ndim == 0 or self._cost.shape == (resolved.dim,))
+            and (self._target is None or len(self._target) == resolved._bound_nq)
         ):
             self._rows, self._q_rows = resolved._rows, resolved._q_rows
             self._selection, self._q_take = resolved._selection, resolved._q_take
             self.dim, self._model = resolved.dim, resolved._model
+            self._bound_nq = resolved._bound_nq
 
     def _bind(self, model: pin.Model) -> None:
         if model is not self._model:
+            self._bound_nq = model.nq
             self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
             # (the q rows as a slice when contiguous: views instead of two gathers a step)
             self._q_take = _as_slice(self._q_rows)
@@ -285,6 +290,8 @@ class PostureTask(Task):
             if math.isfinite(sum(q.tolist()) if len(q) <= 64 else q.sum()):
                 self._target = q
                 self._target_checked = False
+                if len(q) != self._bound_nq:  # (a joint added to the bound model since)
+                    self._model = None
                 return
         self._target = self._checked_target(q_target, configuration)
 
@@ -299,12 +306,16 @@ class PostureTask(Task):
         elif q.ndim != 1:
             raise InvalidInput(f"posture target must be a 1-D vector, got shape {q.shape}")
         self._target_checked = configuration is not None
+        if len(q) != self._bound_nq:  # (a joint added to the bound model since)
+            self._model = None
         return q
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
         self._target = configuration.q.copy()
         self._target_checked = True
+        if len(self._target) != self._bound_nq:
+            self._model = None
 
     def plan_key(self) -> object:
         """``(PostureTask, include_base)`` (see :meth:`Task.plan_key`)."""
