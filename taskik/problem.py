@@ -57,7 +57,16 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-_greater = np.greater  # (the crossed-bounds tests of a step)
+_greater = np.greater
+
+
+def crossed(lower: np.ndarray, upper: np.ndarray) -> bool:
+    """Whether some ``lower[i] > upper[i]`` (a NaN compares False, as in
+    ``(lower > upper).any()``). One comparison read as bytes, a byte 1 for True: cheaper than
+    numpy's reduction at a step's sizes (the int 1, not ``b"\\x01"``, which bytes' ``in``
+    first tries as an int)."""
+    return 1 in _greater(lower, upper).tobytes()
+
 
 #: ``(P, r, G, h, lb, ub)`` of one step; ``G, h`` and ``lb, ub`` may be None (see :class:`Problem`).
 QPArrays: TypeAlias = tuple[
@@ -260,8 +269,8 @@ class Assembler:
         if not resolve or any((b.lower > b.upper).any() for b in self.boxes):
             raise NoSolutionFound("(none)", what, self.box_conflicts())
         self.resolved = self.box_conflicts() or ["crossed bounds"]
-        crossed = lower > upper
-        lower[crossed] = upper[crossed] = np.clip(0.0, upper[crossed], lower[crossed])
+        crossing = lower > upper
+        lower[crossing] = upper[crossing] = np.clip(0.0, upper[crossing], lower[crossing])
 
     def rebind(self, tasks: Sequence[Task]) -> bool:
         """Point the assembly at ``tasks``, a list with the same structure as the one it was
@@ -486,9 +495,7 @@ class Assembler:
                             soft_ub[idx] = np.minimum(soft_ub[idx], hi)
                 self._append_rows(lim, configuration, dt, G_rows, h_rows, row_limits)
             self._dynamic_boxes = boxes
-            # (crossed bounds: the comparison read as bytes, a byte 1 for True, cheaper than
-            # numpy's reduction at a step's sizes; NaN compares False, as with .any())
-            if have_dyn_hard and 1 in _greater(hard_lb, hard_ub).tobytes():
+            if have_dyn_hard and crossed(hard_lb, hard_ub):
                 self._resolve(hard_lb, hard_ub, resolve, "inconsistent hard bounds")
             if have_soft:
                 # clip(soft, hard) ∩ hard  ==  [min(max(sl, hl), hu), max(min(su, hu), hl)]
@@ -497,7 +504,7 @@ class Assembler:
                 np.minimum(soft_ub, hard_ub, out=ub)
                 np.maximum(ub, hard_lb, out=ub)
                 # one soft box inside a consistent hard box cannot conflict; several can
-                if n_soft > 1 and 1 in _greater(lb, ub).tobytes():
+                if n_soft > 1 and crossed(lb, ub):
                     self._resolve(lb, ub, resolve, "inconsistent bounds")
                 has_box = True
             else:

@@ -16,7 +16,7 @@ from scipy.linalg.lapack import dposv
 
 from ..exceptions import InvalidInput, NoSolutionFound
 from ..limits.limit import Limit
-from ..problem import BoxBound, Problem, box_conflicts
+from ..problem import BoxBound, Problem, box_conflicts, crossed
 
 try:
     import daqp
@@ -54,7 +54,6 @@ PROXIMAL_EPS = 1e-6
 
 
 _maximum, _minimum = np.maximum, np.minimum  # (the projection onto the box, per step)
-_greater = np.greater
 _le = operator.le
 
 
@@ -144,10 +143,8 @@ class DaqpWorkspace:
         """``argmin ½xᵀPx + rᵀx`` s.t. ``G x ≤ h``, ``lower ≤ x ≤ upper`` on the warm
         workspace (projected onto the box), or None on failure."""
         # crossed bounds (a warm DAQP would take them as inactive) take the checked path,
-        # which names the conflict; the rows' lower bounds, −inf, cross nothing. (The
-        # comparison read as bytes, a byte 1 for True: cheaper than numpy's reduction at a
-        # step's sizes; an int, not b"\x01", which bytes' `in` first tries as an int.)
-        if 1 in _greater(lower, upper).tobytes():
+        # which names the conflict; the rows' lower bounds, −inf, cross nothing
+        if crossed(lower, upper):
             self.model = None
             return None
         n, k = len(lower), len(lower) + len(h)
@@ -171,8 +168,7 @@ class DaqpWorkspace:
         upper: np.ndarray,
         A: np.ndarray | None = None,
     ) -> np.ndarray | None:
-        # a warm DAQP would take crossed bounds as inactive (tested as in solve_rows)
-        if 1 in _greater(lower, upper).tobytes():
+        if crossed(lower, upper):  # (a warm DAQP would take crossed bounds as inactive)
             self.model = None
             return None
         return self._solve(P, r, lower, upper, A)
