@@ -205,6 +205,13 @@ def one_coordinate_joints(model: pin.Model) -> list[tuple[int, int]]:
     return found
 
 
+def limit_bytes(model: pin.Model) -> tuple[bytes, bytes]:
+    """The model's position limits as they are now, ``lowerPositionLimit`` and
+    ``upperPositionLimit`` as bytes: state read from them is current while these compare
+    equal (bit for bit, about 0.5 µs; ``np.array_equal`` costs 12 µs on Talos)."""
+    return model.lowerPositionLimit.tobytes(), model.upperPositionLimit.tobytes()
+
+
 class PositionRanges:
     """The finite position ranges ``[lower, upper]`` of a model's 1-DoF joints (revolute,
     prismatic, and those inside a composite joint: :func:`one_coordinate_joints`):
@@ -230,7 +237,7 @@ class PositionRanges:
         self.v_indices = np.array(iv, dtype=int)
         self.lower = np.array(lo[self.q_indices], dtype=float)
         self.upper = np.array(hi[self.q_indices], dtype=float)
-        self._seen = (lo.tobytes(), hi.tobytes())
+        self._seen = limit_bytes(model)
         bad = np.flatnonzero(self.lower > self.upper)
         if bad.size:
             k = self.q_indices[bad[0]]
@@ -240,11 +247,7 @@ class PositionRanges:
         """Whether the model's limits still equal those these ranges were read from (a
         model whose ``lowerPositionLimit`` or ``upperPositionLimit`` was edited in place
         must be read again: kept state follows values, not the model object)."""
-        lower, upper = self._seen  # (compared bit for bit)
-        model = self.model
-        return model.lowerPositionLimit.tobytes() == lower and (
-            model.upperPositionLimit.tobytes() == upper
-        )
+        return limit_bytes(self.model) == self._seen
 
     def check(self, q: np.ndarray, tol: float = 1e-6) -> None:
         """Raise :class:`NotWithinConfigurationLimits` naming the first joint out of range."""

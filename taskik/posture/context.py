@@ -20,7 +20,7 @@ import threading
 import numpy as np
 import pinocchio as pin
 
-from ..configuration import Configuration
+from ..configuration import Configuration, limit_bytes
 from .fast_pose import FastPose
 from .joint_limits import JointLimits
 from .starts import SeedMemory
@@ -33,7 +33,7 @@ class Shared:
     def __init__(self, model: pin.Model) -> None:
         self.model = model
         # the limits read, as the model had them: a model edited in place is read again
-        self.limit_bytes = (model.lowerPositionLimit.tobytes(), model.upperPositionLimit.tobytes())
+        self.limits_read = limit_bytes(model)
         self.neutral: np.ndarray = pin.neutral(model)
         self.neutral.flags.writeable = False
         self.limits = JointLimits(model)
@@ -44,12 +44,7 @@ class Shared:
         """Whether this state was made for ``model`` as it is now: the same object, with
         the same joint limits (a solve after ``model.upperPositionLimit[i] = …`` must
         honour the new range, and the seed memories were drawn within the old ones)."""
-        lower, upper = self.limit_bytes  # (compared bit for bit: 0.5 µs, not 12)
-        return (
-            self.model is model
-            and model.lowerPositionLimit.tobytes() == lower
-            and model.upperPositionLimit.tobytes() == upper
-        )
+        return self.model is model and limit_bytes(model) == self.limits_read
 
     def memory(self, fid: int) -> SeedMemory:
         """The seed memory of frame ``fid``, built on first use (once, whatever the
