@@ -249,7 +249,6 @@ class PostureTask(Task):
             and resolved._model is not None
             and self._include_base == resolved._include_base
             and (self._cost.ndim == 0 or self._cost.shape == (resolved.dim,))
-            and (self._target is None or len(self._target) == resolved._bound_nq)
         ):
             self._rows, self._q_rows = resolved._rows, resolved._q_rows
             self._selection, self._q_take = resolved._selection, resolved._q_take
@@ -257,8 +256,9 @@ class PostureTask(Task):
             self._bound_nq = resolved._bound_nq
 
     def _bind(self, model: pin.Model) -> None:
-        if model is not self._model:
-            self._bound_nq = model.nq
+        nq = model.nq
+        if model is not self._model or nq != self._bound_nq:  # (or a joint added since)
+            self._bound_nq = nq
             self._rows, self._q_rows, self._selection = _layout(model, self._include_base)
             # (the q rows as a slice when contiguous: views instead of two gathers a step)
             self._q_take = _as_slice(self._q_rows)
@@ -290,8 +290,6 @@ class PostureTask(Task):
             if math.isfinite(sum(q.tolist()) if len(q) <= 64 else q.sum()):
                 self._target = q
                 self._target_checked = False
-                if len(q) != self._bound_nq:  # (a joint added to the bound model since)
-                    self._model = None
                 return
         self._target = self._checked_target(q_target, configuration)
 
@@ -306,16 +304,12 @@ class PostureTask(Task):
         elif q.ndim != 1:
             raise InvalidInput(f"posture target must be a 1-D vector, got shape {q.shape}")
         self._target_checked = configuration is not None
-        if len(q) != self._bound_nq:  # (a joint added to the bound model since)
-            self._model = None
         return q
 
     def set_target_from_configuration(self, configuration: Configuration) -> None:
         configuration = check_configuration(configuration, "set_target_from_configuration")
         self._target = configuration.q.copy()
         self._target_checked = True
-        if len(self._target) != self._bound_nq:
-            self._model = None
 
     def plan_key(self) -> object:
         """``(PostureTask, include_base)`` (see :meth:`Task.plan_key`)."""
@@ -369,9 +363,10 @@ class PostureTask(Task):
         if target is None:
             target = require_target(target, self)  # (raises TargetNotSet)
         model = configuration.model
-        if model is not self._model:
+        nq = model.nq
+        if model is not self._model or nq != self._bound_nq:  # (or a joint added since)
             self._bind(model)
-        if target.shape != (model.nq,):
+        if target.shape != (nq,):
             raise InvalidInput(q_shape_message("posture target", target.shape, model))
         if not self._target_checked:
             _check_target(configuration, model, target)
