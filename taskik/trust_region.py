@@ -245,8 +245,14 @@ _equal, _le, _ge = np.equal, np.less_equal, np.greater_equal
 
 
 def _nonnegative(x: np.ndarray) -> bool:
-    """Whether every entry of ``x`` is ≥ 0 (a NaN is not)."""
+    """Whether every entry of ``x`` is ≥ 0 (a NaN is not): one comparison read as bytes,
+    cheaper than numpy's ``.all()`` at a step's sizes."""
     return 0 not in _ge(x, 0.0).tobytes()
+
+
+def _nonpositive(x: np.ndarray) -> bool:
+    """Whether every entry of ``x`` is ≤ 0 (a NaN is not), as :func:`_nonnegative`."""
+    return 0 not in _le(x, 0.0).tobytes()
 
 
 def _unchanged(s: np.ndarray, s0: np.ndarray) -> bool:
@@ -341,8 +347,7 @@ class AdaptiveDamping:
         step's limits (``lb ≤ 0 ≤ ub``, ``G·0 ≤ h``); if it does not (an obstacle came
         closer, q left its range), the loop wakes up."""
         if self.resting and (
-            # (each ``x ≤ 0 everywhere`` as one comparison read as bytes: a NaN fails it too)
-            (lb is None or (0 not in _le(lb, 0.0).tobytes() and (ub is None or _nonnegative(ub))))
+            (lb is None or (_nonpositive(lb) and (ub is None or _nonnegative(ub))))
             and (h is None or _nonnegative(h))
         ):
             return True
