@@ -642,14 +642,11 @@ class CollisionLimit(Limit):
         h_all = np.empty(n + 4 * t)
         h_all[:n] = h
         tilt_h = np.where(inside, held, h)
-        if t == n:  # every pair tilted (hulls, boxes, capsules): no gather
-            np.matmul(_SIGNS, near.lever[:, None, None] * near.turn, out=faces)
-            faces += G[:, None, :]
-            h_all[n:].reshape(t, 4)[:] = tilt_h[:, None]
-        else:
-            np.matmul(_SIGNS, near.lever[tilted, None, None] * near.turn[tilted], out=faces)
-            faces += G[tilted, None, :]
-            h_all[n:].reshape(t, 4)[:] = tilt_h[tilted, None]
+        # (every pair tilted, as with hulls, boxes and capsules: views, no gather)
+        sel: slice | np.ndarray = slice(None) if t == n else tilted
+        np.matmul(_SIGNS, near.lever[sel, None, None] * near.turn[sel], out=faces)
+        faces += G[sel, None, :]
+        h_all[n:].reshape(t, 4)[:] = tilt_h[sel, None]
         return rows, h_all, pair
 
     def row_names(self) -> list[str]:
