@@ -19,6 +19,13 @@ MuJoCo's ``qpos`` is ``[x y z qw qx qy qz, joints in the URDF body-tree order]``
 matched by name (``jnt_qposadr``), the quaternion reordered. The map is checked at ``q0``:
 frame positions, and every pair's distance (taskik vs ``mj_geomDistance``).
 
+``--instructions mink|mink-none [--steps N]``: N closed-loop steps of mink's hand-to-hip loop
+with (``mink``) or without (``mink-none``) its CollisionAvoidanceLimit, after 30 untimed ones,
+with callgrind's instrumentation on for those steps only, as ``collisions.py --instructions``
+does for taskik (run under ``valgrind --tool=callgrind --instr-atstart=no`` and read
+``callgrind_annotate F | grep TOTALS``): the two libraries' steps in instructions, whatever
+the load.
+
 Reports median / p95 µs per closed-loop step (kinematics + collisions + QP + integrate),
 the ratio mink / taskik, and, over 300 steps of the hand-to-hip loop (measured by taskik's
 CollisionLimit on the mapped ``q``), the closest distance and the largest share of its
@@ -28,6 +35,7 @@ benchmarks/results/collisions_mink.txt.
 
 from __future__ import annotations
 
+import argparse
 import platform
 import re
 import sys
@@ -193,7 +201,40 @@ def watch(limit: CollisionLimit, model: pin.Model, qs: list[np.ndarray]) -> tupl
     return float(dist.min()), float(share.max(initial=0.0))
 
 
+def instructions(mode: str, steps: int) -> None:
+    """``steps`` steps of mink's loop (see the module's docstring) under callgrind's
+    instrumentation; ``mode`` ``mink`` (with its collision limit) or ``mink-none``."""
+    import os
+    import subprocess
+
+    robot = taskik.robots.load("talos")
+    q0 = np.array(robot.q0, dtype=float)
+    limit = CollisionLimit(robot, safety_distance=D_S, detection_distance=D_I)
+    mj = mujoco_talos()
+    qmap = QMap(robot.model, mj)
+    pairs = geom_pairs(robot, mj, limit.selection.pairs)
+    conf, solve, _ = mink_loop(robot, mj, qmap, q0, pairs, 0.85 if mode == "mink" else None)
+    for _ in range(30):
+        conf.integrate_inplace(solve(), DT)
+
+    def toggle(state: str) -> None:
+        command = ["callgrind_control", "-i", state, str(os.getpid())]
+        subprocess.run(command, check=False, capture_output=True)
+
+    toggle("on")
+    for _ in range(steps):
+        conf.integrate_inplace(solve(), DT)
+    toggle("off")
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--instructions", choices=["mink", "mink-none"])
+    parser.add_argument("--steps", type=int, default=200, help="steps for --instructions")
+    args = parser.parse_args()
+    if args.instructions:
+        instructions(args.instructions, args.steps)
+        return
     robot = taskik.robots.load("talos")
     q0 = np.array(robot.q0, dtype=float)
     model = robot.model
