@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -253,3 +255,41 @@ def test_bundled_robots_are_built_at_each_call():
     a.q0[:] = 1.0
     assert not np.allclose(b.q0, 1.0) and a.model is not b.model
     assert "ur5" not in parsed.cached()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork: POSIX only")
+def test_a_child_forked_during_a_parse_loads_without_waiting(finger, monkeypatch):
+    """A fork while another thread parses (holding the cache's lock) gives a child that
+    loads at once, from the parent's kept parses or its own, instead of waiting forever."""
+    taskik.robots.load("ur5")  # (nothing to parse: bundled)
+    entered, release = threading.Event(), threading.Event()
+    original = taskik.robots._parse
+
+    def slow(name: str) -> parsed.Parsed:
+        entered.set()
+        assert release.wait(60)
+        return original(name)
+
+    monkeypatch.setattr(taskik.robots, "_parse", slow)
+    thread = threading.Thread(target=taskik.robots.load, args=(NAME,))
+    thread.start()
+    try:
+        assert entered.wait(60)  # the thread holds the lock now
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                monkeypatch.setattr(taskik.robots, "_parse", original)
+                status = 0 if taskik.robots.load(NAME).model.nq == 3 else 2
+            finally:
+                os._exit(status)
+        deadline = time.monotonic() + 30
+        while (waited := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if waited[0] == 0:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        assert waited[0] == pid and os.WIFEXITED(waited[1]) and os.WEXITSTATUS(waited[1]) == 0
+    finally:
+        release.set()
+        thread.join(60)

@@ -20,8 +20,9 @@ would share the meshes, so that vertices edited in one robot would show in the n
 a new array, the SRDF path an immutable :class:`~pathlib.Path`.
 
 One lock serializes the look-ups and parses: threads loading at once parse a robot once
-and each gets its own copy. :func:`clear` drops every cached parse (its memory: Talos's
-meshes are some tens of MB).
+and each gets its own copy; a forked child starts with a lock of its own (and the parent's
+cached parses, which it copies like its own). :func:`clear` drops cached parses (and their
+memory: Talos's meshes are some tens of MB).
 """
 
 from __future__ import annotations
@@ -72,6 +73,18 @@ class _Entry:
 
 _LOCK = threading.Lock()
 _ENTRIES: dict[str, _Entry] = {}
+
+
+def _new_lock_after_fork() -> None:
+    """A child forked while another thread held the lock (parsing) would wait for it
+    forever: the child gets a lock of its own. (The entries are whole: one is stored by a
+    single assignment.)"""
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 def source_files(name: str) -> tuple[str, ...] | None:
