@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 from hypothesis import settings
 
-import taskik
+if TYPE_CHECKING:
+    import taskik
 
 # Hypothesis: "ci" replays the same examples on every run (derandomized, no example
 # database, no deadline: shared runners are slow); "dev" draws new examples on every local
@@ -95,31 +97,41 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line("}")
 
 
-@pytest.fixture(scope="session")
-def ur5():
-    return taskik.robots.load("ur5")
+def _robots():
+    """``taskik.robots``, imported when a fixture first needs it: xdist's controller, which
+    runs no test, imports this file too, and taskik costs it about 2 s of CPU while the
+    workers start (the test modules import taskik in the workers anyway)."""
+    import taskik.robots
+
+    return taskik.robots
 
 
 @pytest.fixture(scope="session")
-def panda():
-    return taskik.robots.load("panda")
+def ur5() -> taskik.robots.Robot:
+    return _robots().load("ur5")
 
 
 @pytest.fixture(scope="session")
-def humanoid():
-    return taskik.robots.load("humanoid")
+def panda() -> taskik.robots.Robot:
+    return _robots().load("panda")
 
 
 @pytest.fixture(scope="session")
-def planar_2r():
-    return taskik.robots.load("planar_2r")
+def humanoid() -> taskik.robots.Robot:
+    return _robots().load("humanoid")
 
 
 @pytest.fixture(scope="session")
-def talos():
-    """example-robot-data's Talos, loaded once per test process (a load parses its meshes:
-    about 3 s). Shared: a test that changes its model or arrays works on a copy."""
-    return taskik.robots.load("talos")
+def planar_2r() -> taskik.robots.Robot:
+    return _robots().load("planar_2r")
+
+
+@pytest.fixture(scope="session")
+def talos() -> taskik.robots.Robot:
+    """example-robot-data's Talos, loaded once per test process (a copy of the process's
+    parse, which taskik.robots.load keeps). Shared: a test that changes its model or arrays
+    works on a copy."""
+    return _robots().load("talos")
 
 
 @pytest.fixture
