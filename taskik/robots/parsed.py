@@ -17,7 +17,7 @@ Copies share nothing mutable with the cache or with each other: the model is
 ``pin.Model.copy()``, the geometry models ``GeometryModel.clone()`` (which copies every
 coal geometry; ``copy()``, ``copy.deepcopy`` and the ``GeometryModel`` constructor
 would share the meshes, so that vertices edited in one robot would show in the next), ``q0``
-a new array, the SRDF path an immutable :class:`~pathlib.Path`.
+a new array, the SRDF path an immutable ``pathlib.Path``.
 
 One lock serializes the look-ups and parses: threads loading at once parse a robot once
 and each gets its own copy; a forked child starts with a lock of its own (and the parent's
@@ -43,7 +43,7 @@ FileStamp = tuple[str, int, int]
 
 @dataclass(frozen=True)
 class Parsed:
-    """What :func:`load` builds a :class:`~taskik.robots.Robot` from: the model, its
+    """What :func:`~taskik.robots.load` builds a :class:`~taskik.robots.Robot` from: the model, its
     reference configuration ``q0`` (nq,), the visual and collision geometry models and the
     SRDF file (None when the robot has none)."""
 
