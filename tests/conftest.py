@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 from hypothesis import settings
 
-import taskik
+if TYPE_CHECKING:
+    import taskik
 
 # Hypothesis: "ci" replays the same examples on every run (derandomized, no example
 # database, no deadline: shared runners are slow); "dev" draws new examples on every local
@@ -26,35 +28,29 @@ settings.load_profile(
 
 #: Seconds each long file took (the sum of its tests' setup, call and teardown) in a whole run
 #: on two workers of a fresh clone (no .mypy_cache: mypy checks the package from scratch, as
-#: on CI), 2026-11-27, on a loaded machine: only their order matters. Re-measure with
-#: ``pytest -n 2 --dist loadfile --file-seconds`` (it prints this table). The files are
-#: collected longest first and, with ``--dist loadfile`` (the Makefile's), the workers take
-#: whole files in that order (:func:`pytest_configure` keeps xdist from reordering them by
-#: number of tests, which would leave a long file of few tests, such as test_lint.py or
-#: test_batch_ray.py, to the end while the other worker idles). A file not listed counts as
-#: 0 s: it runs after the listed ones, in the collection's order. The order of the tests
-#: within a file, and what any test does, are unchanged. (test_batch_ray.py: that run's 68.6 s
-#: times 0.85, its time with the dev extra's plain ray against ray[default], one process each.)
+#: on CI), 2026-11-27, on a loaded machine (the suite had 1.2 cores of the two): only their
+#: order matters. Re-measure with ``pytest -n 2 --dist loadfile --file-seconds`` (it prints
+#: this table: the files of 3 s or more). The files are collected longest first and, with
+#: ``--dist loadfile`` (the Makefile's), the workers take whole files in that order
+#: (:func:`pytest_configure` keeps xdist from reordering them by number of tests, which would
+#: leave a long file of few tests, such as test_lint.py or test_batch_ray.py, to the end while
+#: the other worker idles). A file not listed counts as 0 s: it runs after the listed ones, in
+#: the collection's order. The order of the tests within a file, and what any test does, are
+#: unchanged. (test_batch_ray.py: measured with ray[default]'s packages installed; with the
+#: dev extra's plain ray an earlier run took 0.85 of that: still the longest file.)
 FILE_SECONDS = {
-    "test_examples.py": 115.5, "test_limits_collision.py": 114.5, "test_fuzz.py": 111.6,
-    "test_lint.py": 104.2, "test_docs.py": 78.8, "test_limits_collision_holes.py": 71.7,
-    "test_balance_combined.py": 63.9, "test_viewer.py": 63.8, "test_batch_ray.py": 58.0,
-    "test_batch.py": 55.3, "test_cli.py": 39.6, "test_packaging.py": 36.5,
-    "test_retarget.py": 35.2, "test_balance.py": 32.8, "test_readme_and_examples.py": 32.7,
-    "test_retarget_many.py": 23.9, "test_geometry_advancement.py": 23.8,
-    "test_geometry_broadphase.py": 22.4, "test_batch_store.py": 22.2, "test_posture.py": 21.9,
-    "test_backends_joint_limit_map.py": 21.0, "test_pink_idioms.py": 17.8,
-    "test_hierarchy.py": 16.5, "test_trust_region.py": 16.0, "test_geometry.py": 15.7,
-    "test_architecture.py": 13.2, "test_mjcf_mirror.py": 11.9,
-    "test_limits_collision_gaps.py": 11.8, "test_limits.py": 11.0,
-    "test_limits_collision_lazy.py": 9.7, "test_coming_from_pink.py": 9.5,
-    "test_batch_engine.py": 9.2, "test_hierarchy_rest.py": 8.0, "test_plots.py": 8.0,
-    "test_plan_cache.py": 7.7, "test_planar_base.py": 7.6, "test_relax.py": 7.6,
-    "test_robots.py": 6.7, "test_coming_from_mink.py": 6.1, "test_batch_cli.py": 5.7,
-    "test_plots_inputs.py": 5.2, "test_tasks_axis_alignment.py": 5.2, "test_thread_safety.py": 4.9,
-    "test_settling.py": 4.3, "test_limits_cone.py": 4.1, "test_solve.py": 4.0,
-    "test_retarget_bad_input.py": 3.6, "test_fuzz_causes.py": 3.5,
-    "test_limits_acceleration.py": 3.0,
+    "test_batch_ray.py": 45.3, "test_viewer.py": 38.3, "test_examples.py": 32.5,
+    "test_fuzz.py": 30.1, "test_lint.py": 27.6, "test_batch.py": 26.6, "test_docs.py": 25.3,
+    "test_packaging.py": 23.2, "test_limits_collision.py": 23.0, "test_cli.py": 17.4,
+    "test_retarget.py": 17.2, "test_batch_store.py": 16.6, "test_retarget_many.py": 16.4,
+    "test_geometry_broadphase.py": 13.7, "test_balance_combined.py": 13.4,
+    "test_geometry_advancement.py": 8.4, "test_hierarchy.py": 7.9,
+    "test_backends_joint_limit_map.py": 7.6, "test_posture.py": 7.6, "test_pink_idioms.py": 7.5,
+    "test_balance.py": 7.3, "test_readme_and_examples.py": 7.1, "test_trust_region.py": 5.2,
+    "test_limits_collision_holes.py": 4.7, "test_plots.py": 4.7, "test_limits.py": 4.6,
+    "test_mjcf_mirror.py": 4.6, "test_geometry_views.py": 4.5, "test_robots_cache.py": 4.2,
+    "test_coming_from_pink.py": 4.0, "test_batch_engine.py": 3.7,
+    "test_limits_collision_lazy.py": 3.6, "test_limits_collision_gaps.py": 3.5,
 }  # fmt: skip
 
 
@@ -95,31 +91,41 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.write_line("}")
 
 
-@pytest.fixture(scope="session")
-def ur5():
-    return taskik.robots.load("ur5")
+def _robots():
+    """``taskik.robots``, imported when a fixture first needs it: xdist's controller, which
+    runs no test, imports this file too, and taskik costs it about 2 s of CPU while the
+    workers start (the test modules import taskik in the workers anyway)."""
+    import taskik.robots
+
+    return taskik.robots
 
 
 @pytest.fixture(scope="session")
-def panda():
-    return taskik.robots.load("panda")
+def ur5() -> taskik.robots.Robot:
+    return _robots().load("ur5")
 
 
 @pytest.fixture(scope="session")
-def humanoid():
-    return taskik.robots.load("humanoid")
+def panda() -> taskik.robots.Robot:
+    return _robots().load("panda")
 
 
 @pytest.fixture(scope="session")
-def planar_2r():
-    return taskik.robots.load("planar_2r")
+def humanoid() -> taskik.robots.Robot:
+    return _robots().load("humanoid")
 
 
 @pytest.fixture(scope="session")
-def talos():
-    """example-robot-data's Talos, loaded once per test process (a load parses its meshes:
-    about 3 s). Shared: a test that changes its model or arrays works on a copy."""
-    return taskik.robots.load("talos")
+def planar_2r() -> taskik.robots.Robot:
+    return _robots().load("planar_2r")
+
+
+@pytest.fixture(scope="session")
+def talos() -> taskik.robots.Robot:
+    """example-robot-data's Talos, loaded once per test process (a copy of the process's
+    parse, which taskik.robots.load keeps). Shared: a test that changes its model or arrays
+    works on a copy."""
+    return _robots().load("talos")
 
 
 @pytest.fixture

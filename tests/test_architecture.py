@@ -177,8 +177,14 @@ def test_the_cycle_finder_finds_a_lazy_cycle():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-def test_no_import_cycle():
-    cycle = find_cycle(import_graph())
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """The package's import graph, read once for the tests below (which only read it)."""
+    return import_graph()
+
+
+def test_no_import_cycle(graph):
+    cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle or [])
 
 
@@ -187,9 +193,9 @@ def test_every_unit_has_a_layer():
     assert units <= set(RANK), f"add to LAYERS (and docs/architecture.md): {units - set(RANK)}"
 
 
-def test_imports_point_down_the_layers():
+def test_imports_point_down_the_layers(graph):
     wrong = []
-    for module, targets in import_graph().items():
+    for module, targets in graph.items():
         if module == "taskik":
             continue
         for target in targets:

@@ -52,13 +52,21 @@ def test_the_examples_are_found():
 #: included. One thing is added: the ``main`` that the block calls is the script's own, wrapped
 #: to record each call's arguments and value (:func:`script_main`), so that the tests below
 #: read what the script run computed instead of running the same example a second time. The
-#: fork saves each example the imports (about 2 s of CPU), nothing else: no example runs in a
-#: process another one ran in.
+#: fork saves each example the imports (about 2 s of CPU) and the parse of example-robot-data's
+#: Talos and G1, which the launcher loads once (``taskik.robots.load`` keeps a process's parses
+#: and a fork inherits them: each load in an example is then a copy, as a script's second load
+#: is; four loads in three examples, about 7 s of CPU, for 4 s in the launcher), nothing else:
+#: no example runs in a process another one ran in.
 LAUNCHER = r"""
 import ast, functools, importlib.machinery, json, os, pickle, sys, traceback, types
 sys.path[0] = sys.argv[1]  # (not the working folder: imports resolve as for a script there)
 import numpy, pinocchio, matplotlib.pyplot
 import taskik, taskik.plots, taskik.viewer, taskik.batch, taskik.retarget
+for name in ("talos", "g1"):  # (see the comment above the launcher)
+    try:
+        taskik.robots.load(name)
+    except taskik.TaskikError:  # (example-robot-data not installed)
+        pass
 print("ready", flush=True)
 
 

@@ -103,7 +103,8 @@ def test_example_robot_data_robots_load():
 
 def test_an_example_robot_data_robot_is_parsed_once_with_its_srdf(monkeypatch):
     """load() parses the URDF (and its meshes: most of a load's time) once; it used to build
-    the robot a second time only to read the SRDF's path."""
+    the robot a second time only to read the SRDF's path. (A second load is a copy of that
+    parse: tests/test_robots_cache.py.)"""
     from pinocchio.robot_wrapper import RobotWrapper
 
     builds = []
@@ -114,6 +115,7 @@ def test_an_example_robot_data_robot_is_parsed_once_with_its_srdf(monkeypatch):
         return build(*args, **kwargs)
 
     monkeypatch.setattr(RobotWrapper, "BuildFromURDF", staticmethod(counted))
+    taskik.robots.clear_cache("go2")  # (another test of this process may have loaded it)
     go2 = taskik.robots.load("go2")
     assert len(builds) == 1, builds
     assert go2.srdf is not None and go2.srdf.name == "go2.srdf" and go2.srdf.is_file()
