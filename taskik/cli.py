@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 
 #: The source checkout (examples/ and benchmarks/ live there, not in the installed package).
 CHECKOUT = Path(__file__).resolve().parent.parent
+#: ``taskik bench`` prints that a script is still running after this many seconds (s) without
+#: output, checking every HEARTBEAT_PERIOD seconds.
+HEARTBEAT_SILENCE = 3.0
+HEARTBEAT_PERIOD = 1.0
 
 
 class Progress:
@@ -265,8 +269,8 @@ def cmd_bench_script(script: str, extra: list[str]) -> int:
     done = threading.Event()
 
     def heartbeat() -> None:  # the scripts print their results at the end: show time passing
-        while not done.wait(1.0):
-            if time.perf_counter() - last_output[0] > 3.0:
+        while not done.wait(HEARTBEAT_PERIOD):
+            if time.perf_counter() - last_output[0] > HEARTBEAT_SILENCE:
                 sys.stderr.write(
                     f"\r… {script} running, {time.perf_counter() - start:.0f} s\033[K"
                     if sys.stderr.isatty()

@@ -135,12 +135,14 @@ def test_bench_script_shows_progress_while_quiet(capsys, monkeypatch, tmp_path):
             """
             '''A quiet benchmark.'''
             import sys, time
-            time.sleep(4)
+            time.sleep(1)
             print("result", sys.argv[1:])
             """
         )
     )
     monkeypatch.setenv("TASKIK_BENCHMARKS", str(tmp_path))
+    monkeypatch.setattr(cli, "HEARTBEAT_SILENCE", 0.2)  # (3 s and 1 s by default)
+    monkeypatch.setattr(cli, "HEARTBEAT_PERIOD", 0.1)
     code, out, _ = run(capsys, "bench", "--list")
     assert "slow" in out and "A quiet benchmark." in out
     code, out, err = run(capsys, "bench", "slow", "--calls", "3")
