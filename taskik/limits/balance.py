@@ -317,19 +317,25 @@ class BalanceLimit(Limit):
             and split is not None
             and type(configuration) is Configuration
             and type(dt) is float
-            and split[8] == (self._version, self.margin, self.gain, dt, self.detection_distance)
-            and all(map(_is_approx, configuration._placements(self._frame_names), *self._tests))
+            and split[9] == (self._version, self.margin, self.gain, dt, self.detection_distance)
+            and all(
+                map(  # (the names' placements and the tests read without a call and a *)
+                    _is_approx,
+                    configuration._placement_refs.get(self._frame_names)
+                    or configuration._placements(self._frame_names),
+                    self._tests[0],
+                    self._tests[1],
+                )
+            )
         ):
-            if not configuration._com_ready:
-                configuration._ensure_com()
+            configuration._ensure_com()
             c = configuration._com_view
             x, y, z = c.tolist()
             dx, dy = x - split[0], y - split[1]
             moved = dx * dx + dy * dy
             if moved <= _HYSTERESIS_SQUARED and z == z:  # (NaN fails: the path below raises)
                 self._used = self._source
-                # (as below: a lower bound on the far edges' s h, what check_step tests)
-                slack = split[7] - split[9] * math.sqrt(moved)
+                slack = split[7] - split[8] * math.sqrt(moved)  # (as below)
                 rows = self._rows = split[2]
                 q = configuration.q.tobytes()
                 self._pending = (q, dt, (x, y, z), self._scaled, slack, split[6], rows)
@@ -405,17 +411,16 @@ class BalanceLimit(Limit):
     def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
         """``(x₀, y₀, near, N₃, s N₃, s (b − margin))`` of the edges within
         ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at ``(x₀, y₀)``,
-        then ``far`` (a mask of the others), the least ``s h`` among them (inf if none), the
-        ``(version, margin, gain, dt, detection_distance)`` they hold for and ``s``."""
+        ``far`` (a mask of the others), their least ``s h`` (inf if none), ``s`` and the
+        ``(version, margin, gain, dt, detection_distance)`` they hold for."""
         N3, sN3, sb = self._scaled
         h = sb - np.dot(sN3, c)
         is_near = h < (CHECKED_DISTANCE + HYSTERESIS) * (self.gain / dt)
         rows = tuple(np.flatnonzero(is_near).tolist())
         far = ~is_near
         far_h = float(h[far].min()) if far.any() else math.inf
-        s = self.gain / dt
         key = (*self._scaled_for, self.detection_distance)  # type: ignore[misc]
-        return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h, key, s
+        return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h, self.gain / dt, key
 
     def expect_check(self, expected: bool = True) -> None:
         """Announce that the step solved with the rows of the next
