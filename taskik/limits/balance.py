@@ -328,7 +328,8 @@ class BalanceLimit(Limit):
                 )
             )
         ):
-            configuration._ensure_com()
+            if not configuration._com_ready:
+                configuration._ensure_com()
             c = configuration._com_view
             x, y, z = c.tolist()
             dx, dy = x - split[0], y - split[1]
@@ -409,10 +410,9 @@ class BalanceLimit(Limit):
         return N3[rows_far].dot(J), h[rows_far]
 
     def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
-        """``(x₀, y₀, near, N₃, s N₃, s (b − margin))`` of the edges within
-        ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at ``(x₀, y₀)``,
-        ``far`` (a mask of the others), their least ``s h`` (inf if none), ``s`` and the
-        ``(version, margin, gain, dt, detection_distance)`` they hold for."""
+        """The edges within ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at
+        ``(x₀, y₀)``: ``(x₀, y₀, near, N₃, s N₃, s (b − margin), far (a mask of the others), their
+        least s h (inf if none), s, (version, margin, gain, dt, detection_distance))``."""
         N3, sN3, sb = self._scaled
         h = sb - np.dot(sN3, c)
         is_near = h < (CHECKED_DISTANCE + HYSTERESIS) * (self.gain / dt)
