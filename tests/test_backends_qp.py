@@ -188,3 +188,28 @@ def test_an_overflowed_step_matrix_is_not_taken_by_the_cholesky_shortcut(ur5):
         assert DaqpWorkspace().solve_box(P, r, -np.ones(n), np.ones(n)) is None
     with pytest.raises(InvalidInput, match="at most 1e\\+50"):
         taskik.DampingTask(1e300)
+
+
+def test_the_warm_workspace_solves_rows_whatever_the_split_of_the_same_bounds_count():
+    """Rows after a problem with as many bounds in all (n + m) but more variables: the
+    rows' lower bounds were the earlier box's (stale entries, not −inf), which bound the
+    rows from below. The box and h are written through views of their own now."""
+    from taskik.backends.qp import DaqpWorkspace
+
+    ws = DaqpWorkspace()
+    lower = np.full(5, -1.0)
+    lower[3:] = 0.2  # (entries 3 and 4 of the first box: the second one's rows 0 and 1)
+    x = ws.solve_rows(np.eye(5), np.zeros(5), np.ones((1, 5)), np.ones(1), lower, np.ones(5))
+    assert x is not None and np.allclose(x, [0.0, 0.0, 0.0, 0.2, 0.2], atol=1e-9)
+    # min ½‖x‖² with x ≤ 1 (three rows, no lower bound): x = 0
+    x = ws.solve_rows(np.eye(3), np.zeros(3), np.eye(3), np.ones(3), -np.ones(3), np.ones(3))
+    assert x is not None and np.allclose(x, 0.0, atol=1e-9)
+    rng = np.random.default_rng(3)
+    for n, m in ((4, 2), (5, 1), (3, 3), (5, 1), (4, 2)):
+        A = rng.normal(size=(n, n))
+        P, r = A @ A.T + np.eye(n), rng.normal(size=n)
+        G, h = rng.normal(size=(m, n)), np.full(m, 0.1)
+        lower, upper = np.full(n, -0.5), np.full(n, 0.5)
+        x = ws.solve_rows(P, r, G, h, lower, upper)
+        reference = solve_qp_arrays(P, r, G, h, lower, upper, "quadprog")
+        assert x is not None and np.allclose(x, reference, atol=1e-7)

@@ -546,6 +546,38 @@ def test_a_checked_step_has_the_near_edges_rows_and_gets_those_it_breaks(talos):
     assert limit.check_step(conf, v, dt) is None
 
 
+def test_announced_rows_follow_a_change_of_margin_gain_dt_or_detection_distance(talos):
+    """An announced call reuses the near edges found by the last one (the common step of a
+    loop): margin, gain, dt or detection_distance changed in between, its rows are those of
+    a new limit with the new values, bit for bit, and the solved step is checked likewise."""
+    conf = talos.configuration()
+    feet = both_feet(talos, conf)
+    limit = BalanceLimit(feet, margin=0.08)  # (the front and back edges within 2.5 cm)
+    settings = {"margin": 0.08, "gain": 0.5, "detection_distance": math.inf, "dt": 0.01}
+    changes = [{}, {}, {"margin": 0.09}, {"gain": 0.3}, {"dt": 0.02}]
+    changes += [{"detection_distance": 0.05}, {"detection_distance": math.inf}, {}]
+    nv = talos.model.nv
+    v = np.linalg.pinv(conf.com_jacobian) @ np.array([0.5, 0.0, 0.0])  # (the CoM forward)
+    for change in changes:
+        settings.update(change)
+        dt = settings.pop("dt")
+        fresh = BalanceLimit(feet, **settings)
+        for name, value in settings.items():
+            setattr(limit, name, value)
+        rows = []
+        for lim in (limit, fresh):
+            lim.expect_check()
+            rows.append(lim.compute_inequalities(conf, dt))
+        assert rows[1] is not None
+        for got, expected in zip(rows[0], rows[1], strict=True):
+            assert got.tobytes() == expected.tobytes()
+        assert limit.row_names() == fresh.row_names()
+        checks = [lim.check_step(conf, v, dt) for lim in (limit, fresh)]
+        assert (checks[0] is None) == (checks[1] is None)
+        assert limit.check_step(conf, np.zeros(nv), dt) is None
+        settings["dt"] = dt
+
+
 def test_the_checked_step_is_the_step_of_every_row_also_when_solved_again(talos):
     """Along a loop whose first steps swing the CoM fast (no base velocity limit), steps
     where ``check_step`` found an edge without a row broken are solved again: every step

@@ -329,6 +329,8 @@ def test_collision_check_step_refuses_a_nan_step_whatever_the_order():
         ({"v": "one nan"}, "v"),
         ({"v": "1e300"}, "beyond 1e\\+100"),
         ({"v": None}, "v"),
+        ({"v": "column"}, "v"),
+        ({"v": "row"}, "v"),
         ({"dt": -1.0}, "dt"),
         ({"dt": "0.01"}, "dt"),
         ({"configuration": None}, "Configuration"),
@@ -348,13 +350,15 @@ def test_check_step_refuses_bad_arguments_whatever_the_limits_state(bad, match, 
     args = {"configuration": conf, "v": np.zeros(talos.model.nv), "dt": 0.01}
     if "configuration" in bad and bad["configuration"] == "ur5":
         bad = {"configuration": taskik.Configuration(ur5.model, ur5.q0)}
+    if "v" in bad and bad["v"] in ("column", "row"):  # (nv entries, not the shape (nv,))
+        bad = {"v": np.zeros((talos.model.nv, 1) if bad["v"] == "column" else (1, talos.model.nv))}
     if "v" in bad and isinstance(bad["v"], str):  # (one NaN: min and max may skip it)
         v = np.zeros(talos.model.nv)
         fill = {"nan": slice(None), "one nan": 3, "1e300": 5}[bad["v"]]
         v[fill] = 1e300 if bad["v"] == "1e300" else np.nan
         bad = {"v": v}
     for limit in limits:
-        if announced:
+        for _ in range(2 if announced else 0):  # (the second call: the common step's path)
             limit.expect_check()
             limit.compute_inequalities(conf, 0.01)
         # (BalanceLimit holds no model: it names v's size against the configuration's)

@@ -90,8 +90,9 @@ class DaqpWorkspace:
         self.lam: np.ndarray | None = None
         #: whether a bound was active at the last :meth:`solve_box` (then DAQP goes first)
         self.bound = False
-        #: :meth:`solve_rows`' ``[lower, −inf]`` and ``[upper, h]``, written in place
-        self._bounds: tuple[np.ndarray, np.ndarray] | None = None
+        #: :meth:`solve_rows`' ``[lower, −inf]`` and ``[upper, h]``, written in place through
+        #: their views (the box's lower and upper bounds, h) that follow them in the tuple
+        self._bounds: tuple[np.ndarray, ...] | None = None
 
     def solve_box(
         self, P: np.ndarray, r: np.ndarray, lower: np.ndarray, upper: np.ndarray
@@ -149,12 +150,14 @@ class DaqpWorkspace:
             return None
         n, k = len(lower), len(lower) + len(h)
         bounds = self._bounds
-        if bounds is None or len(bounds[0]) != k:
-            bounds = self._bounds = (np.full(k, -np.inf), np.empty(k))
-        below, above = bounds
-        below[:n] = lower
-        above[:n] = upper
-        above[n:] = h
+        if bounds is None or len(bounds[0]) != k or len(bounds[2]) != n:
+            below, above = np.full(k, -np.inf), np.empty(k)
+            bounds = self._bounds = (below, above, below[:n], above[:n], above[n:])
+        # (written through views made with the arrays: a slice made at each call costs more)
+        below, above, box_below, box_above, rows_above = bounds
+        box_below[...] = lower
+        box_above[...] = upper
+        rows_above[...] = h
         x = self._solve(P, r, below, above, G if G.flags.c_contiguous else np.ascontiguousarray(G))
         if x is not None:
             _minimum(_maximum(x, lower, out=x), upper, out=x)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from ..exceptions import (
     check_scalar,
     real_scalar,
 )
+from .balance_status import BalanceStatus
 from .limit import MAX_STEP_SPEED, Inequalities, Limit, checked_step_arguments
 
 _add, _max = np.add.reduce, np.maximum.reduce
@@ -45,29 +45,6 @@ CHECKED_DISTANCE = 0.02
 #: How far (m) the CoM may move before the edges within CHECKED_DISTANCE are found again.
 HYSTERESIS = 0.005
 _HYSTERESIS_SQUARED = HYSTERESIS**2
-
-
-@dataclass(frozen=True)
-class BalanceStatus:
-    """How balanced a configuration is, for reports (:meth:`BalanceLimit.status`).
-
-    Attributes:
-        margin: signed distance (m) from the CoM's ground projection to the region's edge,
-            positive inside (the limit keeps it at least ``BalanceLimit.margin``).
-        edge: index of the closest edge (its row in the limit's inequalities).
-        segment: (2, 2) the edge's end points (x, y), m.
-        frames: the contact frames whose points make that edge (empty when the edge comes
-            from the multi-contact projection rather than from contact points).
-    """
-
-    margin: float
-    edge: int
-    segment: np.ndarray
-    frames: tuple[str, ...]
-
-    def __str__(self) -> str:
-        where = " – ".join(self.frames) if self.frames else "multi-contact region"
-        return f"balance margin {1000 * self.margin:+.1f} mm, closest edge {self.edge} ({where})"
 
 
 class BalanceLimit(Limit):
@@ -334,6 +311,38 @@ class BalanceLimit(Limit):
     def compute_inequalities(self, configuration: Configuration, dt: float) -> Inequalities | None:
         checked, self._expect = self._expect, False
         self._pending = None
+        split = self._split
+        if (  # the common step: announced, the near edges and the region of the last one
+            checked
+            and split is not None
+            and type(configuration) is Configuration
+            and type(dt) is float
+            and split[9] == (self._version, self.margin, self.gain, dt, self.detection_distance)
+            and all(
+                map(  # (the names' placements and the tests read without a call and a *)
+                    _is_approx,
+                    configuration._placement_refs.get(self._frame_names)
+                    or configuration._placements(self._frame_names),
+                    self._tests[0],
+                    self._tests[1],
+                )
+            )
+        ):
+            if not configuration._com_ready:
+                configuration._ensure_com()
+            c = configuration._com_view
+            x, y, z = c.tolist()
+            dx, dy = x - split[0], y - split[1]
+            moved = dx * dx + dy * dy
+            if moved <= _HYSTERESIS_SQUARED and z == z:  # (NaN fails: the path below raises)
+                self._used = self._source
+                slack = split[7] - split[8] * math.sqrt(moved)  # (as below)
+                rows = self._rows = split[2]
+                q = configuration.q.tobytes()
+                self._pending = (q, dt, (x, y, z), self._scaled, slack, split[6], rows)
+                if not rows:
+                    return None
+                return split[3].dot(configuration._jcom_view), split[5] - split[4].dot(c)
         if type(dt) is not float or not 0.0 < dt < math.inf:
             dt = check_positive_scalar(dt, "dt")
         region = self._region  # (region()'s first test inline: held feet pass it most steps)
@@ -377,19 +386,11 @@ class BalanceLimit(Limit):
             if split is None or dx * dx + dy * dy > _HYSTERESIS_SQUARED:
                 split = self._split = self._near_edges(x, y, c, dt)
                 dx = dy = 0.0
-            _, _, rows, N3_near, sN3_near, sb_near, far, far_h = split
+            _, _, rows, N3_near, sN3_near, sb_near, far, far_h = split[:8]
             # a lower bound on the far edges' s h now (the CoM moved by at most ‖c − c₀‖)
             slack = far_h - (self.gain / dt) * math.sqrt(dx * dx + dy * dy)
-            if len(far):
-                self._pending = (
-                    configuration.q.tobytes(),
-                    dt,
-                    (x, y, z),
-                    self._scaled,
-                    slack,
-                    far,
-                    rows,
-                )
+            q = configuration.q.tobytes()  # (far masks every edge: ≥ 3, see above)
+            self._pending = (q, dt, (x, y, z), self._scaled, slack, far, rows)
             self._rows = rows
             if not rows:
                 return None
@@ -409,16 +410,17 @@ class BalanceLimit(Limit):
         return N3[rows_far].dot(J), h[rows_far]
 
     def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
-        """``(x₀, y₀, near, N₃, s N₃, s (b − margin))`` of the edges within
-        ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at ``(x₀, y₀)``,
-        then ``far`` (a mask of the others) and the least ``s h`` among them (inf if none)."""
+        """The edges within ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at
+        ``(x₀, y₀)``: ``(x₀, y₀, near, N₃, s N₃, s (b − margin), far (a mask of the others), their
+        least s h (inf if none), s, (version, margin, gain, dt, detection_distance))``."""
         N3, sN3, sb = self._scaled
         h = sb - np.dot(sN3, c)
         is_near = h < (CHECKED_DISTANCE + HYSTERESIS) * (self.gain / dt)
         rows = tuple(np.flatnonzero(is_near).tolist())
         far = ~is_near
         far_h = float(h[far].min()) if far.any() else math.inf
-        return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h
+        key = (*self._scaled_for, self.detection_distance)  # type: ignore[misc]
+        return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h, self.gain / dt, key
 
     def expect_check(self, expected: bool = True) -> None:
         """Announce that the step solved with the rows of the next
@@ -446,7 +448,8 @@ class BalanceLimit(Limit):
             and v.dtype is _FLOAT64
             and type(dt) is float
             and dt == pending[1]
-            and v.shape == (configuration._nv,)
+            and v.ndim == 1  # (the shape (nv,) read as ndim and len: no tuple built)
+            and len(v) == configuration._nv
             and v.dot(v) <= _SPEED_SQUARED  # (‖v‖ ≤ MAX_STEP_SPEED; inf, NaN, overflow fail)
         ):  # else everything checked, whatever the state (InvalidInput names the problem)
             configuration, v, dt = checked_step_arguments(
