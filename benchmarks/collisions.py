@@ -48,7 +48,9 @@ import argparse
 import json
 import platform
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pinocchio as pin
@@ -516,9 +518,6 @@ def instructions(mode: str, steps: int, detection: float, target: str = "hip") -
     callgrind's instrumentation on for those steps only (run under
     ``valgrind --tool=callgrind --instr-atstart=no``; ``callgrind_annotate`` then gives the
     instructions of the steps alone). ``mode``: ``none`` (no collision limit) or ``limit``."""
-    import os
-    import subprocess
-
     robot = taskik.robots.load("talos")
     q0 = np.array(robot.q0, dtype=float)
     base = [taskik.ConfigurationLimit(robot.model), taskik.VelocityLimit(robot.model)]
@@ -529,6 +528,15 @@ def instructions(mode: str, steps: int, detection: float, target: str = "hip") -
             robot, detection_distance=detection, safety_distance=0.005, buffer=0.002
         )
     conf, solve = taskik_loop(robot, base if mode == "none" else [*base, limit], q0, target)
+    instrumented_steps(conf, solve, steps)
+
+
+def instrumented_steps(conf: Any, solve: Callable[[], np.ndarray], steps: int) -> None:
+    """30 closed-loop steps of ``conf`` by ``solve()``, then ``steps`` more with callgrind's
+    instrumentation on (``callgrind_control -i on|off`` on this process)."""
+    import os
+    import subprocess
+
     for _ in range(30):
         conf.integrate_inplace(solve(), DT)
 

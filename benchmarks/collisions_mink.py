@@ -48,7 +48,14 @@ import pinocchio as pin
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _timing import closed_loop, interleaved, publish, stats  # noqa: E402
-from collisions import DT, FRAMES, HAND, hand_target, taskik_loop  # noqa: E402
+from collisions import (  # noqa: E402
+    DT,
+    FRAMES,
+    HAND,
+    hand_target,
+    instrumented_steps,
+    taskik_loop,
+)
 
 import taskik  # noqa: E402
 from taskik.limits.collision import CollisionLimit  # noqa: E402
@@ -204,9 +211,6 @@ def watch(limit: CollisionLimit, model: pin.Model, qs: list[np.ndarray]) -> tupl
 def instructions(mode: str, steps: int) -> None:
     """``steps`` steps of mink's loop (see the module's docstring) under callgrind's
     instrumentation; ``mode`` ``mink`` (with its collision limit) or ``mink-none``."""
-    import os
-    import subprocess
-
     robot = taskik.robots.load("talos")
     q0 = np.array(robot.q0, dtype=float)
     limit = CollisionLimit(robot, safety_distance=D_S, detection_distance=D_I)
@@ -214,17 +218,7 @@ def instructions(mode: str, steps: int) -> None:
     qmap = QMap(robot.model, mj)
     pairs = geom_pairs(robot, mj, limit.selection.pairs)
     conf, solve, _ = mink_loop(robot, mj, qmap, q0, pairs, 0.85 if mode == "mink" else None)
-    for _ in range(30):
-        conf.integrate_inplace(solve(), DT)
-
-    def toggle(state: str) -> None:
-        command = ["callgrind_control", "-i", state, str(os.getpid())]
-        subprocess.run(command, check=False, capture_output=True)
-
-    toggle("on")
-    for _ in range(steps):
-        conf.integrate_inplace(solve(), DT)
-    toggle("off")
+    instrumented_steps(conf, solve, steps)
 
 
 def main() -> None:
