@@ -15,6 +15,8 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_bool
 from .hierarchy import solve_hierarchy
 from .limits import default_limits
+from .limits.balance import BalanceLimit
+from .limits.collision import CollisionLimit
 from .limits.limit import Limit
 from .problem import MIN_DT, Assembler, QPArrays, check_dt, get_assembler
 from .relax import Relaxation, record, relaxable, relaxed_rows, rest_within
@@ -379,6 +381,17 @@ def _solve_arrays(
     return x, relaxation
 
 
+def _step_check(lim: Limit) -> Callable[..., Any]:
+    """``lim``'s check of the step the solver produced (at the configuration and ``dt`` the
+    rows were computed for, a finite float64 ``v`` of size nv): the balance and collision
+    limits' ``check_step`` checks its arguments, then calls ``_check_solved``, which the
+    solver calls directly; any other ``check_step`` (a subclass's own included) is called."""
+    check = type(lim).check_step  # type: ignore[attr-defined]
+    if check is BalanceLimit.check_step or check is CollisionLimit.check_step:
+        return lim._check_solved  # type: ignore[attr-defined]
+    return lim.check_step  # type: ignore[attr-defined]
+
+
 def _checked_rows(
     checked: list[Limit],
     configuration: Configuration,
@@ -393,7 +406,7 @@ def _checked_rows(
     P, r, G, h, lb, ub = arrays
     changed = False
     for lim in checked:
-        rows = lim.check_step(configuration, x, dt)  # type: ignore[attr-defined]
+        rows = _step_check(lim)(configuration, x, dt)
         if rows is None:
             continue
         changed = True

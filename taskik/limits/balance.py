@@ -393,8 +393,7 @@ class BalanceLimit(Limit):
             self._pending = (q, dt, (x, y, z), self._scaled, slack, far, rows)
             self._rows = rows
             if not rows:
-                return None
-            # (the products as array methods: np.dot's dispatch adds a quarter to each)
+                return None  # (below: the products as array methods, without np.dot's dispatch)
             return N3_near.dot(J), sb_near - sN3_near.dot(c)
         # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
         h = sb - sN3.dot(c)
@@ -423,11 +422,10 @@ class BalanceLimit(Limit):
         return x, y, rows, N3[is_near], sN3[is_near], sb[is_near], far, far_h, self.gain / dt, key
 
     def expect_check(self, expected: bool = True) -> None:
-        """Announce that the step solved with the rows of the next
-        ``compute_inequalities`` will be given to :meth:`check_step`
-        (:func:`taskik.solve_ik` does): that call then gives the rows of the edges within
-        ``CHECKED_DISTANCE`` only. Without the announcement every edge (within
-        ``detection_distance``) has its row. ``expect_check(False)`` withdraws an
+        """Announce that the step solved with the rows of the next ``compute_inequalities``
+        will be checked (:meth:`check_step`; :func:`taskik.solve_ik` does): that call then
+        gives the rows of the edges within ``CHECKED_DISTANCE`` only. Without it every edge
+        (within ``detection_distance``) has its row. ``expect_check(False)`` withdraws an
         announcement whose call did not come (the solver does when the assembly fails)."""
         self._expect = expected is True
 
@@ -436,18 +434,15 @@ class BalanceLimit(Limit):
     ) -> Inequalities | None:
         """After a solve of the rows of an announced ``compute_inequalities`` (see
         :meth:`expect_check`), whether the step ``v`` (nv) keeps the edges left without rows,
-        ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does, else the rows given with those
-        of the edges it breaks added (solve again with them in place of the old ones, and
-        check again). None when the last call was not announced or was at another ``q`` or
-        ``dt``."""
-        pending = self._pending
-        if not (  # the solver's call: a float64 v within ±MAX_STEP_SPEED, the pending dt
-            pending is not None
-            and type(configuration) is Configuration
+        ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does (or the last call was not
+        announced, or was at another ``q`` or ``dt``), else the rows given with those of the
+        edges it breaks added (solve again with them in place of the old ones, and again)."""
+        if not (  # a float64 v (nv,) within ±MAX_STEP_SPEED and a float dt pass at once
+            type(configuration) is Configuration
             and type(v) is np.ndarray
             and v.dtype is _FLOAT64
             and type(dt) is float
-            and dt == pending[1]
+            and 0.0 < dt < math.inf
             and v.ndim == 1  # (the shape (nv,) read as ndim and len: no tuple built)
             and len(v) == configuration._nv
             and v.dot(v) <= _SPEED_SQUARED  # (‖v‖ ≤ MAX_STEP_SPEED; inf, NaN, overflow fail)
@@ -455,9 +450,14 @@ class BalanceLimit(Limit):
             configuration, v, dt = checked_step_arguments(
                 "BalanceLimit.check_step", configuration, v, dt
             )
-            if pending is None or pending[1] != dt:
-                return None
-        if pending[0] != configuration.q.tobytes():
+        return self._check_solved(configuration, v, dt)
+
+    def _check_solved(
+        self, configuration: Configuration, v: np.ndarray, dt: float
+    ) -> Inequalities | None:
+        """:meth:`check_step` of the solver's own step (``solve_ik`` calls it): no checks."""
+        pending = self._pending
+        if pending is None or pending[1] != dt or pending[0] != configuration.q.tobytes():
             return None
         _, _, com, scaled, slack, far, rows = pending  # (com: at that same q)
         if not configuration._com_ready:  # (the CoM Jacobian of that same q: read, or computed)

@@ -461,6 +461,14 @@ class CollisionLimit(Limit):
         configuration, v, dt = checked_step_arguments(
             "CollisionLimit.check_step", configuration, v, dt, self.model.nv
         )
+        return self._check_solved(configuration, v, dt)
+
+    def _check_solved(
+        self, configuration: Configuration, v: np.ndarray, dt: float
+    ) -> Inequalities | None:
+        """:meth:`check_step` of the solver's own step (``solve_ik`` calls it): the
+        configuration and ``dt`` of the announced call and a finite float64 ``v`` of size
+        nv, not checked again."""
         pending = self._checked_step
         if pending is None or pending[0] != configuration.q.tobytes() or pending[1] != dt:
             return None
