@@ -11,7 +11,10 @@ so both see the same q; the ratio is reported over the steps whose QP had no bal
 over those with rows (the edges near the CoM).
 Timings are ratios within one run.
 
-    python benchmarks/balance_step.py [--steps 300] [--repeat 5]
+    python benchmarks/balance_step.py [--steps 300] [--repeat 5] [--runs 1]
+
+``--runs N`` repeats the measurement N times in the process and ends with each scene's
+ratios and their median (a host slowed during a run raises that run's ratio).
 
 ``--instructions with|without --scene past|within --window A B``: the recorded steps A to B
 of a scene replayed (the configuration set to each recorded q, then the step solved) with
@@ -44,6 +47,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--runs", type=int, default=1, help="the measurement N times, and the median"
+    )
     parser.add_argument("--instructions", choices=["with", "without"])
     parser.add_argument("--scene", choices=["past", "within"], default="past")
     parser.add_argument("--window", type=int, nargs=2, default=[100, 300], metavar=("A", "B"))
@@ -52,9 +58,26 @@ def main() -> None:
         offset = SCENES[0 if args.scene == "past" else 1][1]
         instructions(offset, args.steps, args.instructions == "with", *args.window)
         return
-    lines = [f"# benchmarks/balance_step.py --steps {args.steps} --repeat {args.repeat}"]
-    for name, offset in SCENES:
-        lines += scene_lines(name, offset, args.steps, args.repeat)
+    lines = [
+        f"# benchmarks/balance_step.py --steps {args.steps} --repeat {args.repeat} "
+        f"--runs {args.runs}"
+    ]
+    ratios: dict[str, list[float]] = {name: [] for name, _ in SCENES}
+    robot = taskik.robots.load("talos")
+    for run in range(args.runs):
+        if args.runs > 1:
+            lines.append(f"run {run + 1}:")
+        for name, offset in SCENES:
+            scene_text, ratio = scene_lines(name, offset, args.steps, args.repeat, robot)
+            lines += scene_text
+            ratios[name].append(ratio)
+    if args.runs > 1:  # (a run on a host slowed meanwhile shows a higher ratio: the median)
+        lines.append(f"over the {args.runs} runs (ratio of each run's median step):")
+        for name, values in ratios.items():
+            lines.append(
+                f"  {name:<22} median {np.median(values):.2f}, range "
+                f"{min(values):.2f}-{max(values):.2f}: {', '.join(f'{r:.2f}' for r in values)}"
+            )
     text = "\n".join(lines) + "\n"
     print(text)
     tmp = RESULTS.with_suffix(".tmp")
@@ -114,9 +137,12 @@ def instructions(offset: list[float], steps: int, use: bool, first: int, last: i
     toggle("off")
 
 
-def scene_lines(scene_name: str, offset: list[float], steps: int, repeat: int) -> list[str]:
-    """The timing lines of one scene: the hand target ``offset`` (m) from where it starts."""
-    robot, conf, tasks, limit, with_limit, without = scene(offset)
+def scene_lines(
+    scene_name: str, offset: list[float], steps: int, repeat: int, robot: Any = None
+) -> tuple[list[str], float]:
+    """The timing lines of one scene (the hand target ``offset`` (m) from where it starts) and
+    the ratio of its median steps with and without the limit."""
+    robot, conf, tasks, limit, with_limit, without = scene(offset, robot)
     qs, rows = [], []
     for _ in range(steps):
         qs.append(conf.q.copy())
@@ -146,7 +172,7 @@ def scene_lines(scene_name: str, offset: list[float], steps: int, repeat: int) -
         )
     w, wo = np.median(times[True]), np.median(times[False])
     lines.append(f"  {'all':<18} {len(qs):>4} steps: ratio {w / wo:.2f}")
-    return lines
+    return lines, float(w / wo)
 
 
 if __name__ == "__main__":
