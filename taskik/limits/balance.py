@@ -423,10 +423,9 @@ class BalanceLimit(Limit):
 
     def expect_check(self, expected: bool = True) -> None:
         """Announce that the step solved with the rows of the next ``compute_inequalities``
-        will be checked (:meth:`check_step`; :func:`taskik.solve_ik` does): that call then
-        gives the rows of the edges within ``CHECKED_DISTANCE`` only. Without it every edge
-        (within ``detection_distance``) has its row. ``expect_check(False)`` withdraws an
-        announcement whose call did not come (the solver does when the assembly fails)."""
+        will be checked (:meth:`check_step`; :func:`taskik.solve_ik` does): it then gives the
+        rows of the edges within ``CHECKED_DISTANCE`` only, else of every edge (within
+        ``detection_distance``). ``expect_check(False)`` withdraws an unused announcement."""
         self._expect = expected is True
 
     def check_step(
@@ -437,8 +436,9 @@ class BalanceLimit(Limit):
         ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does (or the last call was not
         announced, or was at another ``q`` or ``dt``), else the rows given with those of the
         edges it breaks added (solve again with them in place of the old ones, and again)."""
-        if not (  # a float64 v (nv,) within ±MAX_STEP_SPEED and a float dt pass at once
-            type(configuration) is Configuration
+        if not (  # announced, a float64 v (nv,) within ±MAX_STEP_SPEED, a float dt: at once
+            self._pending is not None
+            and type(configuration) is Configuration
             and type(v) is np.ndarray
             and v.dtype is _FLOAT64
             and type(dt) is float
