@@ -336,13 +336,7 @@ class BalanceLimit(Limit):
             moved = dx * dx + dy * dy
             if moved <= _HYSTERESIS_SQUARED and z == z:  # (NaN fails: the path below raises)
                 self._used = self._source
-                slack = split[7] - split[8] * math.sqrt(moved)  # (as below)
-                rows = self._rows = split[2]
-                q = configuration.q.tobytes()
-                self._pending = (q, dt, (x, y, z), self._scaled, slack, split[6], rows)
-                if not rows:
-                    return None
-                return split[3].dot(configuration._jcom_view), split[5] - split[4].dot(c)
+                return self._near_rows(configuration, dt, split, (x, y, z), moved)
         if type(dt) is not float or not 0.0 < dt < math.inf:
             dt = check_positive_scalar(dt, "dt")
         region = self._region  # (region()'s first test inline: held feet pass it most steps)
@@ -386,15 +380,7 @@ class BalanceLimit(Limit):
             if split is None or dx * dx + dy * dy > _HYSTERESIS_SQUARED:
                 split = self._split = self._near_edges(x, y, c, dt)
                 dx = dy = 0.0
-            _, _, rows, N3_near, sN3_near, sb_near, far, far_h = split[:8]
-            # a lower bound on the far edges' s h now (the CoM moved by at most ‖c − c₀‖)
-            slack = far_h - (self.gain / dt) * math.sqrt(dx * dx + dy * dy)
-            q = configuration.q.tobytes()  # (far masks every edge: ≥ 3, see above)
-            self._pending = (q, dt, (x, y, z), self._scaled, slack, far, rows)
-            self._rows = rows
-            if not rows:
-                return None  # (below: the products as array methods, without np.dot's dispatch)
-            return N3_near.dot(J), sb_near - sN3_near.dot(c)
+            return self._near_rows(configuration, dt, split, (x, y, z), dx * dx + dy * dy)
         # h = s (b − margin − N c): the distances to the shrunk edges, times gain / dt
         h = sb - sN3.dot(c)
         if detection == math.inf:  # every edge
@@ -407,6 +393,20 @@ class BalanceLimit(Limit):
         if not len(rows_far):
             return None
         return N3[rows_far].dot(J), h[rows_far]
+
+    def _near_rows(
+        self, conf: Configuration, dt: float, split: tuple[Any, ...], com: tuple, moved: float
+    ) -> Inequalities | None:
+        """The rows of the near edges of ``split`` (:meth:`_near_edges`) for the CoM at ``com``,
+        ``moved`` (m²) from where the split was made; the far edges left to :meth:`check_step`
+        with a lower bound on their ``s h`` (the CoM moved by at most ``√moved`` since)."""
+        slack = split[7] - split[8] * math.sqrt(moved)
+        rows = self._rows = split[2]  # (far, split[6], masks every edge but those: ≥ 3 in all)
+        self._pending = (conf.q.tobytes(), dt, com, self._scaled, slack, split[6], rows)
+        if not rows:
+            return None  # (below: the products as array methods, without np.dot's dispatch)
+        N3, sN3, sb = split[3:6]
+        return N3.dot(conf._jcom_view), sb - sN3.dot(conf._com_view)
 
     def _near_edges(self, x: float, y: float, c: np.ndarray, dt: float) -> tuple[Any, ...]:
         """The edges within ``CHECKED_DISTANCE + HYSTERESIS`` (m) beyond ``margin`` of the CoM at
