@@ -15,8 +15,6 @@ from .configuration import Configuration
 from .exceptions import InvalidInput, NoSolutionFound, check_bool
 from .hierarchy import solve_hierarchy
 from .limits import default_limits
-from .limits.balance import BalanceLimit
-from .limits.collision import CollisionLimit
 from .limits.limit import Limit
 from .problem import MIN_DT, Assembler, QPArrays, check_dt, get_assembler
 from .relax import Relaxation, record, relaxable, relaxed_rows, rest_within
@@ -383,11 +381,12 @@ def _solve_arrays(
 
 def _step_check(lim: Limit) -> Callable[..., Any]:
     """``lim``'s check of the step the solver produced (at the configuration and ``dt`` the
-    rows were computed for, a finite float64 ``v`` of size nv): the balance and collision
-    limits' ``check_step`` checks its arguments, then calls ``_check_solved``, which the
-    solver calls directly; any other ``check_step`` (a subclass's own included) is called."""
-    check = type(lim).check_step  # type: ignore[attr-defined]
-    if check is BalanceLimit.check_step or check is CollisionLimit.check_step:
+    rows were computed for, a finite float64 ``v`` of size nv): its ``_check_solved`` when its
+    class's ``check_step`` is the one that only checks the arguments before calling it (the
+    class says so with ``_validating_check = check_step``), else its ``check_step`` (a
+    subclass's own included)."""
+    cls = type(lim)
+    if cls.check_step is getattr(cls, "_validating_check", None):  # type: ignore[attr-defined]
         return lim._check_solved  # type: ignore[attr-defined]
     return lim.check_step  # type: ignore[attr-defined]
 

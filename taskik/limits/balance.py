@@ -397,10 +397,9 @@ class BalanceLimit(Limit):
     def _near_rows(
         self, conf: Configuration, dt: float, split: tuple[Any, ...], com: tuple, moved: float
     ) -> Inequalities | None:
-        """The rows of the near edges of ``split`` (:meth:`_near_edges`) for the CoM at ``com``,
-        ``moved`` (m²) from where the split was made; the far edges left to :meth:`check_step`
-        with a lower bound on their ``s h`` (the CoM moved by at most ``√moved`` since)."""
-        slack = split[7] - split[8] * math.sqrt(moved)
+        """The rows of the near edges of ``split`` (:meth:`_near_edges`), the CoM at ``com``,
+        ``moved`` (m²) from the split's; the far edges left to :meth:`check_step`."""
+        slack = split[7] - split[8] * math.sqrt(moved)  # (a lower bound on the far edges' s h)
         rows = self._rows = split[2]  # (far, split[6], masks every edge but those: ≥ 3 in all)
         self._pending = (conf.q.tobytes(), dt, com, self._scaled, slack, split[6], rows)
         if not rows:
@@ -431,11 +430,10 @@ class BalanceLimit(Limit):
     def check_step(
         self, configuration: Configuration, v: np.ndarray, dt: float
     ) -> Inequalities | None:
-        """After a solve of the rows of an announced ``compute_inequalities`` (see
-        :meth:`expect_check`), whether the step ``v`` (nv) keeps the edges left without rows,
-        ``n_iᵀ J_xy v ≤ gain · h_i / dt``: None when it does (or the last call was not
-        announced, or was at another ``q`` or ``dt``), else the rows given with those of the
-        edges it breaks added (solve again with them in place of the old ones, and again)."""
+        """After a solve of an announced ``compute_inequalities``' rows (:meth:`expect_check`),
+        whether the step ``v`` (nv) keeps the edges without rows, ``n_iᵀ J_xy v ≤ gain · h_i /
+        dt``: None when it does (or the last call was not announced, or at another ``q`` or
+        ``dt``), else the rows given and those of the edges it breaks (solve again with them)."""
         if not (  # announced, a float64 v (nv,) within ±MAX_STEP_SPEED, a float dt: at once
             self._pending is not None
             and type(configuration) is Configuration
@@ -451,6 +449,8 @@ class BalanceLimit(Limit):
                 "BalanceLimit.check_step", configuration, v, dt
             )
         return self._check_solved(configuration, v, dt)
+
+    _validating_check = check_step  # (solve_ik calls _check_solved for its own steps)
 
     def _check_solved(
         self, configuration: Configuration, v: np.ndarray, dt: float

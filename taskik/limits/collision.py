@@ -463,6 +463,8 @@ class CollisionLimit(Limit):
         )
         return self._check_solved(configuration, v, dt)
 
+    _validating_check = check_step  # (solve_ik calls _check_solved for its own steps)
+
     def _check_solved(
         self, configuration: Configuration, v: np.ndarray, dt: float
     ) -> Inequalities | None:
