@@ -545,19 +545,10 @@ class Assembler:
     ) -> tuple[np.ndarray | None, np.ndarray | None]:
         """``(G, h)`` stacked from the rows of ``limits`` (None, None without rows); sets
         :attr:`row_limits`."""
-        row_limits: list[tuple[Limit, int]] = []
-        self.row_limits = row_limits
-        if len(limits) == 1:  # (one limit, e.g. the balance limit: its rows as they are)
-            lim = limits[0]
-            rows = lim.compute_inequalities(configuration, dt)
-            if rows is None:
-                return None, None
-            if not lim.well_formed:
-                rows = check_rows(lim, rows, self.nv)
-            row_limits.append((lim, len(rows[1])))
-            return rows[0], rows[1]
         G_rows: list[np.ndarray] = []
         h_rows: list[np.ndarray] = []
+        row_limits: list[tuple[Limit, int]] = []
+        self.row_limits = row_limits
         for lim in limits:
             self._append_rows(lim, configuration, dt, G_rows, h_rows, row_limits)
         if len(G_rows) == 1:  # (no copy: nothing downstream writes into G or h)
