@@ -162,7 +162,7 @@ def parsed(name: str, parse: Callable[[], Parsed]) -> Parsed:
     key has changed; without a key (:func:`source_files` is None) it is called every time
     and nothing is cached. An exception from ``parse`` propagates and caches nothing.
     """
-    if key(name) is None:
+    if source_files(name) is None:  # (no files to stat: not cached)
         return parse()
     with _LOCK:
         entry = _ENTRIES.get(name)
